@@ -1,0 +1,111 @@
+package gen
+
+import (
+	"go/token"
+	"go/types"
+	"time"
+)
+
+// Model is what Check hands to Emit: every package with forms, with every
+// decision already made. It is plain data.
+type Model struct {
+	Packages []*Package
+}
+
+// Package is one loaded Go package.
+type Package struct {
+	Path  string // import path
+	Name  string
+	Dir   string
+	Files []*File // source files with forms, sorted by path
+	// Generated lists the files of ours (by name and header) already in the
+	// package, so Write can remove those no source produces any more.
+	Generated []string
+	types     *types.Package
+}
+
+// File is one source file and the output it produces.
+type File struct {
+	Source string // absolute path of the .go file the forms are declared in
+	Output string // absolute path of the generated file
+	Forms  []*Form
+}
+
+// Form is one struct type turned into an elicitation form.
+type Form struct {
+	Name   string
+	Pos    token.Position
+	Fields []*Field // the properties, in declaration order
+	// Shape lists every field of the struct (properties or not), for the
+	// compile-time stale check. Nil when a field type cannot be spelled.
+	Shape []ShapeField
+	// Schema is the precomputed requestedSchema JSON.
+	Schema []byte
+}
+
+// ShapeField is one field of a form struct as the stale check spells it.
+type ShapeField struct {
+	Name string
+	Type types.Type
+}
+
+// Kind is the JSON Schema shape of a property.
+type Kind int
+
+const (
+	KindString  Kind = iota // type: string
+	KindBool                // type: boolean
+	KindInteger             // type: integer
+	KindNumber              // type: number
+	KindEnum                // single-select: type string + enum or oneOf
+	KindMulti               // multi-select: type array of enum items
+	KindTime                // time.Time as type string, format date or date-time
+)
+
+// Field is one property of a form.
+type Field struct {
+	GoName      string
+	Property    string
+	Kind        Kind
+	Type        types.Type // the field's Go type
+	Value       types.Type // the value type: Type without the pointer
+	Pointer     bool
+	Required    bool
+	Title       string
+	Description string
+	Format      string // email, uri, date, date-time
+
+	// Bounds. Integers always carry both (declared ∩ the type's range ∩ the
+	// safe-integer range). Others only when declared.
+	HasMin, HasMax bool
+	MinInt, MaxInt int64   // integer values; string lengths; item counts
+	MinNum, MaxNum float64 // number values
+	Float32        bool    // value type is float32
+
+	Enum    *Enum // KindEnum, KindMulti
+	Default *Default
+}
+
+// Enum is the value set of a single- or multi-select property.
+type Enum struct {
+	Named  types.Type // the named string type, nil for an inline enum= list
+	Values []EnumValue
+	Titled bool
+}
+
+// EnumValue is one allowed value.
+type EnumValue struct {
+	Value string
+	Title string
+}
+
+// Default is a property default, typed by its field.
+type Default struct {
+	Raw    string
+	String string
+	Bool   bool
+	Int    int64
+	Num    float64
+	List   []string
+	Time   time.Time
+}

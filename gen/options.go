@@ -1,0 +1,253 @@
+package gen
+
+import (
+	"go/token"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+)
+
+// formats lists the string formats of the 2026-07-28 schema subset.
+var formats = []string{"email", "uri", "date", "date-time"}
+
+// checkOptions applies the tag options that depend on the field's kind:
+// bounds, format, default, enum=, and required on a pointer.
+func (c *checker) checkOptions(f *Field, spec tagSpec, pos, tagPos token.Pos) bool {
+	ok := true
+	fail := func(format string, args ...any) {
+		c.errorf(tagPos, format, args...)
+		ok = false
+	}
+	if f.Required && f.Pointer {
+		fail("field %s is a pointer, which makes it optional, and also required: drop required, or use a non-pointer type", f.GoName)
+	}
+	if len(spec.Enum) > 0 && f.Kind != KindEnum && f.Kind != KindMulti {
+		fail("enum= on field %s: only string and []string fields take an inline enum", f.GoName)
+	}
+
+	// format
+	if f.Format != "" {
+		switch {
+		case !slices.Contains(formats, f.Format):
+			fail("unsupported format %q on field %s: the formats are email, uri, date and date-time", f.Format, f.GoName)
+		case f.Kind == KindTime && f.Format != "date" && f.Format != "date-time":
+			fail("format %q on time.Time field %s: use date or date-time", f.Format, f.GoName)
+		case f.Kind != KindString && f.Kind != KindTime:
+			fail("format on field %s: format applies to plain string fields only", f.GoName)
+		}
+	}
+	if f.Kind == KindTime && f.Format == "" {
+		f.Format = "date-time"
+	}
+
+	// bounds
+	if spec.Min != "" || spec.Max != "" {
+		switch f.Kind {
+		case KindInteger:
+			lo, hi := f.MinInt, f.MaxInt
+			if spec.Min != "" {
+				n, err := strconv.ParseInt(spec.Min, 10, 64)
+				if err != nil {
+					fail("min=%s on field %s: want an integer", spec.Min, f.GoName)
+				} else {
+					f.MinInt = max(n, lo)
+				}
+			}
+			if spec.Max != "" {
+				n, err := strconv.ParseInt(spec.Max, 10, 64)
+				if err != nil {
+					fail("max=%s on field %s: want an integer", spec.Max, f.GoName)
+				} else {
+					f.MaxInt = min(n, hi)
+				}
+			}
+			if ok && (f.MinInt > hi || f.MaxInt < lo) {
+				fail("bounds of field %s lie outside the range of %s (%d to %d)", f.GoName, f.Value, lo, hi)
+			}
+		case KindNumber:
+			limit := math.MaxFloat64
+			if f.Float32 {
+				limit = math.MaxFloat32
+			}
+			parse := func(opt, s string) (float64, bool) {
+				n, err := strconv.ParseFloat(s, 64)
+				if err != nil || math.IsInf(n, 0) || math.IsNaN(n) || math.Abs(n) > limit {
+					fail("%s=%s on field %s: want a number in the range of %s", opt, s, f.GoName, f.Value)
+					return 0, false
+				}
+				return n, true
+			}
+			if spec.Min != "" {
+				f.MinNum, f.HasMin = parse("min", spec.Min)
+			}
+			if spec.Max != "" {
+				f.MaxNum, f.HasMax = parse("max", spec.Max)
+			}
+		case KindString, KindMulti:
+			what := "a length"
+			if f.Kind == KindMulti {
+				what = "an item count"
+			}
+			parse := func(opt, s string) (int64, bool) {
+				n, err := strconv.ParseInt(s, 10, 64)
+				if err != nil || n < 0 || n > math.MaxInt32 {
+					fail("%s=%s on field %s: want %s, a whole number from 0", opt, s, f.GoName, what)
+					return 0, false
+				}
+				return n, true
+			}
+			if spec.Min != "" {
+				f.MinInt, f.HasMin = parse("min", spec.Min)
+			}
+			if spec.Max != "" {
+				f.MaxInt, f.HasMax = parse("max", spec.Max)
+			}
+			if f.Kind == KindMulti && f.Enum != nil && f.HasMin && f.MinInt > int64(len(f.Enum.Values)) {
+				fail("min=%d on field %s: there are only %d values to choose", f.MinInt, f.GoName, len(f.Enum.Values))
+			}
+		default:
+			fail("min/max on field %s: bounds apply to numbers, string lengths and multi-select item counts", f.GoName)
+		}
+		if ok && f.HasMin && f.HasMax && (f.MinInt > f.MaxInt || f.MinNum > f.MaxNum) {
+			fail("min > max on field %s", f.GoName)
+		}
+	}
+
+	// default
+	if spec.Default != nil && ok {
+		if f.Pointer {
+			fail("default on field %s: a pointer field is nil when absent; use a non-pointer type to have a default", f.GoName)
+		} else if f.Required {
+			fail("default on required field %s: a required property has no use for a default; drop one of them", f.GoName)
+		} else if d, reason := parseDefault(f, *spec.Default); reason != "" {
+			fail("default=%s on field %s %s", *spec.Default, f.GoName, reason)
+		} else {
+			f.Default = d
+		}
+	}
+	return ok
+}
+
+// parseDefault types a default by its field and checks it against the
+// field's enum, bounds and format. reason is "" when it fits.
+func parseDefault(f *Field, raw string) (*Default, string) {
+	d := &Default{Raw: raw}
+	switch f.Kind {
+	case KindString:
+		d.String = raw
+		n := int64(utf8.RuneCountInString(raw))
+		if f.HasMin && n < f.MinInt || f.HasMax && n > f.MaxInt {
+			return nil, "does not fit the length bounds"
+		}
+		if r := formatReason(f.Format, raw); r != "" {
+			return nil, r
+		}
+	case KindBool:
+		b, err := strconv.ParseBool(raw)
+		if err != nil || (raw != "true" && raw != "false") {
+			return nil, "is not a boolean (true or false)"
+		}
+		d.Bool = b
+	case KindInteger:
+		n, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil {
+			return nil, "is not an integer"
+		}
+		if n < f.MinInt || n > f.MaxInt {
+			return nil, "is out of bounds"
+		}
+		d.Int = n
+	case KindNumber:
+		n, err := strconv.ParseFloat(raw, 64)
+		if err != nil || math.IsInf(n, 0) || math.IsNaN(n) {
+			return nil, "is not a number"
+		}
+		if f.HasMin && n < f.MinNum || f.HasMax && n > f.MaxNum || f.Float32 && math.Abs(n) > math.MaxFloat32 {
+			return nil, "is out of bounds"
+		}
+		d.Num = n
+	case KindEnum:
+		if !f.Enum.has(raw) {
+			return nil, "is not one of the enum values " + f.Enum.list()
+		}
+		d.String = raw
+	case KindMulti:
+		d.List = []string{}
+		if raw != "" {
+			d.List = strings.Split(raw, "|")
+		}
+		seen := map[string]bool{}
+		for _, v := range d.List {
+			if !f.Enum.has(v) {
+				return nil, "has " + strconv.Quote(v) + ", which is not one of the enum values " + f.Enum.list()
+			}
+			if seen[v] {
+				return nil, "repeats " + strconv.Quote(v)
+			}
+			seen[v] = true
+		}
+		n := int64(len(d.List))
+		if f.HasMin && n < f.MinInt || f.HasMax && n > f.MaxInt {
+			return nil, "does not fit the item count bounds"
+		}
+	case KindTime:
+		var t time.Time
+		var good bool
+		if f.Format == "date" {
+			t, good = elicitrt.ParseDate(raw)
+		} else {
+			t, good = elicitrt.ParseDateTime(raw)
+		}
+		if !good {
+			return nil, "is not a valid " + f.Format
+		}
+		d.Time = t
+	}
+	return d, ""
+}
+
+// formatReason checks a string against a format at generate time.
+func formatReason(format, s string) string {
+	switch format {
+	case "email":
+		if !elicitrt.IsEmail(s) {
+			return "is not an email address"
+		}
+	case "uri":
+		if !elicitrt.IsAbsoluteURI(s) {
+			return "is not an absolute URI"
+		}
+	case "date":
+		if _, ok := elicitrt.ParseDate(s); !ok {
+			return "is not a valid date"
+		}
+	case "date-time":
+		if _, ok := elicitrt.ParseDateTime(s); !ok {
+			return "is not a valid date-time"
+		}
+	}
+	return ""
+}
+
+func (e *Enum) has(v string) bool {
+	for _, x := range e.Values {
+		if x.Value == v {
+			return true
+		}
+	}
+	return false
+}
+
+// list renders the values as "dev, staging, prod".
+func (e *Enum) list() string {
+	vals := make([]string, len(e.Values))
+	for i, v := range e.Values {
+		vals[i] = v.Value
+	}
+	return strings.Join(vals, ", ")
+}

@@ -1,0 +1,196 @@
+package gen
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+)
+
+// buildSchema renders the form's requestedSchema: the 2026-07-28 subset
+// only (root type, properties, required; per property only the keywords its
+// variant allows), properties in field order, compact.
+func buildSchema(form *Form) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"type":"object","properties":{`)
+	var required []string
+	for i, f := range form.Fields {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeString(&b, f.Property)
+		b.WriteByte(':')
+		writeProperty(&b, f)
+		if f.Required {
+			required = append(required, f.Property)
+		}
+	}
+	b.WriteByte('}')
+	if len(required) > 0 {
+		b.WriteString(`,"required":[`)
+		for i, r := range required {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeString(&b, r)
+		}
+		b.WriteByte(']')
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// object writes "key":value pairs separated by commas.
+type object struct {
+	b     *bytes.Buffer
+	first bool
+}
+
+func (o *object) key(k string) {
+	if !o.first {
+		o.b.WriteByte(',')
+	}
+	o.first = false
+	writeString(o.b, k)
+	o.b.WriteByte(':')
+}
+
+func (o *object) str(k, v string) {
+	o.key(k)
+	writeString(o.b, v)
+}
+
+func (o *object) raw(k, v string) {
+	o.key(k)
+	o.b.WriteString(v)
+}
+
+func writeProperty(b *bytes.Buffer, f *Field) {
+	b.WriteByte('{')
+	o := &object{b: b, first: true}
+	switch f.Kind {
+	case KindString, KindEnum, KindTime:
+		o.str("type", "string")
+	case KindBool:
+		o.str("type", "boolean")
+	case KindInteger:
+		o.str("type", "integer")
+	case KindNumber:
+		o.str("type", "number")
+	case KindMulti:
+		o.str("type", "array")
+	}
+	if f.Title != "" {
+		o.str("title", f.Title)
+	}
+	if f.Description != "" {
+		o.str("description", f.Description)
+	}
+	switch f.Kind {
+	case KindString:
+		if f.HasMin {
+			o.raw("minLength", strconv.FormatInt(f.MinInt, 10))
+		}
+		if f.HasMax {
+			o.raw("maxLength", strconv.FormatInt(f.MaxInt, 10))
+		}
+		if f.Format != "" {
+			o.str("format", f.Format)
+		}
+	case KindTime:
+		o.str("format", f.Format)
+	case KindInteger:
+		o.raw("minimum", strconv.FormatInt(f.MinInt, 10))
+		o.raw("maximum", strconv.FormatInt(f.MaxInt, 10))
+	case KindNumber:
+		if f.HasMin {
+			o.raw("minimum", number(f.MinNum))
+		}
+		if f.HasMax {
+			o.raw("maximum", number(f.MaxNum))
+		}
+	case KindEnum:
+		writeEnum(o, f.Enum, "oneOf")
+	case KindMulti:
+		if f.HasMin {
+			o.raw("minItems", strconv.FormatInt(f.MinInt, 10))
+		}
+		if f.HasMax {
+			o.raw("maxItems", strconv.FormatInt(f.MaxInt, 10))
+		}
+		o.key("items")
+		b.WriteByte('{')
+		items := &object{b: b, first: true}
+		if !f.Enum.Titled {
+			items.str("type", "string")
+		}
+		writeEnum(items, f.Enum, "anyOf")
+		b.WriteByte('}')
+	}
+	if d := f.Default; d != nil {
+		o.key("default")
+		switch f.Kind {
+		case KindString, KindEnum:
+			writeString(b, d.String)
+		case KindBool:
+			b.WriteString(strconv.FormatBool(d.Bool))
+		case KindInteger:
+			b.WriteString(strconv.FormatInt(d.Int, 10))
+		case KindNumber:
+			b.WriteString(number(d.Num))
+		case KindMulti:
+			b.WriteByte('[')
+			for i, v := range d.List {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				writeString(b, v)
+			}
+			b.WriteByte(']')
+		case KindTime:
+			writeString(b, d.Raw)
+		}
+	}
+	b.WriteByte('}')
+}
+
+// writeEnum writes an untitled "enum":[...] or a titled
+// titledKey:[{"const":..,"title":..}].
+func writeEnum(o *object, e *Enum, titledKey string) {
+	if !e.Titled {
+		o.key("enum")
+		o.b.WriteByte('[')
+		for i, v := range e.Values {
+			if i > 0 {
+				o.b.WriteByte(',')
+			}
+			writeString(o.b, v.Value)
+		}
+		o.b.WriteByte(']')
+		return
+	}
+	o.key(titledKey)
+	o.b.WriteByte('[')
+	for i, v := range e.Values {
+		if i > 0 {
+			o.b.WriteByte(',')
+		}
+		o.b.WriteString(`{"const":`)
+		writeString(o.b, v.Value)
+		o.b.WriteString(`,"title":`)
+		writeString(o.b, v.Title)
+		o.b.WriteByte('}')
+	}
+	o.b.WriteByte(']')
+}
+
+func writeString(b *bytes.Buffer, s string) {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)       // cannot fail for a string
+	b.Truncate(b.Len() - 1) // Encode's newline
+}
+
+func number(f float64) string {
+	out, _ := json.Marshal(f)
+	return string(out)
+}

@@ -1,0 +1,208 @@
+package gen
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// A Change is one file Write would create, update or remove.
+type Change struct {
+	Path   string
+	Action string // "create", "update" or "remove"
+	Diff   string // unified diff of old and new content
+}
+
+// Plan compares out with the disk: what Write would change. Unchanged files
+// are not listed.
+func Plan(out *Output, dir string) ([]Change, error) {
+	var changes []Change
+	paths := make([]string, 0, len(out.Files))
+	for p := range out.Files {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		want := out.Files[p]
+		have, err := os.ReadFile(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			changes = append(changes, Change{Path: p, Action: "create", Diff: unifiedDiff(rel(dir, p), nil, want)})
+		case err != nil:
+			return nil, err
+		case !bytes.Equal(have, want):
+			changes = append(changes, Change{Path: p, Action: "update", Diff: unifiedDiff(rel(dir, p), have, want)})
+		}
+	}
+	for _, p := range out.Stale {
+		have, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		changes = append(changes, Change{Path: p, Action: "remove", Diff: unifiedDiff(rel(dir, p), have, nil)})
+	}
+	return changes, nil
+}
+
+// Write applies the changes: writes new and updated files, removes stale
+// ones. Files whose bytes are unchanged are never rewritten, so their
+// modification times (and the build cache) are kept.
+func Write(out *Output, changes []Change) error {
+	for _, c := range changes {
+		switch c.Action {
+		case "remove":
+			if err := os.Remove(c.Path); err != nil {
+				return err
+			}
+		default:
+			if err := writeFileAtomic(c.Path, out.Files[c.Path]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeFileAtomic writes through a temporary file in the same directory and
+// renames it into place, so a reader never sees half a file.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".elicitgen-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func rel(dir, p string) string {
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	if r, err := filepath.Rel(dir, p); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return p
+}
+
+// unifiedDiff renders a line diff of a and b in unified format, with three
+// lines of context.
+func unifiedDiff(name string, a, b []byte) string {
+	x, y := splitLines(a), splitLines(b)
+	ops := diffLines(x, y)
+	var out strings.Builder
+	fmt.Fprintf(&out, "--- %s\n+++ %s\n", name, name)
+	const context = 3
+	for i := 0; i < len(ops); {
+		if ops[i].kind == ' ' {
+			i++
+			continue
+		}
+		start := max(i-context, 0)
+		end := i
+		for end < len(ops) {
+			if ops[end].kind != ' ' {
+				end++
+				continue
+			}
+			run := end
+			for run < len(ops) && ops[run].kind == ' ' {
+				run++
+			}
+			if run == len(ops) || run-end > 2*context {
+				end = min(end+context, len(ops))
+				break
+			}
+			end = run
+		}
+		aStart, bStart := ops[start].ai, ops[start].bi
+		var aLen, bLen int
+		for _, op := range ops[start:end] {
+			if op.kind != '+' {
+				aLen++
+			}
+			if op.kind != '-' {
+				bLen++
+			}
+		}
+		fmt.Fprintf(&out, "@@ -%d,%d +%d,%d @@\n", hunkStart(aStart, aLen), aLen, hunkStart(bStart, bLen), bLen)
+		for _, op := range ops[start:end] {
+			out.WriteByte(op.kind)
+			out.WriteString(op.line)
+			out.WriteByte('\n')
+		}
+		i = end
+	}
+	return out.String()
+}
+
+func hunkStart(i, n int) int {
+	if n == 0 {
+		return i
+	}
+	return i + 1
+}
+
+type diffOp struct {
+	kind   byte // ' ', '-', '+'
+	line   string
+	ai, bi int // line index in a and b where the op stands
+}
+
+func splitLines(b []byte) []string {
+	if len(b) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+// diffLines is a longest-common-subsequence line diff; generated files are
+// small enough for its quadratic table.
+func diffLines(a, b []string) []diffOp {
+	n, m := len(a), len(b)
+	lcs := make([][]int32, n+1)
+	for i := range lcs {
+		lcs[i] = make([]int32, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var ops []diffOp
+	i, j := 0, 0
+	for i < n || j < m {
+		switch {
+		case i < n && j < m && a[i] == b[j]:
+			ops = append(ops, diffOp{' ', a[i], i, j})
+			i++
+			j++
+		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
+			ops = append(ops, diffOp{'+', b[j], i, j})
+			j++
+		default:
+			ops = append(ops, diffOp{'-', a[i], i, j})
+			i++
+		}
+	}
+	return ops
+}

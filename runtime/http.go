@@ -1,0 +1,288 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Wire names used by the router. The SDK keeps its own copies unexported.
+const (
+	httpModernVersion   = "2026-07-28" // first protocol revision without sessions
+	httpVersionHeader   = "Mcp-Protocol-Version"
+	httpSessionHeader   = "Mcp-Session-Id"
+	httpMethodInit      = "initialize"
+	httpMethodDiscover  = "server/discover"
+	httpMetaProtocolKey = mcp.MetaKeyProtocolVersion
+)
+
+// HTTPRoute says which of the two inner handlers of an [HTTPHandler] serves
+// a request.
+type HTTPRoute uint8
+
+const (
+	// RouteModern is the stateless streamable handler: protocol 2026-07-28
+	// and later (per-request _meta, no sessions, input_required results), and
+	// one-shot requests that name no session.
+	RouteModern HTTPRoute = iota + 1
+	// RouteLegacy is the stateful streamable handler: protocol 2025-11-25 and
+	// earlier (initialize, Mcp-Session-Id, server-to-client
+	// elicitation/create requests on the session).
+	RouteLegacy
+)
+
+// String returns "modern" or "legacy".
+func (r HTTPRoute) String() string {
+	switch r {
+	case RouteModern:
+		return "modern"
+	case RouteLegacy:
+		return "legacy"
+	}
+	return fmt.Sprintf("HTTPRoute(%d)", uint8(r))
+}
+
+// HTTPOptions configures an [HTTPHandler]. The zero value is ready to use.
+// Each field is passed to both inner SDK handlers (see
+// [mcp.StreamableHTTPOptions]) unless it says otherwise.
+type HTTPOptions struct {
+	// Logger receives the SDK's transport logs and, at debug level, one
+	// "mcp route" record per request. Nil means no logging.
+	Logger *slog.Logger
+
+	// JSONResponse makes POST responses application/json instead of
+	// text/event-stream. On legacy sessions the SDK then sends server-to-client
+	// requests (elicitation/create) on the session's standalone GET stream, so
+	// a legacy client that never opens that stream cannot be asked anything.
+	JSONResponse bool
+
+	// SessionTimeout closes legacy sessions idle for this long. Zero keeps
+	// them until the client sends DELETE. Modern requests have no session.
+	SessionTimeout time.Duration
+
+	// MaxRequestBodyBytes bounds every request body, including the copy the
+	// router reads to decide the route. Zero means
+	// [mcp.DefaultMaxRequestBodyBytes]; a negative value means no limit.
+	// Bodies over the limit get 413 Request Entity Too Large.
+	MaxRequestBodyBytes int64
+
+	// DisableLocalhostProtection turns off the SDK's DNS-rebinding check
+	// (a request reaching a loopback address with a non-loopback Host header
+	// gets 403). Only for servers behind a proxy that rewrites Host.
+	DisableLocalhostProtection bool
+}
+
+// HTTPHandler is one MCP streamable HTTP endpoint that serves clients of
+// both protocol eras by routing each request to one of two SDK handlers: a
+// stateless one for the modern protocol (2026-07-28 and later) and a stateful
+// one for the legacy protocol (2025-11-25 and earlier). See [NewHTTPHandler]
+// for the routing rules.
+type HTTPHandler struct {
+	modern  *mcp.StreamableHTTPHandler // Stateless: true
+	legacy  *mcp.StreamableHTTPHandler // Stateless: false
+	maxBody int64                      // < 0: unlimited
+	logger  *slog.Logger               // nil: no route logging
+}
+
+// NewHTTPHandler returns an [HTTPHandler] serving the servers that getServer
+// returns, over one endpoint, to clients of both protocol eras.
+//
+// Why two inner handlers: go-sdk v1.8.0 accepts 2026-07-28 requests only on a
+// stateless handler (a stateful one rejects them with -32022 and HTTP 400),
+// while a stateless handler cannot send server-to-client requests, so a
+// legacy client on it could never be asked for input. getServer is called by
+// the SDK on every request (to check the protocol version header) and again
+// whenever it opens a session, so it should be cheap; it may return the same
+// *mcp.Server every time, and returning nil answers 400.
+//
+// Routing rules, applied in order; the first that matches decides:
+//
+//  1. A request that is not a POST (GET opening or resuming a session's
+//     stream, DELETE ending a session, anything else) is legacy. Only
+//     sessions use GET and DELETE; the stateful handler answers 400 without
+//     an Mcp-Session-Id, 404 for an unknown one, and 405 for other methods.
+//  2. A POST whose Mcp-Protocol-Version header is >= "2026-07-28" (compared
+//     as a string, like the SDK does) is modern, with or without an
+//     Mcp-Session-Id (the stateful handler would reject it anyway). The body
+//     is not read.
+//  3. Otherwise the router reads the body, at most MaxRequestBodyBytes of it
+//     (413 if longer; 400 if it cannot be read), and puts an identical body
+//     back for the chosen handler. A body that is a JSON-RPC batch is
+//     searched message by message. A body holding an "initialize" request is
+//     legacy: it creates a session.
+//  4. A body holding a "server/discover" request, or a request whose
+//     params._meta["io.modelcontextprotocol/protocolVersion"] is
+//     >= "2026-07-28", is modern. (If such a request lacks the header, the
+//     stateless handler answers 400 as SEP-2575 requires.)
+//  5. A POST carrying an Mcp-Session-Id header is legacy: requests,
+//     notifications and responses (answers to elicitation/create) of an
+//     existing session. The stateful handler answers 404 for a session it
+//     does not know (expired, deleted, or from another process), which tells
+//     the client to initialize again.
+//  6. Any other POST is modern: the stateless handler serves it as a one-shot
+//     request. For a request without _meta (an old client that skips
+//     initialize, or curl) the SDK makes up legacy session state (protocol
+//     from the header, else 2025-03-26; no client capabilities), so the call
+//     works but the server cannot ask the client anything; the stateful
+//     handler could only have failed it ("invalid during session
+//     initialization"). Bodies that are not JSON-RPC also land here and get
+//     the SDK's 400.
+//
+// The routes never change how the SDK treats a request once it is chosen:
+// each inner handler checks Content-Type, Accept, the body limit, Host and
+// the version header as it would alone. A token verifier (auth.RequireBearerToken)
+// wrapping the returned handler reaches tool handlers of both routes as
+// req.Extra.TokenInfo.
+func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts *HTTPOptions) *HTTPHandler {
+	if opts == nil {
+		opts = &HTTPOptions{}
+	}
+	base := mcp.StreamableHTTPOptions{
+		JSONResponse:               opts.JSONResponse,
+		Logger:                     opts.Logger,
+		MaxRequestBodyBytes:        opts.MaxRequestBodyBytes,
+		DisableLocalhostProtection: opts.DisableLocalhostProtection,
+	}
+	modern := base
+	modern.Stateless = true
+	legacy := base
+	legacy.SessionTimeout = opts.SessionTimeout
+
+	maxBody := opts.MaxRequestBodyBytes
+	if maxBody == 0 {
+		maxBody = mcp.DefaultMaxRequestBodyBytes
+	}
+	return &HTTPHandler{
+		modern:  mcp.NewStreamableHTTPHandler(getServer, &modern),
+		legacy:  mcp.NewStreamableHTTPHandler(getServer, &legacy),
+		maxBody: maxBody,
+		logger:  opts.Logger,
+	}
+}
+
+// ServeHTTP routes r to the modern or the legacy handler by the rules
+// documented on [NewHTTPHandler].
+func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	route, reason, err := h.route(r)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", tooBig.Limit), http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "failed to read body", http.StatusBadRequest)
+		return
+	}
+	if h.logger != nil {
+		h.logger.DebugContext(r.Context(), "mcp route", "route", route.String(), "reason", reason,
+			"method", r.Method, "protocolVersion", r.Header.Get(httpVersionHeader),
+			"session", r.Header.Get(httpSessionHeader) != "")
+	}
+	if route == RouteLegacy {
+		h.legacy.ServeHTTP(w, r)
+		return
+	}
+	h.modern.ServeHTTP(w, r)
+}
+
+// route decides the route of r and says why in a few words. When it reads the
+// body it replaces r.Body with an in-memory copy of the same bytes.
+func (h *HTTPHandler) route(r *http.Request) (HTTPRoute, string, error) {
+	if r.Method != http.MethodPost {
+		return RouteLegacy, "not POST", nil
+	}
+	if v := r.Header.Get(httpVersionHeader); v >= httpModernVersion {
+		return RouteModern, "version header", nil
+	}
+	body, err := h.readBody(r)
+	if err != nil {
+		return 0, "", err
+	}
+	switch httpScanBody(body) {
+	case httpBodyInitialize:
+		return RouteLegacy, "initialize", nil
+	case httpBodyModern:
+		return RouteModern, "discover or modern _meta", nil
+	}
+	if r.Header.Get(httpSessionHeader) != "" {
+		return RouteLegacy, "session id", nil
+	}
+	return RouteModern, "sessionless", nil
+}
+
+// readBody reads all of r.Body within the limit and restores it.
+func (h *HTTPHandler) readBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, nil
+	}
+	src := io.Reader(r.Body)
+	if h.maxBody > 0 {
+		src = io.LimitReader(r.Body, h.maxBody+1)
+	}
+	body, err := io.ReadAll(src)
+	r.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	if h.maxBody > 0 && int64(len(body)) > h.maxBody {
+		return nil, &http.MaxBytesError{Limit: h.maxBody}
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return body, nil
+}
+
+// httpBodyKind is what the router learns from a POST body.
+type httpBodyKind uint8
+
+const (
+	httpBodyOther      httpBodyKind = iota // nothing decisive (or not JSON-RPC)
+	httpBodyInitialize                     // holds an initialize request
+	httpBodyModern                         // holds server/discover or a request with modern _meta
+)
+
+// httpScanBody classifies a JSON-RPC message or batch. An initialize request
+// anywhere in a batch wins over modern markers.
+func httpScanBody(body []byte) httpBodyKind {
+	var msgs []json.RawMessage
+	if err := json.Unmarshal(body, &msgs); err != nil {
+		msgs = []json.RawMessage{body}
+	}
+	kind := httpBodyOther
+	for _, raw := range msgs {
+		msg, err := jsonrpc.DecodeMessage(raw)
+		if err != nil {
+			continue
+		}
+		req, ok := msg.(*jsonrpc.Request)
+		if !ok {
+			continue
+		}
+		switch {
+		case req.Method == httpMethodInit:
+			return httpBodyInitialize
+		case req.Method == httpMethodDiscover, httpMetaVersion(req.Params) >= httpModernVersion:
+			kind = httpBodyModern
+		}
+	}
+	return kind
+}
+
+// httpMetaVersion returns params._meta's protocol version, or "".
+func httpMetaVersion(params json.RawMessage) string {
+	var p struct {
+		Meta map[string]any `json:"_meta"`
+	}
+	if len(params) == 0 || json.Unmarshal(params, &p) != nil {
+		return ""
+	}
+	v, _ := p.Meta[httpMetaProtocolKey].(string)
+	return v
+}

@@ -1,0 +1,405 @@
+package runtime
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"math"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// A sealed requestState has the form
+//
+//	"s1." base64url-unpadded( keyID[4] | nonce[12] | AES-256-GCM(plaintext, AD) )
+//
+// where plaintext = expiry[8] (big-endian Unix nanoseconds) | round[4]
+// (big-endian) | payload, the GCM tag (16 bytes) is appended to the
+// ciphertext, and the additional data AD = "elicitgen.s1" | keyID[4] |
+// uvarint(len(tool)) | tool | argsDigest[32] | uvarint(len(principal)) |
+// principal. The key id selects the opening key; the AD binds the state to
+// its tool call without storing the binding in the state.
+const (
+	statePrefix = "s1."
+	adVersion   = "elicitgen.s1"
+
+	nonceSize     = 12
+	tagSize       = 16
+	expirySize    = 8
+	roundSize     = 4
+	headerSize    = keyIDSize + nonceSize                         // cleartext part
+	stateOverhead = headerSize + expirySize + roundSize + tagSize // raw bytes besides payload
+
+	// maxRawLen is the longest raw state whose encoding fits in MaxStateLen.
+	maxRawLen = (MaxStateLen - len(statePrefix)) * 3 / 4
+)
+
+// MaxStateLen is the longest requestState, in bytes of its string form, that
+// [Keyring.Open] accepts. Longer strings are rejected before any decoding.
+const MaxStateLen = 64 << 10
+
+// MaxPayloadLen is the largest payload [Keyring.Seal] accepts: the longest
+// payload whose sealed state still fits in [MaxStateLen].
+const MaxPayloadLen = maxRawLen - stateOverhead
+
+// DefaultStateTTL is the recommended lifetime of a sealed requestState, and
+// the one [Keyring.Seal] uses when given a non-positive ttl.
+const DefaultStateTTL = 10 * time.Minute
+
+// stateEncoding is the base64 alphabet of a state. Strict: the unused low
+// bits of the last character must be zero, so every state has exactly one
+// accepted spelling.
+var stateEncoding = base64.RawURLEncoding.Strict()
+
+// minEncLen is the shortest possible encoded state (without prefix).
+var minEncLen = stateEncoding.EncodedLen(stateOverhead)
+
+// ErrInvalidState is the error [Keyring.Open] returns for every state it
+// rejects, whatever the reason (malformed, tampered, bound to another tool
+// call or principal, sealed by an unknown key, or expired), so that no detail
+// leaks to the client. It is a JSON-RPC "invalid params" error that the MCP
+// SDK sends to the client as is.
+//
+// It is shared: do not modify it. Use [IsInvalidState] to test for it, not
+// errors.Is (jsonrpc errors compare equal by code alone).
+var ErrInvalidState = &jsonrpc.Error{
+	Code:    jsonrpc.CodeInvalidParams,
+	Message: "invalid or expired requestState",
+}
+
+// IsInvalidState reports whether err is, or wraps, [ErrInvalidState].
+func IsInvalidState(err error) bool {
+	var je *jsonrpc.Error
+	return errors.As(err, &je) && je.Code == ErrInvalidState.Code && je.Message == ErrInvalidState.Message
+}
+
+// Binding is what a sealed state is bound to. A state opens only under the
+// same Binding it was sealed with.
+type Binding struct {
+	// Tool is the name of the tool being called.
+	Tool string
+	// ArgsDigest is the digest of the call's arguments; see DigestArguments.
+	ArgsDigest [32]byte
+	// Principal identifies the authenticated user, or is empty when the
+	// request is unauthenticated.
+	Principal string
+}
+
+// adLen returns the length of the additional data for b.
+func (b *Binding) adLen() int {
+	return len(adVersion) + keyIDSize +
+		uvarintLen(uint64(len(b.Tool))) + len(b.Tool) +
+		len(b.ArgsDigest) +
+		uvarintLen(uint64(len(b.Principal))) + len(b.Principal)
+}
+
+// appendAD appends the additional data binding a state sealed by key id to b.
+func (b *Binding) appendAD(dst []byte, id uint32) []byte {
+	dst = append(dst, adVersion...)
+	dst = binary.BigEndian.AppendUint32(dst, id)
+	dst = binary.AppendUvarint(dst, uint64(len(b.Tool)))
+	dst = append(dst, b.Tool...)
+	dst = append(dst, b.ArgsDigest[:]...)
+	dst = binary.AppendUvarint(dst, uint64(len(b.Principal)))
+	dst = append(dst, b.Principal...)
+	return dst
+}
+
+func uvarintLen(x uint64) int {
+	n := 1
+	for x >= 0x80 {
+		x >>= 7
+		n++
+	}
+	return n
+}
+
+// scratchPool holds Seal's working buffers (*[]byte).
+var scratchPool sync.Pool
+
+// maxPooledScratch bounds the size of buffers kept in scratchPool.
+const maxPooledScratch = 256 << 10
+
+// Seal seals payload into a requestState bound to b, carrying round, that
+// [Keyring.Open] accepts until now+ttl (ttl <= 0 means [DefaultStateTTL]).
+// It uses the first key of the ring. payload is opaque to Seal and is
+// encrypted, not merely signed; Seal does not retain it.
+//
+// Seal panics if k is nil or if len(payload) > [MaxPayloadLen].
+func (k *Keyring) Seal(b Binding, round uint32, payload []byte, now time.Time, ttl time.Duration) string {
+	if k == nil || len(k.keys) == 0 {
+		panic("elicitrt: Seal on a nil or empty Keyring")
+	}
+	if len(payload) > MaxPayloadLen {
+		panic("elicitrt: requestState payload of " + strconv.Itoa(len(payload)) +
+			" bytes exceeds MaxPayloadLen (" + strconv.Itoa(MaxPayloadLen) + ")")
+	}
+	if ttl <= 0 {
+		ttl = DefaultStateTTL
+	}
+	nowNS := now.UnixNano()
+	exp := nowNS + int64(ttl)
+	if exp < nowNS { // overflow
+		exp = math.MaxInt64
+	}
+	key := &k.keys[0]
+
+	// One scratch buffer: additional data | raw state | encoded state.
+	aLen := b.adLen()
+	rawLen := stateOverhead + len(payload)
+	encLen := len(statePrefix) + stateEncoding.EncodedLen(rawLen)
+	bufp := getScratch(aLen + rawLen + encLen)
+	buf := *bufp
+
+	ad := b.appendAD(buf[:0], key.id)
+	raw := buf[aLen : aLen+rawLen]
+	binary.BigEndian.PutUint32(raw, key.id)
+	nonce := raw[keyIDSize:headerSize]
+	rand.Read(nonce) // never fails (Go 1.24+: crashes the program instead)
+	pt := raw[headerSize : rawLen-tagSize]
+	binary.BigEndian.PutUint64(pt, uint64(exp))
+	binary.BigEndian.PutUint32(pt[expirySize:], round)
+	copy(pt[expirySize+roundSize:], payload)
+	key.aead.Seal(pt[:0], nonce, pt, ad) // in place; fills raw up to its end
+
+	out := append(buf[aLen+rawLen:aLen+rawLen], statePrefix...)
+	out = stateEncoding.AppendEncode(out, raw)
+	s := string(out)
+	putScratch(bufp)
+	return s
+}
+
+func getScratch(n int) *[]byte {
+	if p, ok := scratchPool.Get().(*[]byte); ok && cap(*p) >= n {
+		*p = (*p)[:n]
+		return p
+	}
+	b := make([]byte, n)
+	return &b
+}
+
+func putScratch(p *[]byte) {
+	if cap(*p) <= maxPooledScratch {
+		scratchPool.Put(p)
+	}
+}
+
+// Open verifies and decrypts state, which the client echoed back and must be
+// treated as attacker-controlled. It succeeds only if state was sealed by a
+// key of k under the same Binding b and has not expired at now; it then
+// returns the round and payload given to Seal. The payload is a new slice
+// owned by the caller.
+//
+// Every failure returns [ErrInvalidState] and nothing else.
+func (k *Keyring) Open(b Binding, state string, now time.Time) (round uint32, payload []byte, err error) {
+	round, payload, r := k.open(&b, state, now)
+	if r != openOK {
+		return 0, nil, ErrInvalidState
+	}
+	return round, payload, nil
+}
+
+// openResult says why open rejected a state. It is for tests and server-side
+// diagnostics only and never reaches the client.
+type openResult uint8
+
+const (
+	openOK openResult = iota
+	openNoKeys
+	openTooLong
+	openBadPrefix
+	openTooShort
+	openBadEncoding
+	openUnknownKey
+	openAuthFailed
+	openExpired
+)
+
+var openResultNames = [...]string{
+	openOK:          "ok",
+	openNoKeys:      "no keys",
+	openTooLong:     "too long",
+	openBadPrefix:   "bad prefix",
+	openTooShort:    "too short",
+	openBadEncoding: "bad encoding",
+	openUnknownKey:  "unknown key id",
+	openAuthFailed:  "authentication failed",
+	openExpired:     "expired",
+}
+
+func (r openResult) String() string {
+	if int(r) < len(openResultNames) {
+		return openResultNames[r]
+	}
+	return "openResult(" + strconv.Itoa(int(r)) + ")"
+}
+
+func (k *Keyring) open(b *Binding, state string, now time.Time) (uint32, []byte, openResult) {
+	if k == nil || len(k.keys) == 0 {
+		return 0, nil, openNoKeys
+	}
+	if len(state) > MaxStateLen {
+		return 0, nil, openTooLong
+	}
+	if len(state) < len(statePrefix) || state[:len(statePrefix)] != statePrefix {
+		return 0, nil, openBadPrefix
+	}
+	enc := state[len(statePrefix):]
+	if len(enc) < minEncLen {
+		return 0, nil, openTooShort
+	}
+	if len(enc)%4 == 1 { // no unpadded base64 has this length
+		return 0, nil, openBadEncoding
+	}
+
+	// One buffer: raw state (decrypted in place) | additional data.
+	rawLen := stateEncoding.DecodedLen(len(enc))
+	buf := make([]byte, rawLen+b.adLen())
+	raw := buf[:rawLen]
+	// n == rawLen also rules out the CR/LF characters the decoder skips:
+	// with them the decoded length falls short of DecodedLen(len(enc)).
+	if n, err := stateEncoding.Decode(raw, []byte(enc)); err != nil || n != rawLen {
+		return 0, nil, openBadEncoding
+	}
+	id := binary.BigEndian.Uint32(raw)
+	aead := k.lookup(id)
+	if aead == nil {
+		return 0, nil, openUnknownKey
+	}
+	ad := b.appendAD(buf[rawLen:rawLen], id)
+	ct := raw[headerSize:]
+	pt, err := aead.Open(ct[:0], raw[keyIDSize:headerSize], ct, ad)
+	if err != nil {
+		return 0, nil, openAuthFailed
+	}
+	if exp := int64(binary.BigEndian.Uint64(pt)); now.UnixNano() > exp {
+		return 0, nil, openExpired
+	}
+	round := binary.BigEndian.Uint32(pt[expirySize:])
+	payload := pt[expirySize+roundSize : len(pt) : len(pt)]
+	return round, payload, openOK
+}
+
+// Domain prefixes of DigestArguments.
+const (
+	argsDomain    = "elicitgen args v1\x00"
+	rawArgsDomain = "elicitgen raw args v1\x00"
+)
+
+// DigestArguments returns the SHA-256 digest of the canonical form of the
+// JSON tool arguments raw, for [Binding.ArgsDigest]. Canonicalisation sorts
+// object keys (recursively), drops insignificant whitespace, normalises
+// string escapes and keeps numbers as their literal text; null, empty and
+// absent (nil) arguments all digest like {}. For duplicate object keys the
+// last one wins, as in encoding/json.
+//
+// Invalid JSON does not make DigestArguments fail or panic: its raw bytes are
+// digested under a different domain prefix, so it equals no valid input.
+func DigestArguments(raw json.RawMessage) [32]byte {
+	t := trimJSONSpace(raw)
+	if len(t) == 0 || string(t) == "null" {
+		t = []byte("{}")
+	}
+	if canon, ok := canonicalJSON(t); ok {
+		return sha256.Sum256(append([]byte(argsDomain), canon...))
+	}
+	return sha256.Sum256(append([]byte(rawArgsDomain), raw...))
+}
+
+func trimJSONSpace(b []byte) []byte {
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && isSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// canonicalJSON returns the canonical encoding of the JSON value b.
+func canonicalJSON(b []byte) ([]byte, bool) {
+	if !json.Valid(b) {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, false
+	}
+	out, ok := appendCanonical(make([]byte, 0, len(b)), v)
+	return out, ok
+}
+
+func appendCanonical(dst []byte, v any) ([]byte, bool) {
+	switch v := v.(type) {
+	case nil:
+		return append(dst, "null"...), true
+	case bool:
+		return strconv.AppendBool(dst, v), true
+	case json.Number:
+		return append(dst, v...), true
+	case string:
+		return appendJSONString(dst, v), true
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var ok bool
+			if dst, ok = appendCanonical(dst, e); !ok {
+				return nil, false
+			}
+		}
+		return append(dst, ']'), true
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for key := range v {
+			keys = append(keys, key)
+		}
+		slices.Sort(keys)
+		dst = append(dst, '{')
+		for i, key := range keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendJSONString(dst, key)
+			dst = append(dst, ':')
+			var ok bool
+			if dst, ok = appendCanonical(dst, v[key]); !ok {
+				return nil, false
+			}
+		}
+		return append(dst, '}'), true
+	default: // not produced by encoding/json with UseNumber
+		return nil, false
+	}
+}
+
+// appendJSONString appends s (valid UTF-8, as decoded by encoding/json) as a
+// JSON string with the minimal escaping.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			dst = append(dst, '\\', c)
+		case c < 0x20:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '"')
+}
