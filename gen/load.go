@@ -44,9 +44,18 @@ func Load(cfg Config) ([]*packages.Package, *token.FileSet, Diagnostics, error) 
 	var diags Diagnostics
 	for _, pkg := range pkgs {
 		ours := generatedFiles(fset, pkg)
+		hasTypeErrors := false
+		for _, e := range pkg.Errors {
+			hasTypeErrors = hasTypeErrors || e.Kind == packages.TypeError
+		}
 		for _, e := range pkg.Errors {
 			pos := parseErrorPos(e.Pos)
 			if ours[pos.Filename] && e.Kind == packages.TypeError {
+				continue
+			}
+			// The go command's own compile of the package repeats the type
+			// checker's errors as one "# pkg" block: keep the positioned ones.
+			if hasTypeErrors && e.Kind == packages.ListError && strings.HasPrefix(e.Msg, "# ") {
 				continue
 			}
 			diags = append(diags, Diagnostic{Pos: pos, Message: e.Msg})

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/elicitgen/elicitgen/internal/testmod"
+)
+
+const formSrc = `package app
+
+// Level is how loud.
+type Level string
+
+const (
+	Low  Level = "low"
+	High Level = "high"
+)
+
+// Ask is a form.
+type Ask struct {
+	Level Level ` + "`elicit:\"level,required\"`" + `
+	Count int   ` + "`elicit:\"count,min=1,max=9\"`" + `
+}
+`
+
+// elicitgen runs the command in dir, in process, and returns its status and
+// output streams.
+func elicitgen(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	t.Chdir(dir)
+	var stdout, stderr bytes.Buffer
+	code := run(args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func newApp(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	testmod.New(t, dir, "example.com/app")
+	testmod.WriteFiles(t, dir, files)
+	return dir
+}
+
+func TestVersionAndUsage(t *testing.T) {
+	dir := t.TempDir()
+	if code, out, _ := elicitgen(t, dir, "--version"); code != exitOK || !strings.HasPrefix(out, "elicitgen ") {
+		t.Errorf("--version: %d %q", code, out)
+	}
+	if code, _, errOut := elicitgen(t, dir, "--no-such-flag"); code != exitUsage || !strings.Contains(errOut, "unknown flag") {
+		t.Errorf("bad flag: %d %q", code, errOut)
+	}
+}
+
+func TestGenerateCheckAndStale(t *testing.T) {
+	dir := newApp(t, map[string]string{"app.go": formSrc})
+	out := filepath.Join(dir, "app_elicit.go")
+
+	// --check before generating: missing file, exit 1, nothing written.
+	code, stdout, stderr := elicitgen(t, dir, "--check")
+	if code != exitDiag || !strings.Contains(stderr, "create app_elicit.go") || !strings.Contains(stdout, "+++ app_elicit.go") {
+		t.Fatalf("check on missing: %d\n%s\n%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("--check wrote a file")
+	}
+
+	if code, _, stderr := elicitgen(t, dir); code != exitOK {
+		t.Fatalf("generate: %d %s", code, stderr)
+	}
+	first, err := os.Stat(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, _ := elicitgen(t, dir, "--check"); code != exitOK || stdout != "" {
+		t.Fatalf("check when current: %d %q", code, stdout)
+	}
+	// An unchanged file is not rewritten.
+	time.Sleep(10 * time.Millisecond)
+	elicitgen(t, dir)
+	second, _ := os.Stat(out)
+	if !second.ModTime().Equal(first.ModTime()) {
+		t.Error("unchanged output was rewritten")
+	}
+	if out, err := testmod.Go(t, dir, "build", "./..."); err != nil {
+		t.Fatalf("generated code does not build: %v\n%s", err, out)
+	}
+
+	// Change the struct without regenerating: the stale check fails the build,
+	// and --check reports the difference.
+	changed := strings.Replace(formSrc, "Count int ", "Count int64 ", 1)
+	testmod.WriteFiles(t, dir, map[string]string{"app.go": changed})
+	buildOut, err := testmod.Go(t, dir, "build", "./...")
+	if err == nil || !strings.Contains(buildOut, "cannot convert") {
+		t.Fatalf("stale struct still builds: %v\n%s", err, buildOut)
+	}
+	code, stdout, _ = elicitgen(t, dir, "--check")
+	if code != exitDiag || !strings.Contains(stdout, "-\t\tCount int\n") || !strings.Contains(stdout, "+\t\tCount int64\n") {
+		t.Fatalf("check on stale: %d\n%s", code, stdout)
+	}
+	// Regenerating works although the stale generated file does not compile.
+	if code, _, stderr := elicitgen(t, dir); code != exitOK {
+		t.Fatalf("regenerate: %d %s", code, stderr)
+	}
+	if out, err := testmod.Go(t, dir, "build", "./..."); err != nil {
+		t.Fatalf("after regenerate: %v\n%s", err, out)
+	}
+
+	// Remove the form: its generated file is stale and removed.
+	testmod.WriteFiles(t, dir, map[string]string{"app.go": "package app\n"})
+	if code, _, stderr := elicitgen(t, dir, "--check"); code != exitDiag || !strings.Contains(stderr, "remove app_elicit.go") {
+		t.Fatalf("check on leftover: %d %s", code, stderr)
+	}
+	if code, _, stderr := elicitgen(t, dir); code != exitOK {
+		t.Fatalf("generate: %d %s", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatal("leftover generated file not removed")
+	}
+}
+
+func TestDiagnosticsWriteNothing(t *testing.T) {
+	src := `package app
+
+type Inner struct{ A int }
+
+type Bad struct {
+	Password string ` + "`elicit:\"password\"`" + `
+	In       Inner  ` + "`elicit:\"in\"`" + `
+}
+
+type Good struct {
+	Name string ` + "`elicit:\"name\"`" + `
+}
+`
+	dir := newApp(t, map[string]string{"app.go": src})
+	code, stdout, stderr := elicitgen(t, dir, "./...")
+	if code != exitDiag || stdout != "" {
+		t.Fatalf("exit %d, stdout %q", code, stdout)
+	}
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "app.go:6:2: field Password looks secret") || !strings.HasPrefix(lines[1], "app.go:7:2: field In is a nested struct") {
+		t.Fatalf("diagnostics:\n%s", stderr)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), "_elicit.go") {
+			t.Errorf("%s written despite diagnostics", e.Name())
+		}
+	}
+}
+
+func TestTypeErrorsAreTheCompilers(t *testing.T) {
+	dir := newApp(t, map[string]string{"app.go": "package app\n\ntype F struct {\n\tA undefinedType `elicit:\"a\"`\n}\n"})
+	code, _, stderr := elicitgen(t, dir)
+	if code != exitDiag || strings.TrimSpace(stderr) != "app.go:4:4: undefined: undefinedType" {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+}
