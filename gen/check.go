@@ -43,6 +43,9 @@ type checker struct {
 	pkg   *packages.Package
 	diags Diagnostics
 	enums map[types.Type]*enumResult
+	// pendingTools are the tool declarations of the package being checked,
+	// resolved once all its forms are known.
+	pendingTools []pendingTool
 }
 
 func (c *checker) errorf(pos token.Pos, format string, args ...any) {
@@ -76,18 +79,21 @@ func (c *checker) checkPackage(pkg *packages.Package) *Package {
 			for _, spec := range gd.Specs {
 				ts := spec.(*ast.TypeSpec)
 				doc := ts.Doc
-				if doc == nil && len(gd.Specs) == 1 {
-					doc = gd.Doc
+				if len(gd.Specs) == 1 && !hasDirective(doc, directiveForm) && gd.Doc != nil {
+					doc = gd.Doc // type (...) with one spec: its doc may carry the directive
+				}
+				if hasDirective(doc, directiveTool) {
+					c.pendingTools = append(c.pendingTools, pendingTool{file: file, spec: ts, doc: doc})
+					continue
 				}
 				if form := c.checkTypeSpec(ts, doc); form != nil {
 					file.Forms = append(file.Forms, form)
 				}
 			}
 		}
-		if len(file.Forms) > 0 {
-			p.Files = append(p.Files, file)
-		}
+		p.Files = append(p.Files, file)
 	}
+	c.resolveTools(p)
 	slices.SortFunc(p.Files, func(a, b *File) int { return strings.Compare(a.Source, b.Source) })
 	if len(p.Files) == 0 && len(p.Generated) == 0 {
 		return nil

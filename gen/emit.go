@@ -68,6 +68,11 @@ func emitFile(pkg *Package, file *File, emittedEnums map[string]bool) ([]byte, e
 		e := &formEmitter{pkg: pkg, form: form}
 		e.emit(f, emittedEnums)
 	}
+	for _, tool := range file.Tools {
+		if err := emitTool(f, pkg, tool); err != nil {
+			return nil, err
+		}
+	}
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
 		return nil, fmt.Errorf("rendering %s: %w", file.Output, err)
@@ -111,8 +116,15 @@ func (e *formEmitter) emit(f *jen.File, emittedEnums map[string]bool) {
 	schemaValue := e.helper(name, "schemaValue")
 
 	if form.Shape != nil {
+		embedded := e.embeddedFields()
 		fields := make([]jen.Code, len(form.Shape))
 		for i, sf := range form.Shape {
+			if embedded[i] {
+				// An embedded field is spelled as its type alone: a named
+				// field of the same type would not convert.
+				fields[i] = e.typeExpr(sf.Type)
+				continue
+			}
 			fields[i] = jen.Id(sf.Name).Add(e.typeExpr(sf.Type))
 		}
 		f.Comment(fmt.Sprintf("A \"cannot convert\" error here means %s changed after elicitgen ran: run go generate.", name))
@@ -182,6 +194,25 @@ func (e *formEmitter) emit(f *jen.File, emittedEnums map[string]bool) {
 	f.Comment("optional properties and unknown keys are ignored. On failure x is left unchanged and")
 	f.Comment("the error is a *elicitrt.ContentError listing every bad property.")
 	f.Func().Params(jen.Id(x).Op("*").Id(name)).Id("DecodeElicit").Params(jen.Id(content).Map(jen.String()).Any()).Error().Block(body...)
+}
+
+// embeddedFields reports, by field index, which fields of the form's struct
+// are embedded.
+func (e *formEmitter) embeddedFields() map[int]bool {
+	embedded := map[int]bool{}
+	if e.pkg.types == nil {
+		return embedded
+	}
+	obj, ok := e.pkg.types.Scope().Lookup(e.form.Name).(*types.TypeName)
+	if !ok {
+		return embedded
+	}
+	if st, ok := obj.Type().Underlying().(*types.Struct); ok {
+		for i := range st.NumFields() {
+			embedded[i] = st.Field(i).Embedded()
+		}
+	}
+	return embedded
 }
 
 func (e *formEmitter) enumIndexName(fd *Field) string {

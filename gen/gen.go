@@ -1,5 +1,7 @@
 package gen
 
+import "regexp"
+
 // Result is the outcome of Generate.
 type Result struct {
 	// Diagnostics, when not empty, mean nothing was emitted or written.
@@ -8,24 +10,37 @@ type Result struct {
 	Changes []Change
 }
 
-// Generate runs the whole pipeline: load, check, emit, and write unless
-// checkOnly. Diagnostics are returned in the Result, never as the error;
-// the error is for failures of the go command or the disk.
-func Generate(cfg Config, checkOnly bool) (*Result, error) {
-	pkgs, fset, diags, err := Load(cfg)
+// Run loads, checks and emits, without touching the disk. Diagnostics are
+// returned as such, never as the error; the error is for failures of the go
+// command or of rendering.
+func Run(cfg Config) (Diagnostics, *Output, error) {
+	pkgs, fset, loadDiags, err := Load(cfg)
 	if err != nil {
-		return nil, err
-	}
-	if len(diags) > 0 {
-		return &Result{Diagnostics: diags}, nil
+		return nil, nil, err
 	}
 	model, diags := Check(pkgs, fset)
+	if loadDiags = withoutPending(loadDiags, model); len(loadDiags) > 0 {
+		return loadDiags, nil, nil
+	}
 	if len(diags) > 0 {
-		return &Result{Diagnostics: diags}, nil
+		return diags, nil, nil
 	}
 	out, err := Emit(model)
 	if err != nil {
+		return nil, nil, err
+	}
+	return nil, out, nil
+}
+
+// Generate runs the whole pipeline: load, check, emit, and write unless
+// checkOnly.
+func Generate(cfg Config, checkOnly bool) (*Result, error) {
+	diags, out, err := Run(cfg)
+	if err != nil {
 		return nil, err
+	}
+	if len(diags) > 0 {
+		return &Result{Diagnostics: diags}, nil
 	}
 	changes, err := Plan(out, cfg.Dir)
 	if err != nil {
@@ -37,4 +52,45 @@ func Generate(cfg Config, checkOnly bool) (*Result, error) {
 		}
 	}
 	return &Result{Changes: changes}, nil
+}
+
+var (
+	undefinedName = regexp.MustCompile(`^undefined: (\w+)$`)
+	missingMethod = regexp.MustCompile(`has no field or method (\w+)\)$`)
+)
+
+// withoutPending drops the compiler errors that only say that something
+// elicitgen is about to generate does not exist yet: user code may call a
+// Register function, implement a handler interface or call a form's methods
+// before the first run.
+func withoutPending(diags Diagnostics, m *Model) Diagnostics {
+	if len(diags) == 0 {
+		return diags
+	}
+	names := map[string]bool{}
+	methods := map[string]bool{"ElicitSchema": true, "ElicitParams": true, "DecodeElicit": true}
+	for _, p := range m.Packages {
+		for _, f := range p.Files {
+			for _, t := range f.Tools {
+				names["Register"+t.Name] = true
+				names[t.Name+"Handler"] = true
+				names[t.Name+"Answers"] = true
+				names[t.Name+"Step"] = true
+				for _, s := range t.Steps {
+					names[t.Name+"Step"+s.GoName] = true
+				}
+			}
+		}
+	}
+	var kept Diagnostics
+	for _, d := range diags {
+		if g := undefinedName.FindStringSubmatch(d.Message); g != nil && names[g[1]] {
+			continue
+		}
+		if g := missingMethod.FindStringSubmatch(d.Message); g != nil && methods[g[1]] {
+			continue
+		}
+		kept = append(kept, d)
+	}
+	return kept
 }

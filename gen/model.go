@@ -29,6 +29,7 @@ type File struct {
 	Source string // absolute path of the .go file the forms are declared in
 	Output string // absolute path of the generated file
 	Forms  []*Form
+	Tools  []*Tool
 }
 
 // Form is one struct type turned into an elicitation form.
@@ -108,4 +109,28 @@ type Default struct {
 	Num    float64
 	List   []string
 	Time   time.Time
+}
+
+// Tool is a tool declaration (//elicit:tool NAME): its arguments and steps.
+type Tool struct {
+	Name        string // Go type name of the declaration
+	MCPName     string // the tool's name on the wire
+	Description string
+	Args        types.Type // the argument struct
+	ReadOnly, Destructive, Idempotent, OpenWorld bool
+	Steps       []*ToolStep
+	Pos         token.Position
+}
+
+// ToolStep is one step of a tool.
+type ToolStep struct {
+	GoName         string // the declaration's field: names the step
+	Key            string // input request key prefix
+	Form           *Form
+	Message        string // static message; empty when MessageHandler
+	MessageHandler bool
+	AskHandler     bool
+	Prefill        bool
+	Fallback       string // error, defaults, arguments, handler
+	Missing        string // text of the arguments fallback
 }

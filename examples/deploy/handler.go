@@ -1,0 +1,43 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+)
+
+// deployer implements DeployHandler.
+type deployer struct{}
+
+var _ DeployHandler = deployer{}
+
+func (deployer) Complete(ctx context.Context, req *mcp.CallToolRequest, args DeployArgs, answers DeployAnswers) (*mcp.CallToolResult, error) {
+	t := answers.Target
+	if answers.Confirm != nil && !answers.Confirm.Confirm {
+		return elicitrt.Text(fmt.Sprintf("Nothing was deployed: %s to production was not confirmed.", args.Service)), nil
+	}
+	notify := "without notifying"
+	if t.Notify {
+		notify = "and posting in #deployments"
+	}
+	return elicitrt.Text(fmt.Sprintf("Deploying %s to %s %s.", args.Service, t.Environment, notify)), nil
+}
+
+func (deployer) Declined(ctx context.Context, req *mcp.CallToolRequest, args DeployArgs, answers DeployAnswers, step DeployStep) (*mcp.CallToolResult, error) {
+	return elicitrt.Text(fmt.Sprintf("Nothing was deployed: the %s question was declined.", step)), nil
+}
+
+func (deployer) Cancelled(ctx context.Context, req *mcp.CallToolRequest, args DeployArgs, answers DeployAnswers, step DeployStep) (*mcp.CallToolResult, error) {
+	return elicitrt.Text(fmt.Sprintf("Nothing was deployed: the %s question was cancelled.", step)), nil
+}
+
+func (deployer) ConfirmMessage(ctx context.Context, args DeployArgs, answers DeployAnswers) string {
+	return fmt.Sprintf("Deploy %s to production now?", args.Service)
+}
+
+func (deployer) AskConfirm(ctx context.Context, args DeployArgs, answers DeployAnswers) bool {
+	return answers.Target != nil && answers.Target.Environment == Prod
+}

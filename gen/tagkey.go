@@ -1,0 +1,20 @@
+package gen
+
+import "github.com/fatih/structtag"
+
+// parseStructTagKey returns the value of key in a raw struct tag; bad is
+// true when the tag does not parse.
+func parseStructTagKey(raw, key string) (value string, bad bool) {
+	tags, err := structtag.Parse(raw)
+	if err != nil {
+		return "", true
+	}
+	if tags == nil {
+		return "", false
+	}
+	tag, err := tags.Get(key)
+	if err != nil || tag == nil {
+		return "", false
+	}
+	return tag.Value(), false
+}

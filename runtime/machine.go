@@ -1,0 +1,427 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Mode is how a step asks: a form or a URL.
+type Mode uint8
+
+const (
+	ModeForm Mode = iota
+	ModeURL
+)
+
+// Fallback is what a step does when the request cannot show it (the client
+// did not declare the elicitation mode it needs). Asking anyway is never an
+// option.
+type Fallback uint8
+
+const (
+	// FallbackError returns -32021 with data.requiredCapabilities.
+	FallbackError Fallback = iota
+	// FallbackDefaults answers the form with its defaults (when it has no
+	// required property without one).
+	FallbackDefaults
+	// FallbackArguments ends the call with a tool error naming the missing
+	// arguments and their allowed values.
+	FallbackArguments
+	// FallbackHandler calls the handler's Unavailable branch.
+	FallbackHandler
+)
+
+// Actions of an elicitation result that end a flow.
+const (
+	ActionAccept  = "accept"
+	ActionDecline = "decline"
+	ActionCancel  = "cancel"
+)
+
+// LatestProtocolVersion is the first protocol revision with MRTR.
+const LatestProtocolVersion = "2026-07-28"
+
+// Step is one row of a tool's step table, built by generated code.
+type Step struct {
+	// Key names the step; input request keys are Key + "." + round.
+	Key string
+	// Mode is form or URL.
+	Mode Mode
+	// Fallback applies when the request cannot show the step.
+	Fallback Fallback
+	// Message is the static message; empty when the handler computes it.
+	Message string
+	// Prefill lists the form's property names when the step takes them
+	// from the tool's arguments; nil otherwise.
+	Prefill []string
+	// PrefillNeeds lists the properties the arguments must all supply for
+	// the step to be answered from them (the form's required properties, or
+	// else those without a default); the rest come from the arguments when
+	// present, else from the form's defaults.
+	PrefillNeeds []string
+	// Missing is the tool error text of FallbackArguments.
+	Missing string
+	// Params builds the input request.
+	Params func(message string) *mcp.ElicitParams
+	// Check decodes accepted content with the form's decoder; a
+	// *ContentError says why it is invalid.
+	Check func(content map[string]any) error
+}
+
+// Answers are the accepted contents of a flow's steps, by step index; nil
+// for a step that was not asked.
+type Answers []map[string]any
+
+// Flow is what a tool's handler offers the machine; generated code adapts a
+// typed handler to it.
+type Flow struct {
+	// Message computes the message of step i; nil when every step's is static.
+	Message func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, answers Answers) string
+	// Ask decides whether step i is asked; nil means always.
+	Ask func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, answers Answers) bool
+	// Complete ends the flow with every answer in.
+	Complete func(ctx context.Context, req *mcp.CallToolRequest, args any, answers Answers) (*mcp.CallToolResult, error)
+	// Ended ends the flow on decline or cancel at step i.
+	Ended func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, answers Answers) (*mcp.CallToolResult, error)
+	// Unavailable ends the flow when step i cannot be shown and its fallback
+	// is FallbackHandler.
+	Unavailable func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, answers Answers) (*mcp.CallToolResult, error)
+}
+
+// ToolOptions configure a tool's machine. The zero value is usable.
+type ToolOptions struct {
+	// Keys seal requestState. Nil: the process-wide keyring from
+	// ELICITGEN_STATE_KEYS (see DefaultKeyring).
+	Keys *Keyring
+	// TTL is how long a sealed state stays valid; 0 means DefaultStateTTL.
+	TTL time.Duration
+	// MaxAttempts bounds how often one step is asked again after invalid
+	// content; 0 means 3.
+	MaxAttempts int
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Overloaded, when it returns true, makes the machine shed load: an
+	// input_required result with no input requests and the sealed state,
+	// which the client retries as is.
+	Overloaded func(ctx context.Context) bool
+	// Principal names the user a request acts for; nil means the user id of
+	// the request's verified bearer token, if any.
+	Principal func(req *mcp.CallToolRequest) string
+	// Logger receives the reasons states are rejected (never sent to the
+	// client); nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Machine drives one tool's steps over MRTR rounds.
+type Machine struct {
+	tool  string
+	steps []Step
+	flow  Flow
+	opts  ToolOptions
+}
+
+// NewMachine returns the machine of tool, with its step table and flow.
+func NewMachine(tool string, steps []Step, flow Flow, opts *ToolOptions) *Machine {
+	m := &Machine{tool: tool, steps: steps, flow: flow}
+	if opts != nil {
+		m.opts = *opts
+	}
+	if m.opts.Keys == nil {
+		m.opts.Keys = DefaultKeyring()
+	}
+	if m.opts.TTL == 0 {
+		m.opts.TTL = DefaultStateTTL
+	}
+	if m.opts.MaxAttempts == 0 {
+		m.opts.MaxAttempts = 3
+	}
+	if m.opts.Now == nil {
+		m.opts.Now = time.Now
+	}
+	if m.opts.Logger == nil {
+		m.opts.Logger = slog.Default()
+	}
+	return m
+}
+
+// flowState is the payload sealed into requestState.
+type flowState struct {
+	Step     int     `json:"s"`           // the step asked in this round
+	Attempts int     `json:"t,omitempty"` // invalid answers to it so far
+	Reason   string  `json:"e,omitempty"` // why the last answer was invalid
+	Answers  Answers `json:"a"`
+}
+
+// Call runs one tools/call of the flow: it opens the state, takes the
+// answer of the round, and returns the next input_required result, the
+// handler's result, or an error.
+func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) (*mcp.CallToolResult, error) {
+	bind := Binding{Tool: m.tool, ArgsDigest: DigestArguments(req.Params.Arguments), Principal: m.principal(req)}
+	now := m.opts.Now()
+	st := flowState{Answers: make(Answers, len(m.steps))}
+	round := uint32(0)
+	asked := false
+	if s := req.Params.RequestState; s != "" {
+		r, payload, err := m.opts.Keys.Open(bind, s, now)
+		if err != nil {
+			m.opts.Logger.Debug("elicitgen: requestState rejected", "tool", m.tool)
+			return nil, err
+		}
+		if err := json.Unmarshal(payload, &st); err != nil || st.Step < 0 || st.Step > len(m.steps) || len(st.Answers) != len(m.steps) {
+			return nil, ErrInvalidState
+		}
+		round, asked = r, r > 0
+	}
+	if m.opts.Overloaded != nil && m.opts.Overloaded(ctx) {
+		return m.seal(bind, round, st, now, mcp.InputRequestMap{}), nil
+	}
+	legacy := isLegacy(req)
+	for st.Step < len(m.steps) {
+		i := st.Step
+		step := &m.steps[i]
+		if asked {
+			asked = false
+			resp, _ := req.Params.InputResponses[inputKey(step.Key, round)].(*mcp.ElicitResult)
+			if resp != nil {
+				done, res, err := m.take(ctx, req, args, &st, resp)
+				if done {
+					return res, err
+				}
+				if st.Step != i {
+					continue
+				}
+			}
+			// Missing or invalid: ask again, in a new round.
+		} else {
+			handled, res, err := m.skip(ctx, req, args, &st)
+			if handled {
+				if res != nil || err != nil {
+					return res, err
+				}
+				continue
+			}
+		}
+		if st.Attempts >= m.opts.MaxAttempts {
+			return toolError(fmt.Sprintf("%s: gave up after %d invalid answers: %s", step.Key, st.Attempts, st.Reason)), nil
+		}
+		params := step.Params(m.message(ctx, req, args, i, st))
+		if legacy {
+			res, err := req.Session.Elicit(ctx, params)
+			if err != nil {
+				return nil, err
+			}
+			done, out, err := m.take(ctx, req, args, &st, res)
+			if done {
+				return out, err
+			}
+			continue
+		}
+		round++
+		return m.seal(bind, round, st, now, mcp.InputRequestMap{inputKey(step.Key, round): params}), nil
+	}
+	return m.flow.Complete(ctx, req, args, st.Answers)
+}
+
+// skip decides, for a step about to be asked, whether it is asked at all:
+// the handler may skip it, the arguments may answer it, or the client may
+// be unable to show it. handled is false when the step is to be asked.
+func (m *Machine) skip(ctx context.Context, req *mcp.CallToolRequest, args any, st *flowState) (handled bool, res *mcp.CallToolResult, err error) {
+	i := st.Step
+	step := &m.steps[i]
+	if m.flow.Ask != nil && !m.flow.Ask(ctx, req, args, i, st.Answers) {
+		st.Step++
+		return true, nil, nil
+	}
+	if step.Prefill != nil {
+		if content, all := prefill(req.Params.Arguments, step.Prefill, step.PrefillNeeds); all {
+			if err := step.Check(content); err != nil {
+				return true, toolError("invalid arguments: " + strings.TrimPrefix(err.Error(), "invalid content: ")), nil
+			}
+			st.Answers[i] = content
+			st.Step++
+			return true, nil, nil
+		}
+	}
+	if canShow(req, step.Mode) {
+		return false, nil, nil
+	}
+	switch step.Fallback {
+	case FallbackDefaults:
+		content := map[string]any{}
+		if err := step.Check(content); err == nil {
+			st.Answers[i] = content
+			st.Step++
+			return true, nil, nil
+		}
+		if step.Missing != "" {
+			return true, toolError(step.Missing), nil
+		}
+	case FallbackArguments:
+		return true, toolError(step.Missing), nil
+	case FallbackHandler:
+		res, err := m.flow.Unavailable(ctx, req, args, i, st.Answers)
+		return true, res, err
+	}
+	return true, nil, MissingCapability(step.Mode)
+}
+
+// take applies an elicitation result to the current step. done is true when
+// the call ends with (res, err); otherwise the step advanced, or the answer
+// was invalid and st records why.
+func (m *Machine) take(ctx context.Context, req *mcp.CallToolRequest, args any, st *flowState, resp *mcp.ElicitResult) (done bool, res *mcp.CallToolResult, err error) {
+	i := st.Step
+	step := &m.steps[i]
+	switch resp.Action {
+	case ActionDecline, ActionCancel:
+		res, err := m.flow.Ended(ctx, req, args, i, resp.Action, st.Answers)
+		return true, res, err
+	case ActionAccept:
+	default:
+		st.Attempts++
+		st.Reason = "unknown action " + strconv.Quote(resp.Action)
+		return false, nil, nil
+	}
+	content := resp.Content
+	if step.Mode == ModeURL {
+		content = map[string]any{}
+	} else if content == nil {
+		content = map[string]any{}
+	}
+	if err := step.Check(content); err != nil {
+		st.Attempts++
+		st.Reason = strings.TrimPrefix(err.Error(), "invalid content: ")
+		return false, nil, nil
+	}
+	st.Answers[i] = content
+	st.Step++
+	st.Attempts, st.Reason = 0, ""
+	return false, nil, nil
+}
+
+// message is the step's message, with the reason the last answer was
+// refused when it is asked again.
+func (m *Machine) message(ctx context.Context, req *mcp.CallToolRequest, args any, i int, st flowState) string {
+	msg := m.steps[i].Message
+	if msg == "" && m.flow.Message != nil {
+		msg = m.flow.Message(ctx, req, args, i, st.Answers)
+	}
+	if st.Reason != "" {
+		msg += "\n\nPlease correct: " + st.Reason + "."
+	}
+	return msg
+}
+
+func (m *Machine) seal(bind Binding, round uint32, st flowState, now time.Time, requests mcp.InputRequestMap) *mcp.CallToolResult {
+	payload, err := json.Marshal(st)
+	if err != nil {
+		// Answers hold only JSON values decoded from the wire.
+		panic(fmt.Sprintf("elicitgen: sealing state: %v", err))
+	}
+	return &mcp.CallToolResult{
+		InputRequests: requests,
+		RequestState:  m.opts.Keys.Seal(bind, round, payload, now, m.opts.TTL),
+	}
+}
+
+func (m *Machine) principal(req *mcp.CallToolRequest) string {
+	if m.opts.Principal != nil {
+		return m.opts.Principal(req)
+	}
+	return Principal(req)
+}
+
+// Principal is the user id of the request's verified bearer token, or "".
+func Principal(req *mcp.CallToolRequest) string {
+	if req.Extra != nil && req.Extra.TokenInfo != nil {
+		return req.Extra.TokenInfo.UserID
+	}
+	return ""
+}
+
+func inputKey(step string, round uint32) string {
+	return step + "." + strconv.FormatUint(uint64(round), 10)
+}
+
+// prefill returns the form's properties found in the tool's arguments, and
+// whether they answer the step: every needed property present, and at
+// least one property.
+func prefill(raw json.RawMessage, props, needs []string) (map[string]any, bool) {
+	if len(raw) == 0 {
+		return nil, false
+	}
+	var args map[string]any
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return nil, false
+	}
+	for _, p := range needs {
+		if v, ok := args[p]; !ok || v == nil {
+			return nil, false
+		}
+	}
+	content := make(map[string]any, len(props))
+	for _, p := range props {
+		if v, ok := args[p]; ok && v != nil {
+			content[p] = v
+		}
+	}
+	return content, len(content) > 0
+}
+
+// isLegacy reports whether the request comes from a client of a protocol
+// revision before MRTR (2025-11-25 and earlier), which the machine asks
+// with server-to-client elicitation requests instead.
+func isLegacy(req *mcp.CallToolRequest) bool {
+	if req.Session == nil {
+		return false
+	}
+	ip := req.Session.InitializeParams()
+	return ip != nil && ip.ProtocolVersion != "" && ip.ProtocolVersion < LatestProtocolVersion
+}
+
+// canShow reports whether the request declared the elicitation mode. An
+// empty elicitation capability means form mode only.
+func canShow(req *mcp.CallToolRequest, mode Mode) bool {
+	caps := req.ClientCapabilities()
+	if caps == nil || caps.Elicitation == nil {
+		return false
+	}
+	e := caps.Elicitation
+	if mode == ModeURL {
+		return e.URL != nil
+	}
+	return e.Form != nil || e.URL == nil
+}
+
+// MissingCapability is the -32021 error for a step of mode that the request
+// cannot show, with data.requiredCapabilities naming the mode.
+func MissingCapability(mode Mode) *jsonrpc.Error {
+	name := "form"
+	if mode == ModeURL {
+		name = "url"
+	}
+	return &jsonrpc.Error{
+		Code:    mcp.CodeMissingRequiredClientCapabilities,
+		Message: "this tool needs the client to support " + name + "-mode elicitation",
+		Data:    json.RawMessage(`{"requiredCapabilities":{"elicitation":{"` + name + `":{}}}}`),
+	}
+}
+
+func toolError(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// ToolError is a tool execution error result (isError) with text.
+func ToolError(text string) *mcp.CallToolResult { return toolError(text) }
+
+// Text is a complete result with one text content.
+func Text(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
