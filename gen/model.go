@@ -113,13 +113,13 @@ type Default struct {
 
 // Tool is a tool declaration (//elicit:tool NAME): its arguments and steps.
 type Tool struct {
-	Name        string // Go type name of the declaration
-	MCPName     string // the tool's name on the wire
-	Description string
-	Args        types.Type // the argument struct
+	Name                                         string // Go type name of the declaration
+	MCPName                                      string // the tool's name on the wire
+	Description                                  string
+	Args                                         types.Type // the argument struct
 	ReadOnly, Destructive, Idempotent, OpenWorld bool
-	Steps       []*ToolStep
-	Pos         token.Position
+	Steps                                        []*ToolStep
+	Pos                                          token.Position
 }
 
 // ToolStep is one step of a tool.

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+)
+
+// manual connects a client that does not run the MRTR loop itself, so the
+// test sees each input_required result and sends each retry by hand, to
+// the server made with opts.
+func manual(t *testing.T, opts *elicitrt.ToolOptions) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "manual", Version: "v0"}, &mcp.ClientOptions{
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		// Declares form elicitation; never called, since the loop is ours.
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return nil, errors.New("not used")
+		},
+	})
+	srv := httptest.NewServer(elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return newServer(opts) }, nil))
+	t.Cleanup(srv.Close)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func retry(cs *mcp.ClientSession, args map[string]any, state string, responses mcp.InputResponseMap) (*mcp.CallToolResult, error) {
+	return cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "deploy", Arguments: args, RequestState: state, InputResponses: responses})
+}
+
+func onlyKey(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	if !res.NeedsInput() || len(res.InputRequests) != 1 || res.RequestState == "" {
+		t.Fatalf("want one input request and a state, got %+v", res)
+	}
+	for k := range res.InputRequests {
+		return k
+	}
+	return ""
+}
+
+func wantInvalidState(t *testing.T, what string, err error) {
+	t.Helper()
+	var werr *jsonrpc.Error
+	if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || werr.Message != "invalid or expired requestState" || len(werr.Data) != 0 {
+		t.Errorf("%s: want -32602 without detail, got %v", what, err)
+	}
+}
+
+func TestStateIsSealedAndBound(t *testing.T) {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	cs := manual(t, &elicitrt.ToolOptions{Keys: keys, Now: clock})
+	args := map[string]any{"service": "api"}
+	first, err := retry(cs, args, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := onlyKey(t, first)
+	if key != "target.1" {
+		t.Fatalf("key %q", key)
+	}
+	// The state is opaque: nothing of the flow reads through.
+	if strings.Contains(first.RequestState, "target") || strings.Contains(first.RequestState, "api") {
+		t.Fatalf("state leaks: %s", first.RequestState)
+	}
+	answer := mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"environment": "prod"}}}
+
+	// A state from another tool's flow, other arguments, tampered or
+	// truncated: all rejected alike.
+	s := first.RequestState
+	_, err = retry(cs, map[string]any{"service": "web"}, s, answer)
+	wantInvalidState(t, "other arguments", err)
+	_, err = retry(cs, args, s[:len(s)-1]+string("AB"[len(s)%2]), answer)
+	wantInvalidState(t, "tampered", err)
+	_, err = retry(cs, args, s[:len(s)/2], answer)
+	wantInvalidState(t, "truncated", err)
+	_, err = retry(cs, args, s+"-TAMPERED", answer)
+	wantInvalidState(t, "suffix", err)
+
+	// Expired: the same state after the TTL.
+	now = now.Add(elicitrt.DefaultStateTTL + time.Second)
+	_, err = retry(cs, args, s, answer)
+	wantInvalidState(t, "expired", err)
+	now = now.Add(-elicitrt.DefaultStateTTL - time.Second)
+
+	// Another server instance with the same key serves the retry.
+	other := manual(t, &elicitrt.ToolOptions{Keys: keys, Now: clock})
+	second, err := retry(other, args, s, answer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := onlyKey(t, second); k != "confirm.2" {
+		t.Fatalf("second round key %q", k)
+	}
+	// An instance with a different key cannot open it.
+	stranger, _ := elicitrt.NewKeyring([]byte("fedcba9876543210fedcba9876543210"))
+	_, err = retry(manual(t, &elicitrt.ToolOptions{Keys: stranger, Now: clock}), args, s, answer)
+	wantInvalidState(t, "other key", err)
+
+	// Rotation: a ring with a new first key still opens the old state, and
+	// its own states do not open on the old ring.
+	rotated, _ := elicitrt.NewKeyring([]byte("fedcba9876543210fedcba9876543210"), []byte("0123456789abcdef0123456789abcdef"))
+	rot := manual(t, &elicitrt.ToolOptions{Keys: rotated, Now: clock})
+	third, err := retry(rot, args, second.RequestState, mcp.InputResponseMap{"confirm.2": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}})
+	if err != nil || third.NeedsInput() || third.Content[0].(*mcp.TextContent).Text != "Deploying api to prod without notifying." {
+		t.Fatalf("rotated ring: %+v %v", third, err)
+	}
+	fresh, err := retry(rot, args, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = retry(cs, args, fresh.RequestState, mcp.InputResponseMap{"target.1": answer[key]})
+	wantInvalidState(t, "new key on old ring", err)
+}
+
+func TestAnswersAreCheckedAndReasked(t *testing.T) {
+	cs := manual(t, &elicitrt.ToolOptions{Keys: keys})
+	args := map[string]any{"service": "api"}
+	first, err := retry(cs, args, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A missing answer (here: an unknown key only) is asked again, with a new key.
+	again, err := retry(cs, args, first.RequestState, mcp.InputResponseMap{"nope": &mcp.ElicitResult{Action: "accept"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := onlyKey(t, again); k != "target.2" {
+		t.Fatalf("re-ask key %q", k)
+	}
+	// Invalid content is asked again with the reason.
+	bad, err := retry(cs, args, again.RequestState, mcp.InputResponseMap{"target.2": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"environment": "moon"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := onlyKey(t, bad)
+	msg := bad.InputRequests[k].(*mcp.ElicitParams).Message
+	if k != "target.3" || !strings.Contains(msg, "environment: must be one of dev, staging, prod") {
+		t.Fatalf("re-ask: %q %q", k, msg)
+	}
+	// An old key is not accepted in a later round.
+	stale, err := retry(cs, args, bad.RequestState, mcp.InputResponseMap{"target.2": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"environment": "dev"}}})
+	if err != nil || !stale.NeedsInput() {
+		t.Fatalf("old key accepted: %+v %v", stale, err)
+	}
+	// Bounded: after three invalid answers, a tool error.
+	state := stale.RequestState
+	for i := 0; ; i++ {
+		key := onlyKey(t, stale)
+		res, err := retry(cs, args, state, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"environment": 1.0}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.NeedsInput() {
+			if !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "gave up after 3 invalid answers") {
+				t.Fatalf("end: %+v", res)
+			}
+			break
+		}
+		if i > 3 {
+			t.Fatal("not bounded")
+		}
+		stale, state = res, res.RequestState
+	}
+}
+
+func TestLoadShedding(t *testing.T) {
+	shed := true
+	cs := manual(t, &elicitrt.ToolOptions{Keys: keys, Overloaded: func(context.Context) bool { return shed }})
+	res, err := retry(cs, map[string]any{"service": "api"}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.NeedsInput() || res.InputRequests == nil || len(res.InputRequests) != 0 || res.RequestState == "" {
+		t.Fatalf("want an empty input request map and a state: %+v", res)
+	}
+	shed = false
+	next, err := retry(cs, map[string]any{"service": "api"}, res.RequestState, nil)
+	if err != nil || onlyKey(t, next) != "target.1" {
+		t.Fatalf("after shedding: %+v %v", next, err)
+	}
+}
+
+func TestStateBoundToPrincipal(t *testing.T) {
+	as := func(user string) *elicitrt.ToolOptions {
+		return &elicitrt.ToolOptions{Keys: keys, Principal: func(*mcp.CallToolRequest) string { return user }}
+	}
+	args := map[string]any{"service": "api"}
+	first, err := retry(manual(t, as("alice")), args, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := mcp.InputResponseMap{onlyKey(t, first): &mcp.ElicitResult{Action: "accept", Content: map[string]any{"environment": "dev"}}}
+	_, err = retry(manual(t, as("bob")), args, first.RequestState, answer)
+	wantInvalidState(t, "other principal", err)
+	res, err := retry(manual(t, as("alice")), args, first.RequestState, answer)
+	if err != nil || res.NeedsInput() {
+		t.Fatalf("same principal: %+v %v", res, err)
+	}
+}
