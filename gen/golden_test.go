@@ -107,7 +107,7 @@ func newModule(t *testing.T, dir, path string) {
 			requires = append(requires, "\t"+strings.TrimSuffix(line, " // indirect"))
 		}
 	}
-	gomod := "module " + path + "\n\ngo 1.26\n\nrequire (\n\tgithub.com/elicitgen/elicitgen v0.0.0\n" + strings.Join(requires, "\n") +
+	gomod := "module " + path + "\n\ngo 1.26.0\n\nrequire (\n\tgithub.com/elicitgen/elicitgen v0.0.0\n" + strings.Join(requires, "\n") +
 		"\n)\n\nreplace github.com/elicitgen/elicitgen => " + root + "\n"
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"fmt"
 	"go/ast"
 	"go/token"
 	"path/filepath"
@@ -40,6 +41,11 @@ func Load(cfg Config) ([]*packages.Package, *token.FileSet, Diagnostics, error) 
 	pkgs, err := packages.Load(pcfg, patterns...)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if len(pkgs) == 0 {
+		// The go command found nothing, or refused (for example when go.mod
+		// needs updates) without saying so to go/packages.
+		return nil, nil, nil, fmt.Errorf("no Go package matches %s (if go.mod needs updating, run go mod tidy)", strings.Join(patterns, " "))
 	}
 	var diags Diagnostics
 	for _, pkg := range pkgs {

@@ -140,7 +140,7 @@ type Good struct {
 	dir := newApp(t, map[string]string{"app.go": src})
 	code, stdout, stderr := elicitgen(t, dir, "./...")
 	if code != exitDiag || stdout != "" {
-		t.Fatalf("exit %d, stdout %q", code, stdout)
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(stderr), "\n")
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], "app.go:6:2: field Password looks secret") || !strings.HasPrefix(lines[1], "app.go:7:2: field In is a nested struct") {
@@ -159,5 +159,52 @@ func TestTypeErrorsAreTheCompilers(t *testing.T) {
 	code, _, stderr := elicitgen(t, dir)
 	if code != exitDiag || strings.TrimSpace(stderr) != "app.go:4:4: undefined: undefinedType" {
 		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+}
+
+func TestStub(t *testing.T) {
+	src := formSrc + `
+// Args of the ask tool.
+type Args struct {
+	Topic string ` + "`json:\"topic\"`" + `
+}
+
+// AskTool asks for a level.
+//
+//elicit:tool ask
+type AskTool struct {
+	Args  Args
+	First Ask ` + "`elicit:\"first,message=handler,ask=handler,fallback=handler\"`" + `
+}
+`
+	dir := newApp(t, map[string]string{"app.go": src})
+	if code, _, stderr := elicitgen(t, dir); code != exitOK {
+		t.Fatalf("generate: %s", stderr)
+	}
+	// As a user does once generated code imports new packages.
+	if out, err := testmod.Go(t, dir, "mod", "tidy"); err != nil {
+		t.Fatalf("go mod tidy: %v\n%s", err, out)
+	}
+	code, stdout, stderr := elicitgen(t, dir, "stub", "ask")
+	if code != exitOK || strings.TrimSpace(stdout) != "wrote ask_handler.go" {
+		t.Fatalf("stub: %d %q %q", code, stdout, stderr)
+	}
+	stub, _ := os.ReadFile(filepath.Join(dir, "ask_handler.go"))
+	for _, m := range []string{"Complete(", "Declined(", "Cancelled(", "Unavailable(", "FirstMessage(", "AskFirst("} {
+		if !strings.Contains(string(stub), ") "+m) {
+			t.Errorf("stub lacks %s:\n%s", m, stub)
+		}
+	}
+	// The stub compiles as written, with the generated code.
+	testmod.WriteFiles(t, dir, map[string]string{"register.go": "package app\n\nimport \"github.com/modelcontextprotocol/go-sdk/mcp\"\n\nfunc register(s *mcp.Server) { RegisterAskTool(s, askToolHandler{}, nil) }\n"})
+	if out, err := testmod.Go(t, dir, "vet", "./..."); err != nil {
+		t.Fatalf("stub does not build: %v\n%s", err, out)
+	}
+	// Never overwrites.
+	if code, _, stderr := elicitgen(t, dir, "stub", "ask"); code != exitDiag || !strings.Contains(stderr, "never overwrites") {
+		t.Fatalf("second stub: %d %q", code, stderr)
+	}
+	if code, _, stderr := elicitgen(t, dir, "stub", "nosuch"); code != exitDiag || !strings.Contains(stderr, `no tool "nosuch"`) {
+		t.Fatalf("unknown tool: %d %q", code, stderr)
 	}
 }

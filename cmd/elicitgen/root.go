@@ -70,6 +70,9 @@ decoders. Packages default to ".". Problems are reported all at once as
 file:line:col: message, and then nothing is written.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Packages are arguments; "stub" names the subcommand (write ./stub
+		// for a package of that name).
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if version {
 				fmt.Fprintln(stdout, "elicitgen", moduleVersion())
@@ -107,6 +110,7 @@ file:line:col: message, and then nothing is written.`,
 	}
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
+	cmd.AddCommand(newStubCmd(stdout, stderr))
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 with a diff when generated files are missing or stale")
 	cmd.Flags().StringVar(&tags, "tags", "", "comma-separated build tags")
 	cmd.Flags().BoolVar(&version, "version", false, "print the version and exit")

@@ -34,10 +34,10 @@ func New(t testing.TB, dir, path string) {
 	for _, line := range strings.Split(string(mod), "\n") {
 		line = strings.TrimSpace(line)
 		if strings.HasPrefix(line, "github.com/") || strings.HasPrefix(line, "golang.org/") {
-			requires = append(requires, "\t"+strings.TrimSuffix(line, " // indirect"))
+			requires = append(requires, "\t"+line)
 		}
 	}
-	gomod := "module " + path + "\n\ngo 1.26\n\nrequire (\n\tgithub.com/elicitgen/elicitgen v0.0.0\n" + strings.Join(requires, "\n") +
+	gomod := "module " + path + "\n\ngo 1.26.0\n\nrequire (\n\tgithub.com/elicitgen/elicitgen v0.0.0\n" + strings.Join(requires, "\n") +
 		"\n)\n\nreplace github.com/elicitgen/elicitgen => " + root + "\n"
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/elicitgen/elicitgen/gen"
+)
+
+func newStubCmd(stdout, stderr io.Writer) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "stub TOOL [package]",
+		Short: "Write a handler skeleton for a tool; never overwrites a file",
+		Long: `stub writes a handler skeleton for the tool named TOOL (its //elicit:tool
+name) declared in package (default "."): a type with every method of the
+generated handler interface, compiling as written. The file defaults to
+TOOL_handler.go in the package directory; an existing file is never
+overwritten.`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			wd, err := os.Getwd()
+			if err != nil {
+				return &exitError{exitUsage, err}
+			}
+			cfg := gen.Config{Dir: wd}
+			if len(args) == 2 {
+				cfg.Patterns = []string{args[1]}
+			}
+			dir, src, diags, err := gen.Stub(cfg, args[0])
+			if err != nil {
+				return &exitError{exitDiag, err}
+			}
+			if len(diags) > 0 {
+				fmt.Fprint(stderr, diags.Format(wd))
+				return &exitError{code: exitDiag}
+			}
+			path := output
+			if path == "" {
+				path = filepath.Join(dir, args[0]+"_handler.go")
+			}
+			f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+			if errors.Is(err, fs.ErrExist) {
+				return &exitError{exitDiag, fmt.Errorf("%s exists; stub never overwrites a file", relTo(wd, path))}
+			}
+			if err != nil {
+				return &exitError{exitUsage, err}
+			}
+			if _, err := f.Write(src); err != nil {
+				f.Close()
+				return &exitError{exitUsage, err}
+			}
+			if err := f.Close(); err != nil {
+				return &exitError{exitUsage, err}
+			}
+			fmt.Fprintln(stdout, "wrote", relTo(wd, path))
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "", "the file to write (default TOOL_handler.go in the package directory)")
+	return cmd
+}
