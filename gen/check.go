@@ -141,7 +141,19 @@ func isForm(ts *ast.TypeSpec, doc *ast.CommentGroup) bool {
 		if err != nil {
 			continue
 		}
-		if _, ok := reflect.StructTag(raw).Lookup("elicit"); ok || strings.Contains(raw, "elicit:") {
+		if _, ok := reflect.StructTag(raw).Lookup("elicit"); ok || hasElicitKey(raw) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasElicitKey reports whether a raw struct tag has an elicit key, even a
+// malformed one (elicit:x, a bare elicit) that Lookup misses; other keys
+// that merely end in elicit (noelicit:"x") do not count.
+func hasElicitKey(raw string) bool {
+	for _, f := range strings.Fields(raw) {
+		if f == "elicit" || strings.HasPrefix(f, "elicit:") {
 			return true
 		}
 	}
@@ -198,17 +210,21 @@ func (c *checker) checkTypeSpec(ts *ast.TypeSpec, doc *ast.CommentGroup) *Form {
 			if ident != nil {
 				pos = ident.Pos()
 			}
-			field := c.checkField(form, v, af, pos, st.Tag(index-1))
+			field, fieldOK := c.checkField(form, v, af, pos, st.Tag(index-1))
 			if field == nil {
 				continue
 			}
+			// A rejected field still claims its property name, so that a
+			// clash is reported in the same run.
 			if prev, dup := byProperty[field.Property]; dup {
 				c.errorf(pos, "property name %q of field %s is also used by field %s at %s", field.Property, field.GoName, prev.GoName, c.relPos(propertyPos[field.Property]))
 				continue
 			}
 			byProperty[field.Property] = field
 			propertyPos[field.Property] = pos
-			form.Fields = append(form.Fields, field)
+			if fieldOK {
+				form.Fields = append(form.Fields, field)
+			}
 		}
 	}
 	if !shapeOK {
@@ -225,8 +241,9 @@ func (c *checker) relPos(p token.Pos) string {
 }
 
 // checkField turns one struct field into a property, or reports why not.
-// It returns nil for skipped, ignored and rejected fields.
-func (c *checker) checkField(form *Form, v *types.Var, af *ast.Field, pos token.Pos, rawTag string) *Field {
+// It returns nil for skipped and ignored fields and for those whose property
+// name is unknown; ok is false when the field is rejected.
+func (c *checker) checkField(form *Form, v *types.Var, af *ast.Field, pos token.Pos, rawTag string) (field *Field, ok bool) {
 	tagPos := pos
 	if af.Tag != nil {
 		tagPos = af.Tag.Pos()
@@ -236,20 +253,20 @@ func (c *checker) checkField(form *Form, v *types.Var, af *ast.Field, pos token.
 		c.errorf(tagPos, "%s", p)
 	}
 	if len(problems) > 0 {
-		return nil
+		return nil, false
 	}
 	if spec.Skip {
-		return nil
+		return nil, false
 	}
 	if v.Embedded() {
 		c.errorf(pos, "embedded field %s: a form is flat; declare its fields directly, or skip it with elicit:\"-\"", v.Name())
-		return nil
+		return nil, false
 	}
 	if !v.Exported() {
 		if spec.Present {
 			c.errorf(pos, "unexported field %s has an elicit tag: only exported fields become properties", v.Name())
 		}
-		return nil
+		return nil, false
 	}
 	property := spec.Name
 	if property == "" {
@@ -257,9 +274,9 @@ func (c *checker) checkField(form *Form, v *types.Var, af *ast.Field, pos token.
 		switch {
 		case skip && spec.Present:
 			c.errorf(tagPos, "field %s is skipped by its json tag: name the property in the elicit tag, or skip it with elicit:\"-\"", v.Name())
-			return nil
+			return nil, false
 		case skip:
-			return nil
+			return nil, false
 		case jsonName != "":
 			property = jsonName
 		default:
@@ -268,9 +285,9 @@ func (c *checker) checkField(form *Form, v *types.Var, af *ast.Field, pos token.
 	}
 	if strings.ContainsAny(property, " \t\r\n\"\\") {
 		c.errorf(tagPos, "property name %q of field %s must not contain spaces, quotes or backslashes", property, v.Name())
-		return nil
+		return nil, false
 	}
-	field := &Field{
+	field = &Field{
 		GoName:   v.Name(),
 		Property: property,
 		Type:     v.Type(),
@@ -289,9 +306,9 @@ func (c *checker) checkField(form *Form, v *types.Var, af *ast.Field, pos token.
 	}
 
 	if !c.classify(field, spec, pos) {
-		return nil
+		return field, false
 	}
-	ok := c.checkOptions(field, spec, pos, tagPos)
+	ok = c.checkOptions(field, spec, pos, tagPos)
 	if !spec.NotSecret {
 		names := []string{field.GoName, field.Property, field.Title}
 		if n := namedTypeName(field.Value); n != "" {
@@ -303,10 +320,7 @@ func (c *checker) checkField(form *Form, v *types.Var, af *ast.Field, pos token.
 			ok = false
 		}
 	}
-	if !ok {
-		return nil
-	}
-	return field
+	return field, ok
 }
 
 // namedTypeName is the name of t's named type, or of its element's for a
@@ -406,6 +420,10 @@ func (c *checker) classifyBasic(f *Field, t types.Type, b *types.Basic, spec tag
 	switch {
 	case b.Kind() == types.String:
 		if _, named := t.(*types.Named); named {
+			if len(spec.Enum) > 0 {
+				c.errorf(pos, "field %s: enum= is for string; the constants of %s define its values", f.GoName, namedTypeName(t))
+				return false
+			}
 			enum := c.enumOf(t, pos, f.GoName)
 			if enum == nil {
 				return false

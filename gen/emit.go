@@ -56,6 +56,22 @@ func emitFile(pkg *Package, file *File, emittedEnums map[string]bool) ([]byte, e
 	f.HeaderComment("// source: " + filepath.Base(file.Source))
 	f.ImportAlias(runtimePath, runtimeName)
 	f.ImportName(mcpPath, "mcp")
+	// An import's name must not also be declared at package level (say
+	// var json = jsoniter.ConfigCompatibleWithStandardLibrary): alias the
+	// packages whose name is taken.
+	if pkg.types != nil {
+		scope := pkg.types.Scope()
+		for path, name := range importNames(file) {
+			if scope.Lookup(name) == nil {
+				continue
+			}
+			alias := name + "_"
+			for scope.Lookup(alias) != nil {
+				alias += "_"
+			}
+			f.ImportAlias(path, alias)
+		}
+	}
 
 	f.Comment("The build fails on the next lines when this file and the elicitgen runtime")
 	f.Comment("come from different versions of elicitgen: run the elicitgen of the same")
@@ -78,6 +94,39 @@ func emitFile(pkg *Package, file *File, emittedEnums map[string]bool) ([]byte, e
 		return nil, fmt.Errorf("rendering %s: %w", file.Output, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// importNames maps every package the file's generated code may refer to, to
+// its usual name.
+func importNames(file *File) map[string]string {
+	names := map[string]string{
+		runtimePath: runtimeName, mcpPath: "mcp", "encoding/json": "json", "unicode/utf8": "utf8",
+		"math": "math", "time": "time", "context": "context", "fmt": "fmt",
+	}
+	var walk func(t types.Type)
+	walk = func(t types.Type) {
+		switch t := types.Unalias(t).(type) {
+		case *types.Named:
+			if p := t.Obj().Pkg(); p != nil {
+				names[p.Path()] = p.Name()
+			}
+		case *types.Pointer:
+			walk(t.Elem())
+		case *types.Slice:
+			walk(t.Elem())
+		case *types.Array:
+			walk(t.Elem())
+		case *types.Map:
+			walk(t.Key())
+			walk(t.Elem())
+		}
+	}
+	for _, form := range file.Forms {
+		for _, sf := range form.Shape {
+			walk(sf.Type)
+		}
+	}
+	return names
 }
 
 type formEmitter struct {
@@ -303,7 +352,11 @@ func (e *formEmitter) decodeField(fd *Field) []jen.Code {
 				cond:   jen.Id(e.enumIndexName(fd)).Call(jen.Id(s)).Op("<").Lit(0),
 				reason: jen.Lit("must be one of " + fd.Enum.list()),
 			})
-			set(valueType.Clone().Call(jen.Id(s)))
+			if fd.Enum.Named == nil {
+				set(jen.Id(s)) // an inline enum= on a plain string
+			} else {
+				set(valueType.Clone().Call(jen.Id(s)))
+			}
 		case KindTime:
 			tm := e.local("tm")
 			parse, reason := "ParseDateTime", "ReasonDateTime"
@@ -351,7 +404,10 @@ func (e *formEmitter) decodeField(fd *Field) []jen.Code {
 				cond:   rangeCond(n, fd.HasMin, fd.HasMax, jen.Lit(fd.MinNum), jen.Lit(fd.MaxNum)),
 				reason: jen.Lit(numberReason(fd)),
 			})
-		} else if fd.Float32 {
+		}
+		if fd.Float32 && !(fd.HasMin && fd.HasMax) {
+			// Declared bounds lie within the float32 range; one bound alone
+			// leaves the other side open.
 			chain = append(chain, clause{
 				cond:   rangeCond(n, true, true, jen.Op("-").Qual("math", "MaxFloat32"), jen.Qual("math", "MaxFloat32")),
 				reason: rt("ReasonFloat32"),
@@ -433,7 +489,8 @@ func (e *formEmitter) defaultValue(fd *Field) jen.Code {
 func (e *formEmitter) decodeMulti(fd *Field, fail func(jen.Code) jen.Code) []jen.Code {
 	raw, ok, v := e.local("raw"), e.local("ok"), e.local("v")
 	list, reason, items, seen, it, s, i := e.local("list"), e.local("reason"), e.local("items"), e.local("seen"), e.local("it"), e.local("s"), e.local("i")
-	elem := e.typeExpr(fd.Value.(*types.Slice).Elem())
+	elemType := fd.Value.Underlying().(*types.Slice).Elem() // Value may be a named slice type
+	elem := e.typeExpr(elemType)
 	lenCheck := jen.Null()
 	if fd.HasMin || fd.HasMax {
 		lenCheck = jen.Else().If(rangeCond("len("+list+")", fd.HasMin, fd.HasMax, jen.Lit(int(fd.MinInt)), jen.Lit(int(fd.MaxInt)))).Block(
@@ -441,7 +498,7 @@ func (e *formEmitter) decodeMulti(fd *Field, fail func(jen.Code) jen.Code) []jen
 		)
 	}
 	elemValue := jen.Id(s)
-	if _, named := types.Unalias(fd.Value.(*types.Slice).Elem()).(*types.Named); named {
+	if _, named := types.Unalias(elemType).(*types.Named); named {
 		elemValue = elem.Clone().Call(jen.Id(s))
 	}
 	decode := []jen.Code{

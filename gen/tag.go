@@ -2,6 +2,7 @@ package gen
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fatih/structtag"
@@ -51,7 +52,8 @@ func parseStructTag(raw string) (tagSpec, []string) {
 	if err != nil || tag == nil {
 		return tagSpec{}, nil
 	}
-	return parseElicitTag(tag.Value())
+	// Not tag.Value(): it drops a trailing empty option ("name,").
+	return parseElicitTag(strings.Join(append([]string{tag.Name}, tag.Options...), ","))
 }
 
 // parseElicitTag parses the value of an elicit tag: a property name followed
@@ -112,6 +114,10 @@ func parseElicitTag(value string) (tagSpec, []string) {
 			for _, e := range strings.Split(val, "|") {
 				if e == "" {
 					problems = append(problems, fmt.Sprintf("enum %q has an empty value", val))
+					break
+				}
+				if slices.Contains(spec.Enum, e) {
+					problems = append(problems, fmt.Sprintf("enum %q repeats the value %q", val, e))
 					break
 				}
 				spec.Enum = append(spec.Enum, e)

@@ -124,7 +124,7 @@ func Number(v any) (float64, string) {
 		return n, ""
 	case json.Number:
 		f, err := n.Float64()
-		if err != nil || math.IsInf(f, 0) {
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
 			return 0, ReasonNumber
 		}
 		return f, ""
@@ -191,9 +191,38 @@ func ParseDate(s string) (time.Time, bool) {
 // ParseDateTime parses an RFC 3339 date-time, which must carry a zone ("Z"
 // or an offset).
 func ParseDateTime(s string) (time.Time, bool) {
-	if len(s) < 20 {
+	if len(s) < 20 || !rfc3339Tail(s[19:]) {
 		return time.Time{}, false
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	return t, err == nil
+}
+
+// rfc3339Tail checks what follows the seconds of a date-time: an optional
+// "." and digits, then "Z" or an offset ±hh:mm within 23:59. time.Parse
+// alone also takes a "," before the fraction and offsets such as +24:00.
+func rfc3339Tail(s string) bool {
+	digits := func(s string) bool {
+		for _, c := range []byte(s) {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	if s[0] == '.' {
+		i := 1
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == 1 {
+			return false
+		}
+		s = s[i:]
+	}
+	if s == "Z" {
+		return true
+	}
+	return len(s) == 6 && (s[0] == '+' || s[0] == '-') && s[3] == ':' &&
+		digits(s[1:3]) && digits(s[4:6]) && s[1:3] <= "23" && s[4:6] <= "59"
 }

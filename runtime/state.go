@@ -47,7 +47,7 @@ const (
 const MaxStateLen = 64 << 10
 
 // MaxPayloadLen is the largest payload [Keyring.Seal] accepts: the longest
-// payload whose sealed state still fits in [MaxStateLen].
+// payload whose sealed state still fits in [MaxStateLen] (49105 bytes).
 const MaxPayloadLen = maxRawLen - stateOverhead
 
 // DefaultStateTTL is the recommended lifetime of a sealed requestState, and

@@ -1,0 +1,179 @@
+package gen
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func strp(s string) *string { return &s }
+
+// TestParseElicitTag covers the option grammar: every option, the name, and
+// every bad form. Option values are kept verbatim (not trimmed); option keys
+// and the name are trimmed.
+func TestParseElicitTag(t *testing.T) {
+	tests := []struct {
+		value    string
+		want     tagSpec
+		problems []string
+	}{
+		{"-", tagSpec{Present: true, Skip: true}, nil},
+		{"", tagSpec{Present: true}, nil},
+		{"name", tagSpec{Present: true, Name: "name"}, nil},
+		{" name ", tagSpec{Present: true, Name: "name"}, nil},
+		{",required", tagSpec{Present: true, Required: true}, nil},
+		{"n,required", tagSpec{Present: true, Name: "n", Required: true}, nil},
+		{"n,notsecret", tagSpec{Present: true, Name: "n", NotSecret: true}, nil},
+		{"n,title=Full name", tagSpec{Present: true, Name: "n", Title: "Full name"}, nil},
+		{"n,title= spaced ", tagSpec{Present: true, Name: "n", Title: " spaced "}, nil},
+		{"n,title=a=b", tagSpec{Present: true, Name: "n", Title: "a=b"}, nil},
+		{"n,min=1", tagSpec{Present: true, Name: "n", Min: "1"}, nil},
+		{"n,max=-2.5", tagSpec{Present: true, Name: "n", Max: "-2.5"}, nil},
+		{"n,format=email", tagSpec{Present: true, Name: "n", Format: "email"}, nil},
+		{"n,default=x", tagSpec{Present: true, Name: "n", Default: strp("x")}, nil},
+		{"n,default=", tagSpec{Present: true, Name: "n", Default: strp("")}, nil},
+		{"n,enum=a", tagSpec{Present: true, Name: "n", Enum: []string{"a"}}, nil},
+		{"n,enum=a|b|c", tagSpec{Present: true, Name: "n", Enum: []string{"a", "b", "c"}}, nil},
+		{"n, required , notsecret", tagSpec{Present: true, Name: "n", Required: true, NotSecret: true}, nil},
+		{
+			"n,required,notsecret,title=T,min=1,max=9,format=uri,default=d,enum=x|y",
+			tagSpec{Present: true, Name: "n", Required: true, NotSecret: true, Title: "T", Min: "1", Max: "9", Format: "uri", Default: strp("d"), Enum: []string{"x", "y"}},
+			nil,
+		},
+
+		// bad forms
+		{"n,", tagSpec{Present: true, Name: "n"}, []string{`empty option in elicit tag "n,"`}},
+		{"n, ,required", tagSpec{Present: true, Name: "n", Required: true}, []string{`empty option in elicit tag "n, ,required"`}},
+		{"n,=x", tagSpec{Present: true, Name: "n"}, []string{`empty option in elicit tag "n,=x"`}},
+		{"n,requird", tagSpec{Present: true, Name: "n"}, []string{`unknown elicit option "requird" (known: default, enum, format, max, min, notsecret, required, title)`}},
+		{"n,Required", tagSpec{Present: true, Name: "n"}, []string{`unknown elicit option "Required" (known: default, enum, format, max, min, notsecret, required, title)`}},
+		{"n,required,required", tagSpec{Present: true, Name: "n", Required: true}, []string{`elicit option "required" given twice`}},
+		{"n,min=1,min=2", tagSpec{Present: true, Name: "n", Min: "1"}, []string{`elicit option "min" given twice`}},
+		{"n,title", tagSpec{Present: true, Name: "n"}, []string{`elicit option "title" needs a value: title=VALUE`}},
+		{"n,default", tagSpec{Present: true, Name: "n"}, []string{`elicit option "default" needs a value: default=VALUE`}},
+		{"n,enum", tagSpec{Present: true, Name: "n"}, []string{`elicit option "enum" needs a value: enum=VALUE`}},
+		{"n,required=true", tagSpec{Present: true, Name: "n"}, []string{`elicit option "required" takes no value`}},
+		{"n,notsecret=", tagSpec{Present: true, Name: "n"}, []string{`elicit option "notsecret" takes no value`}},
+		{"n,min=", tagSpec{Present: true, Name: "n"}, []string{`elicit option "min" has an empty value`}},
+		{"n,title=", tagSpec{Present: true, Name: "n"}, []string{`elicit option "title" has an empty value`}},
+		{"n,format=", tagSpec{Present: true, Name: "n"}, []string{`elicit option "format" has an empty value`}},
+		{"n,enum=a||b", tagSpec{Present: true, Name: "n", Enum: []string{"a"}}, []string{`enum "a||b" has an empty value`}},
+		{"n,enum=a|", tagSpec{Present: true, Name: "n", Enum: []string{"a"}}, []string{`enum "a|" has an empty value`}},
+		{"n,enum=a|b|a", tagSpec{Present: true, Name: "n", Enum: []string{"a", "b"}}, []string{`enum "a|b|a" repeats the value "a"`}},
+		// a value cannot hold a comma: the rest is read as another option
+		{"n,default=a,b", tagSpec{Present: true, Name: "n", Default: strp("a")}, []string{`unknown elicit option "b" (known: default, enum, format, max, min, notsecret, required, title)`}},
+		// every problem is reported, not only the first
+		{
+			"n,bogus,title,required,required",
+			tagSpec{Present: true, Name: "n", Required: true},
+			[]string{
+				`unknown elicit option "bogus" (known: default, enum, format, max, min, notsecret, required, title)`,
+				`elicit option "title" needs a value: title=VALUE`,
+				`elicit option "required" given twice`,
+			},
+		},
+	}
+	for _, tt := range tests {
+		got, problems := parseElicitTag(tt.value)
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("parseElicitTag(%q) = %+v, want %+v", tt.value, got, tt.want)
+		}
+		if !reflect.DeepEqual(problems, tt.problems) {
+			t.Errorf("parseElicitTag(%q) problems = %q, want %q", tt.value, problems, tt.problems)
+		}
+	}
+}
+
+// TestParseStructTag covers reading the elicit entry out of a whole struct
+// tag.
+func TestParseStructTag(t *testing.T) {
+	tests := []struct {
+		raw      string
+		want     tagSpec
+		problems []string // prefixes
+	}{
+		{"", tagSpec{}, nil},
+		{"   ", tagSpec{}, nil},
+		{"\t", tagSpec{}, nil},
+		{`json:"a"`, tagSpec{}, nil},
+		{`json:"a,omitempty" yaml:"b"`, tagSpec{}, nil},
+		{`elicit:"-"`, tagSpec{Present: true, Skip: true}, nil},
+		{`elicit:""`, tagSpec{Present: true}, nil},
+		{`elicit:",required"`, tagSpec{Present: true, Required: true}, nil},
+		{`json:"j" elicit:"e,required"`, tagSpec{Present: true, Name: "e", Required: true}, nil},
+		{`elicit:"e"   json:"j"`, tagSpec{Present: true, Name: "e"}, nil},
+		{`  elicit:"e"  `, tagSpec{Present: true, Name: "e"}, nil},
+		{`elicit:"e,title=Say \"hi\""`, tagSpec{Present: true, Name: "e", Title: `Say "hi"`}, nil},
+		// the first elicit entry wins, as with reflect.StructTag.Get
+		{`elicit:"a" elicit:"b"`, tagSpec{Present: true, Name: "a"}, nil},
+		// a trailing empty option is not lost on the way through structtag
+		{`elicit:"e,"`, tagSpec{Present: true, Name: "e"}, []string{`empty option in elicit tag "e,"`}},
+		{`elicit:"-,"`, tagSpec{Present: true, Name: "-"}, []string{`empty option in elicit tag "-,"`}},
+		{`elicit:"e,bogus"`, tagSpec{Present: true, Name: "e"}, []string{`unknown elicit option "bogus"`}},
+
+		// malformed tags
+		{`elicit:e`, tagSpec{}, []string{`malformed struct tag "elicit:e": bad syntax for struct tag value`}},
+		{`elicit`, tagSpec{}, []string{`malformed struct tag "elicit": bad syntax for struct tag pair`}},
+		{`elicit:"e`, tagSpec{}, []string{`malformed struct tag "elicit:\"e": bad syntax for struct tag value`}},
+		{`elicit: "e"`, tagSpec{}, []string{`malformed struct tag "elicit: \"e\"": bad syntax for struct tag value`}},
+		{"json:\"a\"\telicit:\"b\"", tagSpec{}, []string{`malformed struct tag "json:\"a\"\telicit:\"b\"": bad syntax for struct tag key`}},
+		{`"elicit":"e"`, tagSpec{}, []string{`malformed struct tag "\"elicit\":\"e\"": bad syntax for struct tag key`}},
+	}
+	for _, tt := range tests {
+		got, problems := parseStructTag(tt.raw)
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("parseStructTag(%q) = %+v, want %+v", tt.raw, got, tt.want)
+		}
+		if len(problems) != len(tt.problems) {
+			t.Errorf("parseStructTag(%q) problems = %q, want %q", tt.raw, problems, tt.problems)
+			continue
+		}
+		for i, p := range problems {
+			if !strings.HasPrefix(p, tt.problems[i]) {
+				t.Errorf("parseStructTag(%q) problem %d = %q, want prefix %q", tt.raw, i, p, tt.problems[i])
+			}
+		}
+	}
+}
+
+// TestTagOptionsTable keeps the error message's list of known options in
+// step with the table.
+func TestTagOptionsTable(t *testing.T) {
+	_, problems := parseElicitTag("n,nope")
+	for opt := range tagOptions {
+		if len(problems) != 1 || !strings.Contains(problems[0], opt) {
+			t.Errorf("unknown-option message %q does not list %q", problems, opt)
+		}
+	}
+	if len(tagOptions) != 8 {
+		t.Errorf("tagOptions has %d options; update this test and the README", len(tagOptions))
+	}
+}
+
+// TestHasElicitKey: a struct whose tags have an elicit key, even a malformed
+// one, is a form; keys that only end in elicit are not elicit's.
+func TestHasElicitKey(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`elicit:"x"`:            true,
+		`json:"a" elicit:"x"`:   true,
+		`elicit:x`:              true,
+		`elicit`:                true,
+		`json:"a"  elicit`:      true,
+		"json:\"a\"\telicit:x":  true,
+		`noelicit:"x"`:          false,
+		`json:"elicit"`:         false,
+		`json:"a" xelicit:"b"`:  false,
+		`elicitor:"x"`:          false,
+		``:                      false,
+		`   `:                   false,
+		`json:"a,omitempty"`:    false,
+		`Elicit:"x"`:            false,
+		`json:"a" Elicit:"x" `:  false,
+		`json:"x" elicit:"-"`:   true,
+		`yaml:"x" elicit:",,,"`: true,
+	} {
+		if got := hasElicitKey(raw); got != want {
+			t.Errorf("hasElicitKey(%q) = %v, want %v", raw, got, want)
+		}
+	}
+}
