@@ -468,7 +468,7 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 				Reason:   "must be one of s, m, l",
 			})
 		} else {
-			v.Size = string(s)
+			v.Size = s
 		}
 	} else {
 		v.Size = "m"
