@@ -16,6 +16,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/elicitgen/elicitgen/gen"
+	"github.com/elicitgen/elicitgen/internal/testmod"
 )
 
 var update = flag.Bool("update", false, "rewrite the wanted sections of testdata/gen/*.txtar")
@@ -91,35 +92,8 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
-// newModule writes a go.mod (and go.sum) in dir that requires elicitgen,
-// replaced by this working tree, with the same dependency versions.
-func newModule(t *testing.T, dir, path string) {
-	t.Helper()
-	root := repoRoot(t)
-	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var requires []string
-	for _, line := range strings.Split(string(mod), "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "github.com/") || strings.HasPrefix(line, "golang.org/") {
-			requires = append(requires, "\t"+strings.TrimSuffix(line, " // indirect"))
-		}
-	}
-	gomod := "module " + path + "\n\ngo 1.26.0\n\nrequire (\n\tgithub.com/elicitgen/elicitgen v0.0.0\n" + strings.Join(requires, "\n") +
-		"\n)\n\nreplace github.com/elicitgen/elicitgen => " + root + "\n"
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+// newModule writes go.mod and go.sum for a throwaway module in dir.
+func newModule(t *testing.T, dir, path string) { testmod.New(t, dir, path) }
 
 // generate runs the pipeline (without writing) on a case laid out in dir.
 func generate(t *testing.T, dir string) (*gen.Result, *gen.Output) {
