@@ -65,7 +65,9 @@ type HTTPOptions struct {
 	JSONResponse bool
 
 	// SessionTimeout closes legacy sessions idle for this long. Zero keeps
-	// them until the client sends DELETE. Modern requests have no session.
+	// them until the client sends DELETE, so a legacy client that goes away
+	// without one leaks its session: set it in production. Modern requests
+	// have no session.
 	SessionTimeout time.Duration
 
 	// MaxRequestBodyBytes bounds every request body, including the copy the
@@ -98,10 +100,11 @@ type HTTPHandler struct {
 // Why two inner handlers: go-sdk v1.8.0 accepts 2026-07-28 requests only on a
 // stateless handler (a stateful one rejects them with -32022 and HTTP 400),
 // while a stateless handler cannot send server-to-client requests, so a
-// legacy client on it could never be asked for input. getServer is called by
-// the SDK on every request (to check the protocol version header) and again
-// whenever it opens a session, so it should be cheap; it may return the same
-// *mcp.Server every time, and returning nil answers 400.
+// legacy client on it could never be asked for input. The SDK calls
+// getServer on every request (to check the protocol version header) and again
+// whenever it opens a session, which every modern request does (a throwaway
+// one), so it should be cheap; it may return the same *mcp.Server every time,
+// and returning nil answers 400.
 //
 // Routing rules, applied in order; the first that matches decides:
 //
@@ -140,7 +143,9 @@ type HTTPHandler struct {
 // each inner handler checks Content-Type, Accept, the body limit, Host and
 // the version header as it would alone. A token verifier (auth.RequireBearerToken)
 // wrapping the returned handler reaches tool handlers of both routes as
-// req.Extra.TokenInfo.
+// req.Extra.TokenInfo. Legacy sessions live in this process's memory, so
+// behind a load balancer legacy clients need affinity on Mcp-Session-Id;
+// modern requests may land on any replica.
 func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts *HTTPOptions) *HTTPHandler {
 	if opts == nil {
 		opts = &HTTPOptions{}

@@ -521,6 +521,124 @@ func (b httpTBearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // These pin go-sdk v1.8.0; a failure after an SDK upgrade means the notes
 // need revisiting.
 
+// A handler that asks twice: on a legacy session the shim does round 1 with
+// elicitation/create, reinvokes once, and sends round 2's input_required
+// result as it is, with no resultType and "content":[]. A go-sdk legacy
+// client's own MRTR middleware then still answers round 2 (it looks at
+// inputRequests, not resultType); a client without that middleware sees an
+// empty success.
+func TestSDKLegacyShimSecondRound(t *testing.T) {
+	rec := &httpTRecorder{}
+	twice := func(s *mcp.Server) {
+		mcp.AddTool(s, &mcp.Tool{Name: "twice"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			rec.add(req, nil)
+			r := req.Params.InputResponses
+			switch {
+			case httpTAccepted(r, "k2") && req.Params.RequestState == "after-k1":
+				return httpTText("both answered"), nil, nil
+			case httpTAccepted(r, "k1"):
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"k2": httpTAsk("Really?")}, RequestState: "after-k1"}, nil, nil
+			}
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"k1": httpTAsk("Proceed?")}, RequestState: "start"}, nil, nil
+		})
+	}
+	var wire httpTWire
+	url := httpTServe(t, nil, nil, twice)
+
+	t.Run("client MRTR middleware on", func(t *testing.T) {
+		asked := &httpTAsked{}
+		cs := httpTConnect(t, url, "2025-11-25", nil, &mcp.ClientOptions{ElicitationHandler: asked.handle})
+		res, err := cs.CallTool(httpTCtx(t), &mcp.CallToolParams{Name: "twice"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := httpTResultText(t, res); got != "both answered" {
+			t.Errorf("result %q", got)
+		}
+		if n := len(asked.all()); n != 2 {
+			t.Errorf("client asked %d times, want 2", n)
+		}
+		if n := len(rec.all()); n != 3 {
+			t.Errorf("tool ran %d times, want 3 (shim round + client retry)", n)
+		}
+	})
+
+	t.Run("client MRTR middleware off", func(t *testing.T) {
+		asked := &httpTAsked{}
+		hc := &http.Client{Transport: &wire}
+		cs := httpTConnect(t, url, "2025-11-25", hc, &mcp.ClientOptions{
+			ElicitationHandler: asked.handle,
+			MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
+		})
+		res, err := cs.CallTool(httpTCtx(t), &mcp.CallToolParams{Name: "twice"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.NeedsInput() || res.IsError || len(res.Content) != 0 {
+			t.Errorf("result = %+v, want a plain success with no content", res)
+		}
+		if _, ok := res.InputRequests["k2"]; !ok || res.RequestState != "after-k1" {
+			t.Errorf("result carries inputRequests %v, state %q", res.InputRequests, res.RequestState)
+		}
+		if n := len(asked.all()); n != 1 {
+			t.Errorf("client asked %d times, want 1", n)
+		}
+		w := wire.find(`"after-k1"`)
+		if !strings.Contains(w, `"content":[]`) || strings.Contains(w, `resultType`) {
+			t.Errorf("round-2 reply on the wire: %s", w)
+		}
+	})
+}
+
+// httpTWire records the POST response bodies it passes through, as the
+// client reads them (SSE streams stay live).
+type httpTWire struct {
+	mu     sync.Mutex
+	bodies []*bytes.Buffer
+}
+
+func (w *httpTWire) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err != nil || r.Method != http.MethodPost {
+		return resp, err
+	}
+	buf := new(bytes.Buffer)
+	w.mu.Lock()
+	w.bodies = append(w.bodies, buf)
+	w.mu.Unlock()
+	resp.Body = httpTTee{io.TeeReader(resp.Body, httpTLocked{&w.mu, buf}), resp.Body}
+	return resp, nil
+}
+
+func (w *httpTWire) find(substr string) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, b := range w.bodies {
+		if strings.Contains(b.String(), substr) {
+			return b.String()
+		}
+	}
+	return ""
+}
+
+type httpTTee struct {
+	io.Reader
+	io.Closer
+}
+
+type httpTLocked struct {
+	mu  *sync.Mutex
+	buf *bytes.Buffer
+}
+
+func (l httpTLocked) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// req.Session.Elicit inside a tool handler: works, any number of times, on a
+// legacy stateful session; fails at once on a modern request.
 func TestSDKSessionElicitInToolHandler(t *testing.T) {
 	rec := &httpTRecorder{}
 	direct := func(s *mcp.Server) {
