@@ -379,11 +379,8 @@ func prefill(raw json.RawMessage, props, needs []string) (map[string]any, bool) 
 // revision before MRTR (2025-11-25 and earlier), which the machine asks
 // with server-to-client elicitation requests instead.
 func isLegacy(req *mcp.CallToolRequest) bool {
-	if req.Session == nil {
-		return false
-	}
-	ip := req.Session.InitializeParams()
-	return ip != nil && ip.ProtocolVersion != "" && ip.ProtocolVersion < LatestProtocolVersion
+	v := req.ProtocolVersion()
+	return v != "" && v < LatestProtocolVersion && req.Session != nil
 }
 
 // canShow reports whether the request declared the elicitation mode. An

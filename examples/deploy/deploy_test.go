@@ -4,41 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitgen/elicitgen/internal/mcptest"
+
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
-// user plays the person at the keyboard: it answers each elicitation with
-// the next scripted reply and records what it was asked.
-type user struct {
-	mu      sync.Mutex
-	replies []*mcp.ElicitResult
-	asked   []*mcp.ElicitParams
-}
+type user = mcptest.User
 
-func (u *user) handle(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.asked = append(u.asked, req.Params)
-	if len(u.replies) == 0 {
-		return nil, errors.New("unexpected question: " + req.Params.Message)
-	}
-	r := u.replies[0]
-	u.replies = u.replies[1:]
-	return r, nil
-}
-
-func accept(content map[string]any) *mcp.ElicitResult {
-	return &mcp.ElicitResult{Action: "accept", Content: content}
-}
+func accept(content map[string]any) *mcp.ElicitResult { return mcptest.Accept(content) }
 
 var keys = func() *elicitrt.Keyring {
 	k, err := elicitrt.NewKeyring([]byte("0123456789abcdef0123456789abcdef"))
@@ -52,38 +31,7 @@ var keys = func() *elicitrt.Keyring {
 // ("modern" or "legacy"). u nil means the client declares no elicitation.
 func session(t *testing.T, transport, era string, u *user) *mcp.ClientSession {
 	t.Helper()
-	ctx := context.Background()
-	opts := &mcp.ClientOptions{}
-	if u != nil {
-		opts.ElicitationHandler = u.handle
-	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, opts)
-	server := newServer(&elicitrt.ToolOptions{Keys: keys})
-	var ct mcp.Transport
-	switch transport {
-	case "memory":
-		st, c := mcp.NewInMemoryTransports()
-		ss, err := server.Connect(ctx, st, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ss.Close() })
-		ct = c
-	case "http":
-		srv := httptest.NewServer(elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
-		t.Cleanup(srv.Close)
-		ct = &mcp.StreamableClientTransport{Endpoint: srv.URL}
-	}
-	var sopts *mcp.ClientSessionOptions
-	if era == "legacy" {
-		sopts = &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
-	}
-	cs, err := client.Connect(ctx, ct, sopts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return mcptest.Connect(t, func() *mcp.Server { return newServer(&elicitrt.ToolOptions{Keys: keys}) }, transport, era, mcptest.Options{User: u})
 }
 
 func call(t *testing.T, cs *mcp.ClientSession, args map[string]any) (string, *mcp.CallToolResult, error) {
@@ -99,8 +47,8 @@ func call(t *testing.T, cs *mcp.ClientSession, args map[string]any) (string, *mc
 }
 
 func TestDeployFlows(t *testing.T) {
-	for _, transport := range []string{"memory", "http"} {
-		for _, era := range []string{"modern", "legacy"} {
+	for _, transport := range mcptest.Transports {
+		for _, era := range mcptest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
 				cases := []struct {
 					name    string
@@ -131,7 +79,7 @@ func TestDeployFlows(t *testing.T) {
 						"Deploying api to prod and posting in #deployments.", 1},
 				}
 				for _, c := range cases {
-					u := &user{replies: c.replies}
+					u := &user{Replies: c.replies}
 					cs := session(t, transport, era, u)
 					got, res, err := call(t, cs, c.args)
 					if err != nil {
@@ -140,11 +88,11 @@ func TestDeployFlows(t *testing.T) {
 					if got != c.want || res.IsError {
 						t.Errorf("%s: got %q (isError %v), want %q", c.name, got, res.IsError, c.want)
 					}
-					if len(u.asked) != c.asks {
-						t.Errorf("%s: asked %d times, want %d", c.name, len(u.asked), c.asks)
+					if len(u.Asked) != c.asks {
+						t.Errorf("%s: asked %d times, want %d", c.name, len(u.Asked), c.asks)
 					}
-					if c.asks == 2 && u.asked[1].Message != "Deploy api to production now?" {
-						t.Errorf("%s: confirm message %q", c.name, u.asked[1].Message)
+					if c.asks == 2 && u.Asked[1].Message != "Deploy api to production now?" {
+						t.Errorf("%s: confirm message %q", c.name, u.Asked[1].Message)
 					}
 				}
 			})

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -12,29 +10,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitgen/elicitgen/internal/mcptest"
+
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
-// manual connects a client that does not run the MRTR loop itself, so the
-// test sees each input_required result and sends each retry by hand, to
-// the server made with opts.
+// manual connects a client over HTTP that does not run the MRTR loop
+// itself, so the test sees each input_required result and sends each retry
+// by hand, to the server made with opts.
 func manual(t *testing.T, opts *elicitrt.ToolOptions) *mcp.ClientSession {
 	t.Helper()
-	client := mcp.NewClient(&mcp.Implementation{Name: "manual", Version: "v0"}, &mcp.ClientOptions{
-		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
-		// Declares form elicitation; never called, since the loop is ours.
-		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			return nil, errors.New("not used")
-		},
-	})
-	srv := httptest.NewServer(elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return newServer(opts) }, nil))
-	t.Cleanup(srv.Close)
-	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return mcptest.Connect(t, func() *mcp.Server { return newServer(opts) }, "http", "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
 }
 
 func retry(cs *mcp.ClientSession, args map[string]any, state string, responses mcp.InputResponseMap) (*mcp.CallToolResult, error) {
@@ -43,13 +29,7 @@ func retry(cs *mcp.ClientSession, args map[string]any, state string, responses m
 
 func onlyKey(t *testing.T, res *mcp.CallToolResult) string {
 	t.Helper()
-	if !res.NeedsInput() || len(res.InputRequests) != 1 || res.RequestState == "" {
-		t.Fatalf("want one input request and a state, got %+v", res)
-	}
-	for k := range res.InputRequests {
-		return k
-	}
-	return ""
+	return mcptest.OnlyKey(t, res)
 }
 
 func wantInvalidState(t *testing.T, what string, err error) {

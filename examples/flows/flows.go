@@ -1,0 +1,58 @@
+// Package flows declares the test tools of elicitgen's state machines: a
+// three-step survey whose steps use every fallback kind, and a one-step poll.
+// Their generated code (flows_elicit.go) is committed and kept current by
+// CI; flows_test.go drives them through the Go SDK on both protocol eras.
+package flows
+
+//go:generate go run github.com/elicitgen/elicitgen/cmd/elicitgen
+
+// Color is a favourite colour.
+type Color string
+
+const (
+	Red   Color = "red"
+	Green Color = "green"
+	Blue  Color = "blue"
+)
+
+// Colors asks for colours; every property has a default, so it can be
+// answered with no one there.
+type Colors struct {
+	Favorite Color   `elicit:"favorite,default=green"`
+	Also     []Color `elicit:"also,default="`
+}
+
+// Rating asks for stars.
+type Rating struct {
+	Stars int `elicit:"stars,required,min=1,max=5"`
+}
+
+// Name asks for a name.
+type Name struct {
+	Name string `elicit:"name,required,min=1,max=40"`
+}
+
+// SurveyArgs are the survey's and the poll's arguments.
+type SurveyArgs struct {
+	Topic string `json:"topic" jsonschema:"what the survey is about"`
+}
+
+// Survey asks three questions in three rounds.
+//
+//elicit:tool survey
+//elicit:annotations readonly,idempotent
+type Survey struct {
+	Args   SurveyArgs
+	Colors Colors `elicit:"colors,message=handler,fallback=defaults"`
+	Rating Rating `elicit:"rating,message=How many stars?,fallback=handler"`
+	Name   Name   `elicit:"name,message=What is your name?,fallback=error"`
+}
+
+// Poll asks one question.
+//
+//elicit:tool poll
+//elicit:annotations openworld
+type Poll struct {
+	Args SurveyArgs
+	Name Name `elicit:"name,message=What is your name?"`
+}

@@ -1,0 +1,61 @@
+package flows
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+)
+
+// survey implements SurveyHandler.
+type survey struct{}
+
+var (
+	_ SurveyHandler = survey{}
+	_ PollHandler   = poll{}
+)
+
+func (survey) Complete(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, a SurveyAnswers) (*mcp.CallToolResult, error) {
+	return elicitrt.Text(fmt.Sprintf("%s: %s likes %s (also %v), %d stars", args.Topic, a.Name.Name, a.Colors.Favorite, a.Colors.Also, a.Rating.Stars)), nil
+}
+
+func (survey) Declined(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, a SurveyAnswers, step SurveyStep) (*mcp.CallToolResult, error) {
+	return elicitrt.Text("no survey: declined at " + step.String()), nil
+}
+
+func (survey) Cancelled(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, a SurveyAnswers, step SurveyStep) (*mcp.CallToolResult, error) {
+	return elicitrt.Text("no survey: cancelled at " + step.String()), nil
+}
+
+func (survey) Unavailable(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, a SurveyAnswers, step SurveyStep) (*mcp.CallToolResult, error) {
+	return elicitrt.ToolError(fmt.Sprintf("the survey needs a person for %s (colors so far: %s)", step, a.Colors.Favorite)), nil
+}
+
+func (survey) ColorsMessage(ctx context.Context, args SurveyArgs, a SurveyAnswers) string {
+	return "Which colours go with " + args.Topic + "?"
+}
+
+// poll implements PollHandler.
+type poll struct{}
+
+func (poll) Complete(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, a PollAnswers) (*mcp.CallToolResult, error) {
+	return elicitrt.Text("poll: " + a.Name.Name), nil
+}
+
+func (poll) Declined(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, a PollAnswers, step PollStep) (*mcp.CallToolResult, error) {
+	return elicitrt.Text("poll declined"), nil
+}
+
+func (poll) Cancelled(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, a PollAnswers, step PollStep) (*mcp.CallToolResult, error) {
+	return elicitrt.Text("poll cancelled"), nil
+}
+
+// NewServer registers both tools.
+func NewServer(opts *elicitrt.ToolOptions) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "flows", Version: "v0"}, nil)
+	RegisterSurvey(s, survey{}, opts)
+	RegisterPoll(s, poll{}, opts)
+	return s
+}

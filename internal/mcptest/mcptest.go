@@ -1,0 +1,128 @@
+// Package mcptest connects real Go SDK clients to servers under test: in
+// memory or over streamable HTTP on 127.0.0.1 (through elicitgen's
+// dual-era handler), on protocol 2026-07-28 or 2025-11-25, with a scripted
+// user answering elicitations.
+package mcptest
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+)
+
+// Transports and eras every flow test runs on.
+var (
+	Transports = []string{"memory", "http"}
+	Eras       = []string{"modern", "legacy"}
+)
+
+// User plays the person at the keyboard: it answers each elicitation with
+// the next scripted reply and records what it was asked.
+type User struct {
+	mu      sync.Mutex
+	Replies []*mcp.ElicitResult
+	Asked   []*mcp.ElicitParams
+}
+
+// Handle is an mcp.ClientOptions.ElicitationHandler.
+func (u *User) Handle(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.Asked = append(u.Asked, req.Params)
+	if len(u.Replies) == 0 {
+		return nil, errors.New("unexpected question: " + req.Params.Message)
+	}
+	r := u.Replies[0]
+	u.Replies = u.Replies[1:]
+	return r, nil
+}
+
+// Accept is an accepting reply with content.
+func Accept(content map[string]any) *mcp.ElicitResult {
+	return &mcp.ElicitResult{Action: "accept", Content: content}
+}
+
+// Options configure a client.
+type Options struct {
+	// User answers elicitations; nil declares no elicitation at all.
+	User *User
+	// Capabilities, when set, replace the capabilities the SDK infers.
+	Capabilities *mcp.ClientCapabilities
+	// Manual turns off the SDK client's own MRTR loop, so the test sees
+	// each input_required result.
+	Manual bool
+}
+
+// Connect returns a client session to a server made by newServer, over
+// transport ("memory" or "http") on era ("modern" or "legacy").
+func Connect(t testing.TB, newServer func() *mcp.Server, transport, era string, o Options) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	copts := &mcp.ClientOptions{Capabilities: o.Capabilities}
+	if o.User != nil {
+		copts.ElicitationHandler = o.User.Handle
+	}
+	if o.Manual {
+		copts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, copts)
+	var ct mcp.Transport
+	switch transport {
+	case "memory":
+		st, c := mcp.NewInMemoryTransports()
+		ss, err := newServer().Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ss.Close() })
+		ct = c
+	case "http":
+		server := newServer()
+		srv := httptest.NewServer(elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+		t.Cleanup(srv.Close)
+		ct = &mcp.StreamableClientTransport{Endpoint: srv.URL}
+	default:
+		t.Fatalf("unknown transport %q", transport)
+	}
+	var sopts *mcp.ClientSessionOptions
+	if era == "legacy" {
+		sopts = &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
+	}
+	cs, err := client.Connect(ctx, ct, sopts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// Text returns the single text content of a result, or "" if it has none.
+func Text(res *mcp.CallToolResult) string {
+	if res == nil || len(res.Content) != 1 {
+		return ""
+	}
+	if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+		return tc.Text
+	}
+	return ""
+}
+
+// OnlyKey returns the key of an input_required result's single input
+// request, failing the test unless there is exactly one and a state.
+func OnlyKey(t testing.TB, res *mcp.CallToolResult) string {
+	t.Helper()
+	if res == nil || !res.NeedsInput() || len(res.InputRequests) != 1 || res.RequestState == "" {
+		t.Fatalf("want one input request and a state, got %+v", res)
+	}
+	for k := range res.InputRequests {
+		return k
+	}
+	return ""
+}
