@@ -72,12 +72,8 @@ func withoutPending(diags Diagnostics, m *Model) Diagnostics {
 	for _, p := range m.Packages {
 		for _, f := range p.Files {
 			for _, t := range f.Tools {
-				names["Register"+t.Name] = true
-				names[t.Name+"Handler"] = true
-				names[t.Name+"Answers"] = true
-				names[t.Name+"Step"] = true
-				for _, s := range t.Steps {
-					names[t.Name+"Step"+s.GoName] = true
+				for _, n := range generatedNames(t) {
+					names[n] = true
 				}
 			}
 		}

@@ -121,6 +121,9 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 		c.errorf(ts.Name.Pos(), "tool %s has no steps: add a field whose type is a form", name)
 		return nil
 	}
+	if !c.freeNames(ts.Name.Pos(), tool) {
+		return nil
+	}
 	return tool
 }
 
@@ -220,4 +223,32 @@ func missingText(form *Form) string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// generatedNames lists the package-level identifiers generated for t.
+func generatedNames(t *Tool) []string {
+	names := []string{t.Name + "Step", t.Name + "Answers", t.Name + "Handler", "Register" + t.Name}
+	for _, s := range t.Steps {
+		names = append(names, t.Name+"Step"+s.GoName)
+	}
+	return names
+}
+
+// freeNames reports, with a diagnostic each, the identifiers generated for
+// t that the package already declares outside elicitgen's files.
+func (c *checker) freeNames(pos token.Pos, t *Tool) bool {
+	ok := true
+	for _, n := range generatedNames(t) {
+		obj := c.pkg.Types.Scope().Lookup(n)
+		if obj == nil {
+			continue
+		}
+		file := c.fset.File(obj.Pos())
+		if file != nil && strings.HasSuffix(file.Name(), generatedSuffix) {
+			continue
+		}
+		c.errorf(pos, "tool %s: elicitgen generates %s, which is already declared at %s; rename one of them", t.MCPName, n, c.relPos(obj.Pos()))
+		ok = false
+	}
+	return ok
 }
