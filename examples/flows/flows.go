@@ -29,7 +29,8 @@ type Rating struct {
 
 // Name asks for a name.
 type Name struct {
-	Name string `elicit:"name,required,min=1,max=40"`
+	Name  string `elicit:"name,required,min=1,max=40"`
+	Email string `elicit:"email,format=email"`
 }
 
 // SurveyArgs are the survey's and the poll's arguments.

@@ -198,13 +198,14 @@ func (x *Rating) DecodeElicit(content map[string]any) error {
 // A "cannot convert" error here means Name changed after elicitgen ran: run go generate.
 func _() {
 	_ = struct {
-		Name string
+		Name  string
+		Email string
 	}(Name{})
 }
 
 // _elicit_Name_schema is the precomputed requestedSchema of Name.
 var (
-	_elicit_Name_schema          = json.RawMessage("{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":40}},\"required\":[\"name\"]}")
+	_elicit_Name_schema          = json.RawMessage("{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":40},\"email\":{\"type\":\"string\",\"format\":\"email\"}},\"required\":[\"name\"]}")
 	_elicit_Name_schemaValue any = _elicit_Name_schema
 )
 
@@ -249,6 +250,21 @@ func (x *Name) DecodeElicit(content map[string]any) error {
 			Property: "name",
 			Reason:   elicitrt.ReasonRequired,
 		})
+	}
+	if raw, ok := content["email"]; ok {
+		if s, ok := raw.(string); !ok {
+			errs = append(errs, elicitrt.FieldError{
+				Property: "email",
+				Reason:   elicitrt.ReasonString,
+			})
+		} else if !elicitrt.IsEmail(s) {
+			errs = append(errs, elicitrt.FieldError{
+				Property: "email",
+				Reason:   elicitrt.ReasonEmail,
+			})
+		} else {
+			v.Email = s
+		}
 	}
 	if errs != nil {
 		return &elicitrt.ContentError{Fields: errs}

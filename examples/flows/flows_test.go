@@ -209,3 +209,27 @@ func TestRegistration(t *testing.T) {
 		t.Errorf("survey schema %s, description %q", schema, s.Description)
 	}
 }
+
+// TestInvalidAnswerReasked answers the poll with an address that passes the
+// SDK client's schema check (it ignores formats) but not the generated
+// decoder: the machine asks again with the reason, on both eras.
+func TestInvalidAnswerReasked(t *testing.T) {
+	for _, transport := range mcptest.Transports {
+		for _, era := range mcptest.Eras {
+			t.Run(transport+"/"+era, func(t *testing.T) {
+				u := &mcptest.User{Replies: []*mcp.ElicitResult{
+					mcptest.Accept(map[string]any{"name": "Ada", "email": "not-an-address"}),
+					mcptest.Accept(map[string]any{"name": "Ada", "email": "ada@example.com"}),
+				}}
+				cs := mcptest.Connect(t, newServer, transport, era, mcptest.Options{User: u})
+				res, err := callTool(cs, "poll", nil)
+				if err != nil || mcptest.Text(res) != "poll: Ada" {
+					t.Fatalf("%+v %v", res, err)
+				}
+				if len(u.Asked) != 2 || !strings.Contains(u.Asked[1].Message, "email: must be an email address") {
+					t.Fatalf("asked %d times; second message %q", len(u.Asked), u.Asked[len(u.Asked)-1].Message)
+				}
+			})
+		}
+	}
+}
