@@ -43,7 +43,11 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) error {
 	// Answers.
 	fields := make([]jen.Code, len(t.Steps))
 	for i, s := range t.Steps {
-		fields[i] = jen.Id(s.GoName).Op("*").Id(s.Form.Name)
+		if s.URL {
+			fields[i] = jen.Id(s.GoName).Op("*").Qual(runtimePath, "URLStep")
+		} else {
+			fields[i] = jen.Id(s.GoName).Op("*").Id(s.Form.Name)
+		}
 	}
 	f.Commentf("%s holds the answers of the %s tool's steps; a step not asked (yet) is nil.", answersType, t.MCPName)
 	f.Type().Id(answersType).Struct(fields...)
@@ -72,12 +76,18 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) error {
 		if s.MessageHandler {
 			methods = append(methods,
 				jen.Commentf("%sMessage returns the message that asks the %s step.", s.GoName, s.Key),
-				jen.Id(s.GoName+"Message").Params(ctx(), jen.Id("args").Add(args.Clone()), jen.Id("answers").Id(answersType)).String())
+				jen.Id(s.GoName+"Message").Params(ctx(), req(), jen.Id("args").Add(args.Clone()), jen.Id("answers").Id(answersType)).String())
 		}
 		if s.AskHandler {
 			methods = append(methods,
 				jen.Commentf("Ask%s reports whether the %s step is asked at all.", s.GoName, s.Key),
-				jen.Id("Ask"+s.GoName).Params(ctx(), jen.Id("args").Add(args.Clone()), jen.Id("answers").Id(answersType)).Bool())
+				jen.Id("Ask"+s.GoName).Params(ctx(), req(), jen.Id("args").Add(args.Clone()), jen.Id("answers").Id(answersType)).Bool())
+		}
+		if s.URL {
+			methods = append(methods,
+				jen.Commentf("%sURL returns the link of the %s step: your own connect page carrying token,", s.GoName, s.Key),
+				jen.Comment("the opaque flow token (for example https://example.com/connect?flow=TOKEN)."),
+				jen.Id(s.GoName+"URL").Params(ctx(), req(), jen.Id("args").Add(args.Clone()), jen.Id("answers").Id(answersType), jen.Id("token").String()).String())
 		}
 	}
 	f.Commentf("%s is what the %s tool's author implements.", handlerType, t.MCPName)
@@ -87,6 +97,12 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) error {
 	convert := "_elicit_" + name + "_answers"
 	body := []jen.Code{jen.Var().Id("out").Id(answersType)}
 	for i, s := range t.Steps {
+		if s.URL {
+			body = append(body, jen.If(jen.Id("a").Index(jen.Lit(i)).Op("!=").Nil()).Block(
+				jen.Id("out").Dot(s.GoName).Op("=").Qual(runtimePath, "URLAnswer").Call(jen.Id("a").Index(jen.Lit(i))),
+			))
+			continue
+		}
 		body = append(body, jen.If(jen.Id("a").Index(jen.Lit(i)).Op("!=").Nil()).Block(
 			jen.Id("v").Op(":=").New(jen.Id(s.Form.Name)),
 			jen.Comment("Validated before it was kept; decoded again on every call."),
@@ -102,6 +118,18 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) error {
 	prefill := map[string]json.RawMessage{}
 	steps := make([]jen.Code, len(t.Steps))
 	for i, s := range t.Steps {
+		if s.URL {
+			d := jen.Dict{
+				jen.Id("Key"):      jen.Lit(s.Key),
+				jen.Id("Mode"):     jen.Qual(runtimePath, "ModeURL"),
+				jen.Id("Fallback"): jen.Qual(runtimePath, fallbackConst(s.Fallback)),
+			}
+			if s.Message != "" {
+				d[jen.Id("Message")] = jen.Lit(s.Message)
+			}
+			steps[i] = jen.Values(d)
+			continue
+		}
 		d := jen.Dict{
 			jen.Id("Key"):      jen.Lit(s.Key),
 			jen.Id("Mode"):     jen.Qual(runtimePath, "ModeForm"),
@@ -174,10 +202,14 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) error {
 			jen.Return(jen.Id("h").Dot("Unavailable").Call(jen.Id("ctx"), jen.Id("req"), jen.Id("args").Assert(args.Clone()), jen.Id(convert).Call(jen.Id("a")), jen.Id(stepType).Call(jen.Id("step")))),
 		)
 	}
-	var msgCases, askCases []jen.Code
+	var msgCases, askCases, linkCases []jen.Code
 	for i, s := range t.Steps {
 		call := func(method string) jen.Code {
-			return jen.Return(jen.Id("h").Dot(method).Call(jen.Id("ctx"), jen.Id("args").Assert(args.Clone()), jen.Id(convert).Call(jen.Id("a"))))
+			return jen.Return(jen.Id("h").Dot(method).Call(jen.Id("ctx"), jen.Id("req"), jen.Id("args").Assert(args.Clone()), jen.Id(convert).Call(jen.Id("a"))))
+		}
+		if s.URL {
+			linkCases = append(linkCases, jen.Case(jen.Lit(i)).Block(
+				jen.Return(jen.Id("h").Dot(s.GoName+"URL").Call(jen.Id("ctx"), jen.Id("req"), jen.Id("args").Assert(args.Clone()), jen.Id(convert).Call(jen.Id("a")), jen.Id("token")))))
 		}
 		if s.MessageHandler {
 			msgCases = append(msgCases, jen.Case(jen.Lit(i)).Block(call(s.GoName+"Message")))
@@ -187,7 +219,11 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) error {
 		}
 	}
 	hookParams := func() []jen.Code {
-		return []jen.Code{ctx(), jen.Id("_").Op("*").Qual(mcpPath, "CallToolRequest"), jen.Id("args").Any(), jen.Id("step").Int(), jen.Id("a").Qual(runtimePath, "Answers")}
+		return []jen.Code{ctx(), req(), jen.Id("args").Any(), jen.Id("step").Int(), jen.Id("a").Qual(runtimePath, "Answers")}
+	}
+	if len(linkCases) > 0 {
+		flow[jen.Id("Link")] = jen.Func().Params(append(hookParams(), jen.Id("token").String())...).String().Block(
+			jen.Switch(jen.Id("step")).Block(linkCases...), jen.Return(jen.Lit("")))
 	}
 	if len(msgCases) > 0 {
 		flow[jen.Id("Message")] = jen.Func().Params(hookParams()...).String().Block(

@@ -47,6 +47,18 @@ func Load(cfg Config) ([]*packages.Package, *token.FileSet, Diagnostics, error) 
 		// needs updates) without saying so to go/packages.
 		return nil, nil, nil, fmt.Errorf("no Go package matches %s (if go.mod needs updating, run go mod tidy)", strings.Join(patterns, " "))
 	}
+	// User code written against a newer generated API fails to type-check
+	// against the old generated files. Then load again without them (each
+	// reduced to its package clause), so that only errors about what is not
+	// generated yet remain, and those Run forgives.
+	if overlay := staleOverlay(fset, pkgs); overlay != nil {
+		fset = token.NewFileSet()
+		pcfg.Fset = fset
+		pcfg.Overlay = overlay
+		if pkgs, err = packages.Load(pcfg, patterns...); err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	var diags Diagnostics
 	for _, pkg := range pkgs {
 		ours := generatedFiles(fset, pkg)
@@ -124,4 +136,33 @@ func parseErrorPos(s string) token.Position {
 	}
 	pos.Filename = filepath.Clean(rest)
 	return pos
+}
+
+// staleOverlay returns an overlay that empties elicitgen's generated files
+// of every package with type errors outside them, or nil when there are
+// none.
+func staleOverlay(fset *token.FileSet, pkgs []*packages.Package) map[string][]byte {
+	var overlay map[string][]byte
+	for _, pkg := range pkgs {
+		ours := generatedFiles(fset, pkg)
+		if len(ours) == 0 {
+			continue
+		}
+		userErrors := false
+		for _, e := range pkg.Errors {
+			if e.Kind == packages.TypeError && !ours[parseErrorPos(e.Pos).Filename] {
+				userErrors = true
+			}
+		}
+		if !userErrors {
+			continue
+		}
+		if overlay == nil {
+			overlay = map[string][]byte{}
+		}
+		for name := range ours {
+			overlay[name] = []byte("// " + Header + "\n\npackage " + pkg.Name + "\n")
+		}
+	}
+	return overlay
 }

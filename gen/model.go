@@ -126,7 +126,8 @@ type Tool struct {
 type ToolStep struct {
 	GoName         string // the declaration's field: names the step
 	Key            string // input request key prefix
-	Form           *Form
+	Form           *Form  // nil for a URL step
+	URL            bool   // a URL step (elicitrt.URLStep)
 	Message        string // static message; empty when MessageHandler
 	MessageHandler bool
 	AskHandler     bool

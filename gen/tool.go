@@ -130,14 +130,15 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 func (c *checker) checkStep(tool string, v *types.Var, af *ast.Field, pos token.Pos, rawTag string, forms map[string]*Form) *ToolStep {
 	named, _ := types.Unalias(v.Type()).(*types.Named)
 	var form *Form
+	isURL := named != nil && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == runtimePath && named.Obj().Name() == "URLStep"
 	if named != nil && named.Obj().Pkg() == c.pkg.Types {
 		form = forms[named.Obj().Name()]
 	}
-	if form == nil {
-		c.errorf(pos, "step %s of tool %s: its type must be a form declared in package %s", v.Name(), tool, c.pkg.Name)
+	if form == nil && !isURL {
+		c.errorf(pos, "step %s of tool %s: its type must be a form declared in package %s, or elicitrt.URLStep", v.Name(), tool, c.pkg.Name)
 		return nil
 	}
-	step := &ToolStep{GoName: v.Name(), Key: strings.ToLower(v.Name()), Form: form, Fallback: "error"}
+	step := &ToolStep{GoName: v.Name(), Key: strings.ToLower(v.Name()), Form: form, URL: isURL, Fallback: "error"}
 	tagPos := pos
 	if af.Tag != nil {
 		tagPos = af.Tag.Pos()
@@ -188,6 +189,12 @@ func (c *checker) checkStep(tool string, v *types.Var, af *ast.Field, pos token.
 	}
 	if step.Message == "" && !step.MessageHandler {
 		c.errorf(tagPos, "step %s of tool %s has no message: message=TEXT or message=handler", v.Name(), tool)
+	}
+	if step.URL {
+		if step.Prefill || step.Fallback == "defaults" || step.Fallback == "arguments" {
+			c.errorf(tagPos, "URL step %s: prefill and fallback=defaults|arguments are for forms; a URL step's fallback is error or handler", v.Name())
+		}
+		return step
 	}
 	if step.Fallback == "arguments" && !step.Prefill {
 		c.errorf(tagPos, "step %s: fallback=arguments needs prefill, so the model can supply the form's properties as arguments", v.Name())

@@ -69,7 +69,7 @@ type Step struct {
 	PrefillNeeds []string
 	// Missing is the tool error text of FallbackArguments.
 	Missing string
-	// Params builds the input request.
+	// Params builds the input request of a form step.
 	Params func(message string) *mcp.ElicitParams
 	// Check decodes accepted content with the form's decoder; a
 	// *ContentError says why it is invalid.
@@ -91,6 +91,9 @@ type Flow struct {
 	Complete func(ctx context.Context, req *mcp.CallToolRequest, args any, answers Answers) (*mcp.CallToolResult, error)
 	// Ended ends the flow on decline or cancel at step i.
 	Ended func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, answers Answers) (*mcp.CallToolResult, error)
+	// Link builds the URL of URL step i from the flow token: a link to the
+	// server's own connect page (see NewConnectHandlers) carrying it.
+	Link func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, answers Answers, token string) string
 	// Unavailable ends the flow when step i cannot be shown and its fallback
 	// is FallbackHandler.
 	Unavailable func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, answers Answers) (*mcp.CallToolResult, error)
@@ -118,6 +121,9 @@ type ToolOptions struct {
 	// Logger receives the reasons states are rejected (never sent to the
 	// client); nil means slog.Default().
 	Logger *slog.Logger
+	// Grants tells URL steps whether their flow finished; nil means
+	// DefaultGrants(). Share it with the connect handlers.
+	Grants GrantStore
 }
 
 // Machine drives one tool's steps over MRTR rounds.
@@ -149,6 +155,9 @@ func NewMachine(tool string, steps []Step, flow Flow, opts *ToolOptions) *Machin
 	if m.opts.Logger == nil {
 		m.opts.Logger = slog.Default()
 	}
+	if m.opts.Grants == nil {
+		m.opts.Grants = DefaultGrants()
+	}
 	return m
 }
 
@@ -158,6 +167,17 @@ type flowState struct {
 	Attempts int     `json:"t,omitempty"` // invalid answers to it so far
 	Reason   string  `json:"e,omitempty"` // why the last answer was invalid
 	Answers  Answers `json:"a"`
+	Flow     string  `json:"f,omitempty"` // the URL step's flow id
+	Token    string  `json:"k,omitempty"` // its flow token (the same link on every retry)
+}
+
+type principalKey struct{}
+
+// PrincipalFrom returns the principal the machine bound the call to (see
+// ToolOptions.Principal), inside handler methods.
+func PrincipalFrom(ctx context.Context) string {
+	p, _ := ctx.Value(principalKey{}).(string)
+	return p
 }
 
 // Call runs one tools/call of the flow: it opens the state, takes the
@@ -165,6 +185,7 @@ type flowState struct {
 // handler's result, or an error.
 func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) (*mcp.CallToolResult, error) {
 	bind := Binding{Tool: m.tool, ArgsDigest: DigestArguments(req.Params.Arguments), Principal: m.principal(req)}
+	ctx = context.WithValue(ctx, principalKey{}, bind.Principal)
 	now := m.opts.Now()
 	st := flowState{Answers: make(Answers, len(m.steps))}
 	round := uint32(0)
@@ -191,7 +212,7 @@ func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) 
 			asked = false
 			resp, _ := req.Params.InputResponses[inputKey(step.Key, round)].(*mcp.ElicitResult)
 			if resp != nil {
-				done, res, err := m.take(ctx, req, args, &st, resp)
+				done, res, err := m.take(ctx, req, args, &st, resp, bind.Principal)
 				if done {
 					return res, err
 				}
@@ -212,15 +233,33 @@ func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) 
 		if st.Attempts >= m.opts.MaxAttempts {
 			return toolError(fmt.Sprintf("%s: gave up after %d invalid answers: %s", step.Key, st.Attempts, st.Reason)), nil
 		}
-		params := step.Params(m.message(ctx, req, args, i, st))
+		var params *mcp.ElicitParams
+		if step.Mode == ModeURL {
+			if st.Flow == "" {
+				st.Flow = newFlowID()
+				st.Token = m.opts.Keys.SealFlow(ConnectFlow{ID: st.Flow, Subject: bind.Principal, Tool: m.tool, Step: step.Key}, now, m.opts.TTL)
+			}
+			params = &mcp.ElicitParams{Mode: "url", Message: m.message(ctx, req, args, i, st),
+				URL: m.flow.Link(ctx, req, args, i, st.Answers, st.Token)}
+		} else {
+			params = step.Params(m.message(ctx, req, args, i, st))
+		}
 		if legacy {
+			if step.Mode == ModeURL {
+				params.ElicitationID = st.Flow // 2025-11-25 URL mode needs one
+			}
 			res, err := req.Session.Elicit(ctx, params)
 			if err != nil {
 				return nil, err
 			}
-			done, out, err := m.take(ctx, req, args, &st, res)
+			done, out, err := m.take(ctx, req, args, &st, res, bind.Principal)
 			if done {
 				return out, err
+			}
+			if step.Mode == ModeURL && st.Step == i {
+				// No retry will come on this era: the call ends here, and a
+				// later call finds the user's grant.
+				return Text("Finish in the browser, then ask again."), nil
 			}
 			continue
 		}
@@ -276,7 +315,7 @@ func (m *Machine) skip(ctx context.Context, req *mcp.CallToolRequest, args any, 
 // take applies an elicitation result to the current step. done is true when
 // the call ends with (res, err); otherwise the step advanced, or the answer
 // was invalid and st records why.
-func (m *Machine) take(ctx context.Context, req *mcp.CallToolRequest, args any, st *flowState, resp *mcp.ElicitResult) (done bool, res *mcp.CallToolResult, err error) {
+func (m *Machine) take(ctx context.Context, req *mcp.CallToolRequest, args any, st *flowState, resp *mcp.ElicitResult, principal string) (done bool, res *mcp.CallToolResult, err error) {
 	i := st.Step
 	step := &m.steps[i]
 	switch resp.Action {
@@ -289,10 +328,22 @@ func (m *Machine) take(ctx context.Context, req *mcp.CallToolRequest, args any, 
 		st.Reason = "unknown action " + strconv.Quote(resp.Action)
 		return false, nil, nil
 	}
-	content := resp.Content
 	if step.Mode == ModeURL {
-		content = map[string]any{}
-	} else if content == nil {
+		// Accept is consent, not completion: the grant store says whether
+		// the flow finished, for this principal.
+		subject, finished, err := m.opts.Grants.FlowSubject(ctx, st.Flow)
+		if err != nil {
+			return true, nil, err
+		}
+		if finished && subject == principal {
+			st.Answers[i] = map[string]any{"flow": st.Flow}
+			st.Step++
+			st.Flow, st.Token = "", ""
+		}
+		return false, nil, nil
+	}
+	content := resp.Content
+	if content == nil {
 		content = map[string]any{}
 	}
 	if err := step.Check(content); err != nil {

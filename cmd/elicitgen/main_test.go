@@ -208,3 +208,59 @@ type AskTool struct {
 		t.Fatalf("unknown tool: %d %q", code, stderr)
 	}
 }
+
+// TestRegenerateWhenUserCodeIsAhead: user code written against the
+// generated API that the next run produces must not block that run, even
+// though it does not compile against the files of the previous run.
+func TestRegenerateWhenUserCodeIsAhead(t *testing.T) {
+	tool := func(message string) string {
+		return formSrc + `
+type Args struct{}
+
+//elicit:tool ask
+type AskTool struct {
+	Args  Args
+	First Ask ` + "`elicit:\"first,message=" + message + "\"`" + `
+}
+`
+	}
+	dir := newApp(t, map[string]string{"app.go": tool("handler")})
+	if code, _, stderr := elicitgen(t, dir); code != exitOK {
+		t.Fatalf("generate: %s", stderr)
+	}
+	// The message becomes static, so the next run drops FirstMessage from
+	// AskToolHandler; the handler is already written without it, which the
+	// previous run's interface rejects ("missing method FirstMessage").
+	handler := `package app
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type h struct{}
+
+var _ AskToolHandler = h{}
+
+func (h) Complete(context.Context, *mcp.CallToolRequest, Args, AskToolAnswers) (*mcp.CallToolResult, error) {
+	return nil, nil
+}
+func (h) Declined(context.Context, *mcp.CallToolRequest, Args, AskToolAnswers, AskToolStep) (*mcp.CallToolResult, error) {
+	return nil, nil
+}
+func (h) Cancelled(context.Context, *mcp.CallToolRequest, Args, AskToolAnswers, AskToolStep) (*mcp.CallToolResult, error) {
+	return nil, nil
+}
+`
+	testmod.WriteFiles(t, dir, map[string]string{"app.go": tool("Which level?"), "handler.go": handler})
+	if out, err := testmod.Go(t, dir, "vet", "./..."); err == nil || !strings.Contains(out, "missing method FirstMessage") {
+		t.Fatalf("the setup should not compile before regenerating: %v\n%s", err, out)
+	}
+	if code, _, stderr := elicitgen(t, dir); code != exitOK {
+		t.Fatalf("regenerate with user code ahead: %d %s", code, stderr)
+	}
+	if out, err := testmod.Go(t, dir, "vet", "./..."); err != nil {
+		t.Fatalf("after regenerate: %v\n%s", err, out)
+	}
+}

@@ -34,10 +34,10 @@ func (deployer) Cancelled(ctx context.Context, req *mcp.CallToolRequest, args De
 	return elicitrt.Text(fmt.Sprintf("Nothing was deployed: the %s question was cancelled.", step)), nil
 }
 
-func (deployer) ConfirmMessage(ctx context.Context, args DeployArgs, answers DeployAnswers) string {
+func (deployer) ConfirmMessage(ctx context.Context, req *mcp.CallToolRequest, args DeployArgs, answers DeployAnswers) string {
 	return fmt.Sprintf("Deploy %s to production now?", args.Service)
 }
 
-func (deployer) AskConfirm(ctx context.Context, args DeployArgs, answers DeployAnswers) bool {
+func (deployer) AskConfirm(ctx context.Context, req *mcp.CallToolRequest, args DeployArgs, answers DeployAnswers) bool {
 	return answers.Target != nil && answers.Target.Environment == Prod
 }

@@ -199,9 +199,9 @@ type DeployHandler interface {
 	// Cancelled runs when the user dismissed the step without choosing.
 	Cancelled(ctx context.Context, req *mcp.CallToolRequest, args DeployArgs, answers DeployAnswers, step DeployStep) (*mcp.CallToolResult, error)
 	// ConfirmMessage returns the message that asks the confirm step.
-	ConfirmMessage(ctx context.Context, args DeployArgs, answers DeployAnswers) string
+	ConfirmMessage(ctx context.Context, req *mcp.CallToolRequest, args DeployArgs, answers DeployAnswers) string
 	// AskConfirm reports whether the confirm step is asked at all.
-	AskConfirm(ctx context.Context, args DeployArgs, answers DeployAnswers) bool
+	AskConfirm(ctx context.Context, req *mcp.CallToolRequest, args DeployArgs, answers DeployAnswers) bool
 }
 
 func _elicit_Deploy_answers(a elicitrt.Answers) DeployAnswers {
@@ -258,10 +258,10 @@ func RegisterDeploy(server *mcp.Server, h DeployHandler, opts *elicitrt.ToolOpti
 		Mode:     elicitrt.ModeForm,
 		Params:   Confirmation{}.ElicitParams,
 	}}, elicitrt.Flow{
-		Ask: func(ctx context.Context, _ *mcp.CallToolRequest, args any, step int, a elicitrt.Answers) bool {
+		Ask: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, a elicitrt.Answers) bool {
 			switch step {
 			case 1:
-				return h.AskConfirm(ctx, args.(DeployArgs), _elicit_Deploy_answers(a))
+				return h.AskConfirm(ctx, req, args.(DeployArgs), _elicit_Deploy_answers(a))
 			}
 			return true
 		},
@@ -274,10 +274,10 @@ func RegisterDeploy(server *mcp.Server, h DeployHandler, opts *elicitrt.ToolOpti
 			}
 			return h.Cancelled(ctx, req, args.(DeployArgs), _elicit_Deploy_answers(a), DeployStep(step))
 		},
-		Message: func(ctx context.Context, _ *mcp.CallToolRequest, args any, step int, a elicitrt.Answers) string {
+		Message: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, a elicitrt.Answers) string {
 			switch step {
 			case 1:
-				return h.ConfirmMessage(ctx, args.(DeployArgs), _elicit_Deploy_answers(a))
+				return h.ConfirmMessage(ctx, req, args.(DeployArgs), _elicit_Deploy_answers(a))
 			}
 			return ""
 		},

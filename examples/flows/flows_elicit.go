@@ -313,7 +313,7 @@ type SurveyHandler interface {
 	// Unavailable runs when the request cannot show a step whose fallback is handler.
 	Unavailable(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, answers SurveyAnswers, step SurveyStep) (*mcp.CallToolResult, error)
 	// ColorsMessage returns the message that asks the colors step.
-	ColorsMessage(ctx context.Context, args SurveyArgs, answers SurveyAnswers) string
+	ColorsMessage(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, answers SurveyAnswers) string
 }
 
 func _elicit_Survey_answers(a elicitrt.Answers) SurveyAnswers {
@@ -395,10 +395,10 @@ func RegisterSurvey(server *mcp.Server, h SurveyHandler, opts *elicitrt.ToolOpti
 			}
 			return h.Cancelled(ctx, req, args.(SurveyArgs), _elicit_Survey_answers(a), SurveyStep(step))
 		},
-		Message: func(ctx context.Context, _ *mcp.CallToolRequest, args any, step int, a elicitrt.Answers) string {
+		Message: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, a elicitrt.Answers) string {
 			switch step {
 			case 0:
-				return h.ColorsMessage(ctx, args.(SurveyArgs), _elicit_Survey_answers(a))
+				return h.ColorsMessage(ctx, req, args.(SurveyArgs), _elicit_Survey_answers(a))
 			}
 			return ""
 		},

@@ -33,7 +33,7 @@ func (survey) Unavailable(ctx context.Context, req *mcp.CallToolRequest, args Su
 	return elicitrt.ToolError(fmt.Sprintf("the survey needs a person for %s (colors so far: %s)", step, a.Colors.Favorite)), nil
 }
 
-func (survey) ColorsMessage(ctx context.Context, args SurveyArgs, a SurveyAnswers) string {
+func (survey) ColorsMessage(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, a SurveyAnswers) string {
 	return "Which colours go with " + args.Topic + "?"
 }
 

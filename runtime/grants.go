@@ -1,0 +1,132 @@
+package runtime
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// GrantStore keeps what URL-mode flows produce: which flows finished, and
+// for whom, and the grants (tokens of a third-party service, opaque here)
+// stored per user. Implementations must be safe for concurrent use. When
+// several server instances serve one tool, they share one store (a
+// database, Redis...) behind this interface; MemoryGrants serves one
+// process.
+type GrantStore interface {
+	// CompleteFlow records that flowID finished for subject; the record
+	// expires after ttl.
+	CompleteFlow(ctx context.Context, flowID, subject string, ttl time.Duration) error
+	// FlowSubject returns the subject flowID finished for, if it did.
+	FlowSubject(ctx context.Context, flowID string) (subject string, done bool, err error)
+	// PutGrant stores subject's grant under name (a URL step's key) for ttl
+	// (0: no expiry).
+	PutGrant(ctx context.Context, subject, name string, grant []byte, ttl time.Duration) error
+	// Grant returns subject's grant under name, if any and not expired.
+	Grant(ctx context.Context, subject, name string) (grant []byte, ok bool, err error)
+}
+
+// MemoryGrants is the in-process GrantStore. The zero value is ready.
+type MemoryGrants struct {
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+
+	mu     sync.Mutex
+	flows  map[string]expiring[string]
+	grants map[[2]string]expiring[[]byte]
+}
+
+type expiring[T any] struct {
+	v   T
+	exp time.Time // zero: never
+}
+
+func (e expiring[T]) live(now time.Time) bool { return e.exp.IsZero() || now.Before(e.exp) }
+
+func (m *MemoryGrants) now() time.Time {
+	if m.Now != nil {
+		return m.Now()
+	}
+	return time.Now()
+}
+
+func expiry(now time.Time, ttl time.Duration) time.Time {
+	if ttl <= 0 {
+		return time.Time{}
+	}
+	return now.Add(ttl)
+}
+
+// CompleteFlow implements GrantStore.
+func (m *MemoryGrants) CompleteFlow(ctx context.Context, flowID, subject string, ttl time.Duration) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.flows == nil {
+		m.flows = map[string]expiring[string]{}
+	}
+	now := m.now()
+	m.sweep(now)
+	m.flows[flowID] = expiring[string]{subject, expiry(now, ttl)}
+	return nil
+}
+
+// FlowSubject implements GrantStore.
+func (m *MemoryGrants) FlowSubject(ctx context.Context, flowID string) (string, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	f, ok := m.flows[flowID]
+	if !ok || !f.live(m.now()) {
+		return "", false, nil
+	}
+	return f.v, true, nil
+}
+
+// PutGrant implements GrantStore.
+func (m *MemoryGrants) PutGrant(ctx context.Context, subject, name string, grant []byte, ttl time.Duration) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.grants == nil {
+		m.grants = map[[2]string]expiring[[]byte]{}
+	}
+	m.grants[[2]string{subject, name}] = expiring[[]byte]{append([]byte(nil), grant...), expiry(m.now(), ttl)}
+	return nil
+}
+
+// Grant implements GrantStore.
+func (m *MemoryGrants) Grant(ctx context.Context, subject, name string) ([]byte, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	g, ok := m.grants[[2]string{subject, name}]
+	if !ok || !g.live(m.now()) {
+		return nil, false, nil
+	}
+	return append([]byte(nil), g.v...), true, nil
+}
+
+// sweep drops expired flows; called with mu held, on writes.
+func (m *MemoryGrants) sweep(now time.Time) {
+	for id, f := range m.flows {
+		if !f.live(now) {
+			delete(m.flows, id)
+		}
+	}
+}
+
+var defaultGrants = &MemoryGrants{}
+
+// DefaultGrants is the process-wide in-memory store that machines and
+// connect handlers use when their options name none.
+func DefaultGrants() GrantStore { return defaultGrants }
+
+// URLStep is the type of a URL step in a tool declaration, and its answer:
+// the flow that finished. The grant it produced is in the GrantStore,
+// under the user and the step's key.
+type URLStep struct {
+	// Flow is the flow's identifier.
+	Flow string
+}
+
+// URLAnswer reads a URL step's kept answer.
+func URLAnswer(a map[string]any) *URLStep {
+	flow, _ := a["flow"].(string)
+	return &URLStep{Flow: flow}
+}
