@@ -558,13 +558,19 @@ func itemsReason(fd *Field) string {
 }
 
 func boundsReason(fd *Field, unit string) string {
+	units := func(n int64) string {
+		if n == 1 {
+			return strings.TrimSuffix(unit, "s")
+		}
+		return unit
+	}
 	switch {
 	case fd.HasMin && fd.HasMax:
-		return fmt.Sprintf("must have %d to %d %s", fd.MinInt, fd.MaxInt, unit)
+		return fmt.Sprintf("must have %d to %d %s", fd.MinInt, fd.MaxInt, units(fd.MaxInt))
 	case fd.HasMin:
-		return fmt.Sprintf("must have at least %d %s", fd.MinInt, unit)
+		return fmt.Sprintf("must have at least %d %s", fd.MinInt, units(fd.MinInt))
 	}
-	return fmt.Sprintf("must have at most %d %s", fd.MaxInt, unit)
+	return fmt.Sprintf("must have at most %d %s", fd.MaxInt, units(fd.MaxInt))
 }
 
 func numberReason(fd *Field) string {

@@ -56,7 +56,7 @@ func Generate(cfg Config, checkOnly bool) (*Result, error) {
 
 var (
 	undefinedName = regexp.MustCompile(`^undefined: (\w+)$`)
-	missingMethod = regexp.MustCompile(`has no field or method (\w+)\)$`)
+	missingMethod = regexp.MustCompile(`\(type (\w+) has no field or method (\w+)\)$`)
 )
 
 // withoutPending drops the compiler errors that only say that something
@@ -69,8 +69,12 @@ func withoutPending(diags Diagnostics, m *Model) Diagnostics {
 	}
 	names := map[string]bool{}
 	methods := map[string]bool{"ElicitSchema": true, "ElicitParams": true, "DecodeElicit": true}
+	forms := map[string]bool{}
 	for _, p := range m.Packages {
 		for _, f := range p.Files {
+			for _, form := range f.Forms {
+				forms[form.Name] = true
+			}
 			for _, t := range f.Tools {
 				for _, n := range generatedNames(t) {
 					names[n] = true
@@ -83,7 +87,7 @@ func withoutPending(diags Diagnostics, m *Model) Diagnostics {
 		if g := undefinedName.FindStringSubmatch(d.Message); g != nil && names[g[1]] {
 			continue
 		}
-		if g := missingMethod.FindStringSubmatch(d.Message); g != nil && methods[g[1]] {
+		if g := missingMethod.FindStringSubmatch(d.Message); g != nil && forms[g[1]] && methods[g[2]] {
 			continue
 		}
 		kept = append(kept, d)

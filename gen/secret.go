@@ -10,9 +10,8 @@ import (
 // are split into words at camelCase, snake_case, kebab-case, spaces and
 // digits. The README lists them.
 var secretWords = []string{
-	"password", "passwords", "passwd", "passphrase", "passcode",
-	"secret", "secrets", "token", "tokens",
-	"apikey", "apikeys", "credential", "credentials",
+	"password", "passwd", "passphrase", "passcode",
+	"secret", "token", "apikey", "credential",
 	"privatekey", "cvv", "cvc", "cardnumber", "ssn", "pin", "otp", "totp",
 }
 
@@ -29,7 +28,7 @@ func secretWord(names ...string) string {
 		words := splitWords(name)
 		for i, w := range words {
 			for _, s := range secretWords {
-				if w == s {
+				if w == s || w == s+"s" {
 					return s
 				}
 			}
@@ -82,11 +81,17 @@ func splitWords(s string) []string {
 		case unicode.IsUpper(r) && unicode.IsLower(prev):
 			flush(i)
 			start = i
-		case unicode.IsUpper(r) && unicode.IsUpper(prev) && i+1 < len(runes) && unicode.IsLower(runes[i+1]):
+		case unicode.IsUpper(r) && unicode.IsUpper(prev) && i+1 < len(runes) && unicode.IsLower(runes[i+1]) && !pluralS(runes, i+1):
 			flush(i)
 			start = i
 		}
 	}
 	flush(len(runes))
 	return words
+}
+
+// pluralS reports whether runes[i] is a lone plural "s" after an acronym
+// ("PINs", "SSNs"): an "s" that ends the word.
+func pluralS(runes []rune, i int) bool {
+	return runes[i] == 's' && (i+1 == len(runes) || !unicode.IsLower(runes[i+1]))
 }

@@ -33,10 +33,10 @@ func TestSplitWords(t *testing.T) {
 		{"ÄpfelÖl", []string{"äpfel", "öl"}},
 		{"Pinned", []string{"pinned"}},
 		{"Tokenizer", []string{"tokenizer"}},
-		// Known edge: a plural acronym splits before its last capital
-		// ("IDs" → i, ds), so "PINs" is not the word "pin".
-		{"IDs", []string{"i", "ds"}},
-		{"PINs", []string{"pi", "ns"}},
+		// A plural acronym keeps its "s": "PINs" is the word "pins".
+		{"IDs", []string{"ids"}},
+		{"PINs", []string{"pins"}},
+		{"SSNsToCheck", []string{"ssns", "to", "check"}},
 	}
 	for _, tt := range tests {
 		if got := splitWords(tt.in); !reflect.DeepEqual(got, tt.want) {
@@ -56,21 +56,21 @@ func TestSecretWord(t *testing.T) {
 		// secret
 		{[]string{"password"}, "password"},
 		{[]string{"Password"}, "password"},
-		{[]string{"NewPasswords"}, "passwords"},
+		{[]string{"NewPasswords"}, "password"},
 		{[]string{"Passwd"}, "passwd"},
 		{[]string{"passphrase"}, "passphrase"},
 		{[]string{"DoorPasscode"}, "passcode"},
 		{[]string{"clientSecret"}, "secret"},
-		{[]string{"secrets"}, "secrets"},
+		{[]string{"secrets"}, "secret"},
 		{[]string{"AccessToken"}, "token"},
-		{[]string{"refresh_tokens"}, "tokens"},
+		{[]string{"refresh_tokens"}, "token"},
 		{[]string{"api_key"}, "api key"},
 		{[]string{"APIKey"}, "api key"},
 		{[]string{"userAPIKeys"}, "api keys"},
 		{[]string{"apikey"}, "apikey"},
-		{[]string{"APIKEYS"}, "apikeys"},
+		{[]string{"APIKEYS"}, "apikey"},
 		{[]string{"credential"}, "credential"},
-		{[]string{"credentials"}, "credentials"},
+		{[]string{"credentials"}, "credential"},
 		{[]string{"private-key"}, "private key"},
 		{[]string{"PrivateKey"}, "private key"},
 		{[]string{"privatekey"}, "privatekey"},
@@ -118,8 +118,9 @@ func TestSecretWord(t *testing.T) {
 		{[]string{"Keyboard"}, ""},
 		// "api" and "key" in different names are not a phrase
 		{[]string{"api", "key"}, ""},
-		// Known edge: plural acronyms split oddly (see TestSplitWords).
-		{[]string{"PINs"}, ""},
+		// Plurals of secret words, acronyms included, are secret.
+		{[]string{"PINs"}, "pin"},
+		{[]string{"userSSNs"}, "ssn"},
 	}
 	for _, tt := range tests {
 		if got := secretWord(tt.names...); got != tt.want {
