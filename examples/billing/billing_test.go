@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/internal/mcptest"
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+)
+
+var keys = func() *elicitrt.Keyring {
+	k, err := elicitrt.NewKeyring([]byte("billing-test-key-0123456789abcde"))
+	if err != nil {
+		panic(err)
+	}
+	return k
+}()
+
+var bothModes = &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{
+	Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}}
+
+// site is one running example: the app on 127.0.0.1 and its grant store.
+type site struct {
+	url    string
+	grants *elicitrt.MemoryGrants
+	cfg    config
+}
+
+func startSite(t *testing.T) *site {
+	t.Helper()
+	s := &site{grants: &elicitrt.MemoryGrants{}}
+	var app http.Handler
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { app.ServeHTTP(w, r) }))
+	t.Cleanup(srv.Close)
+	s.url = srv.URL
+	s.cfg = config{base: srv.URL, keys: keys, grants: s.grants}
+	app = newApp(s.cfg)
+	return s
+}
+
+// bearer adds the stand-in MCP credential: the user id as bearer token.
+type bearer string
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// mcpClient connects as user over transport: over HTTP to the site's /mcp
+// with the user's bearer token, or in memory to a server bound to user.
+func (s *site) mcpClient(t *testing.T, transport, user string, o mcptest.Options) *mcp.ClientSession {
+	t.Helper()
+	if transport == "memory" {
+		cfg := s.cfg
+		cfg.principal = func(*mcp.CallToolRequest) string { return user }
+		return mcptest.Connect(t, func() *mcp.Server { return newServer(cfg) }, "memory", "modern", o)
+	}
+	copts := &mcp.ClientOptions{Capabilities: o.Capabilities}
+	if o.User != nil {
+		copts.ElicitationHandler = o.User.Handle
+	}
+	if o.Manual {
+		copts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, copts)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint: s.url + "/mcp", HTTPClient: &http.Client{Transport: bearer(user)}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// browser is a user's browser, signed in to the site as user.
+func (s *site) browser(t *testing.T, user string) *http.Client {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	b := &http.Client{Jar: jar}
+	resp, err := b.Get(s.url + "/login?user=" + url.QueryEscape(user))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return b
+}
+
+func get(t *testing.T, c *http.Client, link string) (int, string) {
+	t.Helper()
+	resp, err := c.Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+func list(cs *mcp.ClientSession, state string, responses mcp.InputResponseMap) (*mcp.CallToolResult, error) {
+	return cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_invoices", Arguments: map[string]any{},
+		RequestState: state, InputResponses: responses})
+}
+
+func urlRequest(t *testing.T, res *mcp.CallToolResult) (string, *mcp.ElicitParams) {
+	t.Helper()
+	key := mcptest.OnlyKey(t, res)
+	p, ok := res.InputRequests[key].(*mcp.ElicitParams)
+	if !ok || p.Mode != "url" || p.RequestedSchema != nil || p.ElicitationID != "" {
+		t.Fatalf("want a URL-mode elicitation without elicitationId, got %+v", res.InputRequests[key])
+	}
+	return key, p
+}
+
+func TestSignInFlow(t *testing.T) {
+	for _, transport := range mcptest.Transports {
+		t.Run(transport, func(t *testing.T) {
+			s := startSite(t)
+			cs := s.mcpClient(t, transport, "alice", mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})
+
+			first, err := list(cs, "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			key, p := urlRequest(t, first)
+			if p.Message != "Open this link to connect your billing account." || !strings.HasPrefix(p.URL, s.url+"/connect?flow=") {
+				t.Fatalf("elicitation %+v", p)
+			}
+			if strings.Contains(p.URL, "alice") {
+				t.Fatalf("the link carries the user: %s", p.URL)
+			}
+			// Accepted, but not signed in yet: the same link again.
+			again, err := list(cs, first.RequestState, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			key2, p2 := urlRequest(t, again)
+			if p2.URL != p.URL || key2 == key {
+				t.Fatalf("retry before sign-in: link %q (was %q), key %q (was %q)", p2.URL, p.URL, key2, key)
+			}
+
+			// Another signed-in user opening alice's link: 403, nothing stored.
+			if code, _ := get(t, s.browser(t, "mallory"), p.URL); code != http.StatusForbidden {
+				t.Fatalf("other user: status %d", code)
+			}
+			// Nobody signed in: 403 too.
+			if code, _ := get(t, http.DefaultClient, p.URL); code != http.StatusForbidden {
+				t.Fatalf("signed out: status %d", code)
+			}
+			for _, u := range []string{"alice", "mallory"} {
+				if _, ok, _ := s.grants.Grant(context.Background(), u, "billing"); ok {
+					t.Fatalf("a grant was stored for %s", u)
+				}
+			}
+			// Even a completion recorded for another subject (a shared store
+			// written by something else) does not complete alice's flow.
+			u, _ := url.Parse(p.URL)
+			f, err := keys.OpenFlow(u.Query().Get("flow"), time.Now())
+			if err != nil || f.Subject != "alice" || f.Step != "billing" || f.Tool != "list_invoices" {
+				t.Fatalf("flow token: %+v %v", f, err)
+			}
+			_ = s.grants.CompleteFlow(context.Background(), f.ID, "mallory", time.Minute)
+			still, err := list(cs, again.RequestState, mcp.InputResponseMap{key2: &mcp.ElicitResult{Action: "accept"}})
+			if err != nil || !still.NeedsInput() {
+				t.Fatalf("flow completed by the wrong user: %+v %v", still, err)
+			}
+
+			// Alice completes it: connect page → provider → callback.
+			code, body := get(t, s.browser(t, "alice"), p.URL)
+			if code != http.StatusOK || !strings.Contains(body, "Connected") {
+				t.Fatalf("alice: %d %s", code, body)
+			}
+			if g, ok, _ := s.grants.Grant(context.Background(), "alice", "billing"); !ok || string(g) != "provider-token-for-alice" {
+				t.Fatalf("grant %q %v", g, ok)
+			}
+			key3 := mcptest.OnlyKey(t, still)
+			done, err := list(cs, still.RequestState, mcp.InputResponseMap{key3: &mcp.ElicitResult{Action: "accept"}})
+			if err != nil || done.NeedsInput() || mcptest.Text(done) != "2 open invoices." {
+				t.Fatalf("after sign-in: %+v %v", done, err)
+			}
+			// With the grant stored, a new call does not ask.
+			next, err := list(cs, "", nil)
+			if err != nil || mcptest.Text(next) != "2 open invoices." {
+				t.Fatalf("next call: %+v %v", next, err)
+			}
+		})
+	}
+}
+
+func TestFlowTokenRefused(t *testing.T) {
+	s := startSite(t)
+	b := s.browser(t, "alice")
+	f := elicitrt.ConnectFlow{ID: "flow-1", Subject: "alice", Tool: "list_invoices", Step: "billing"}
+	token := keys.SealFlow(f, time.Now(), time.Minute)
+	for name, tok := range map[string]string{
+		"tampered":  token[:len(token)-2] + map[bool]string{true: "AA", false: "BB"}[!strings.HasSuffix(token, "AA")],
+		"truncated": token[:len(token)/2],
+		"expired":   keys.SealFlow(f, time.Now().Add(-time.Hour), time.Minute),
+		"other key": func() string { k := elicitrt.RandomKeyring(); return k.SealFlow(f, time.Now(), time.Minute) }(),
+		"empty":     "",
+	} {
+		for _, page := range []string{"/connect?flow=", "/callback?code=stand-in-code&state="} {
+			if code, _ := get(t, b, s.url+page+url.QueryEscape(tok)); code != http.StatusBadRequest {
+				t.Errorf("%s token on %s: status %d", name, page, code)
+			}
+		}
+	}
+	if _, ok, _ := s.grants.Grant(context.Background(), "alice", "billing"); ok {
+		t.Fatal("a refused token stored a grant")
+	}
+	if _, done, _ := s.grants.FlowSubject(context.Background(), "flow-1"); done {
+		t.Fatal("a refused token completed the flow")
+	}
+	// The valid token works, for alice only.
+	if code, _ := get(t, b, s.url+"/connect?flow="+url.QueryEscape(token)); code != http.StatusOK {
+		t.Fatalf("valid token: %d", code)
+	}
+}
+
+func TestDeclineAndCancel(t *testing.T) {
+	for _, transport := range mcptest.Transports {
+		for _, action := range []string{"decline", "cancel"} {
+			s := startSite(t)
+			u := &mcptest.User{Replies: []*mcp.ElicitResult{{Action: action}}}
+			cs := s.mcpClient(t, transport, "alice", mcptest.Options{User: u, Capabilities: bothModes})
+			res, err := list(cs, "", nil)
+			if err != nil || res.IsError || mcptest.Text(res) != notConnected {
+				t.Errorf("%s/%s: %+v %v", transport, action, res, err)
+			}
+		}
+	}
+}
+
+func TestNeedsURLMode(t *testing.T) {
+	s := startSite(t)
+	for _, transport := range mcptest.Transports {
+		// The SDK client declares form mode only by default.
+		cs := s.mcpClient(t, transport, "alice", mcptest.Options{User: &mcptest.User{}})
+		_, err := list(cs, "", nil)
+		var werr *jsonrpc.Error
+		if !errors.As(err, &werr) || werr.Code != mcp.CodeMissingRequiredClientCapabilities ||
+			string(werr.Data) != `{"requiredCapabilities":{"elicitation":{"url":{}}}}` {
+			t.Fatalf("%s: want -32021 naming url mode, got %v", transport, err)
+		}
+	}
+	// Over HTTP the status is 400.
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_invoices","arguments":{},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}}`
+	req, _ := http.NewRequest("POST", s.url+"/mcp", strings.NewReader(body))
+	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "list_invoices", "Authorization": "Bearer alice"} {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(raw), `"requiredCapabilities":{"elicitation":{"url":{}}}`) {
+		t.Fatalf("status %d: %s", resp.StatusCode, raw)
+	}
+}

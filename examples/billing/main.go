@@ -1,0 +1,127 @@
+// Command billing is an MCP server with one tool, list_invoices, that needs
+// the user's sign-in to a (stand-in) billing provider: a URL-mode step to
+// the server's own connect page, which checks that the person in the
+// browser is the user who asked before redirecting to the provider.
+//
+//	billing -http 127.0.0.1:8080   MCP at /mcp, plus /connect, /callback,
+//	                               /login and the stand-in provider
+//	billing -stdio                 stdio (the pages still need -http)
+//
+// Stand-ins, to replace in a real server (see the README):
+//   - MCP authentication: a bearer token is taken as the user id
+//     (BILLING_DEMO_AUTH); use your authorization server's verifier;
+//   - site login: /login?user=NAME sets a session cookie; use your own;
+//   - the provider: /provider/authorize approves at once and /callback
+//     accepts its one code; use the provider's OAuth endpoints.
+//
+// ELICITGEN_STATE_KEYS holds the state keys (base64, comma-separated).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"net/http"
+	"net/url"
+	"os"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+)
+
+// config is what the app needs; tests set it directly.
+type config struct {
+	base   string // public base URL, e.g. http://127.0.0.1:8080
+	keys   *elicitrt.Keyring
+	grants elicitrt.GrantStore
+	// principal overrides the MCP principal (stdio and in-memory use).
+	principal func(*mcp.CallToolRequest) string
+}
+
+func newServer(cfg config) *mcp.Server {
+	server := mcp.NewServer(&mcp.Implementation{Name: "billing", Version: "v1.0.0"}, nil)
+	RegisterListInvoices(server, &invoices{base: cfg.base, grants: cfg.grants},
+		&elicitrt.ToolOptions{Keys: cfg.keys, Grants: cfg.grants, Principal: cfg.principal})
+	return server
+}
+
+const sessionCookie = "billing_session"
+
+// newApp serves MCP at /mcp and the pages of the sign-in flow.
+func newApp(cfg config) http.Handler {
+	server := newServer(cfg)
+	mux := http.NewServeMux()
+	// Stand-in MCP authentication: the bearer token is the user id.
+	verify := func(ctx context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
+		if token == "" {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{UserID: token, Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	mux.Handle("/mcp", auth.RequireBearerToken(verify, nil)(
+		elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)))
+
+	pages := elicitrt.NewConnectHandlers(elicitrt.ConnectOptions{
+		Keys:   cfg.keys,
+		Grants: cfg.grants,
+		Authenticate: func(r *http.Request) (string, bool) {
+			c, err := r.Cookie(sessionCookie)
+			if err != nil || c.Value == "" {
+				return "", false
+			}
+			return c.Value, true // stand-in: a real site verifies its session
+		},
+		AuthorizeURL: func(r *http.Request, f elicitrt.ConnectFlow, state string) (string, error) {
+			q := url.Values{"state": {state}, "redirect_uri": {cfg.base + "/callback"}}
+			return cfg.base + "/provider/authorize?" + q.Encode(), nil
+		},
+		Exchange: func(r *http.Request, f elicitrt.ConnectFlow) ([]byte, error) {
+			if r.URL.Query().Get("code") != "stand-in-code" {
+				return nil, errors.New("unknown code")
+			}
+			return []byte("provider-token-for-" + f.Subject), nil
+		},
+	})
+	mux.Handle("/connect", pages.Connect)
+	mux.Handle("/callback", pages.Callback)
+	// Stand-in site login.
+	mux.HandleFunc("/login", func(w http.ResponseWriter, r *http.Request) {
+		http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: r.URL.Query().Get("user"), Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode})
+		fmt.Fprintln(w, "signed in")
+	})
+	// Stand-in provider: approves at once.
+	mux.HandleFunc("/provider/authorize", func(w http.ResponseWriter, r *http.Request) {
+		q := url.Values{"state": {r.URL.Query().Get("state")}, "code": {"stand-in-code"}}
+		http.Redirect(w, r, r.URL.Query().Get("redirect_uri")+"?"+q.Encode(), http.StatusFound)
+	})
+	return mux
+}
+
+func main() {
+	stdio := flag.Bool("stdio", false, "serve MCP on standard input and output")
+	addr := flag.String("http", "", "serve at this address (MCP at /mcp)")
+	flag.Parse()
+	keys := elicitrt.DefaultKeyring()
+	grants := elicitrt.DefaultGrants()
+	switch {
+	case *stdio:
+		user := os.Getenv("BILLING_USER")
+		cfg := config{base: os.Getenv("BILLING_BASE_URL"), keys: keys, grants: grants,
+			principal: func(*mcp.CallToolRequest) string { return user }}
+		if err := newServer(cfg).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+			log.Fatal(err)
+		}
+	case *addr != "":
+		cfg := config{base: "http://" + *addr, keys: keys, grants: grants}
+		log.Printf("billing: serving MCP at http://%s/mcp", *addr)
+		log.Fatal(http.ListenAndServe(*addr, newApp(cfg)))
+	default:
+		fmt.Fprintln(os.Stderr, "usage: billing -http 127.0.0.1:PORT | -stdio")
+		os.Exit(2)
+	}
+}

@@ -1,0 +1,116 @@
+package runtime
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestMemoryGrants(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	m := &MemoryGrants{Now: func() time.Time { return now }}
+	if _, done, _ := m.FlowSubject(ctx, "f"); done {
+		t.Fatal("unknown flow done")
+	}
+	_ = m.CompleteFlow(ctx, "f", "alice", time.Minute)
+	if s, done, _ := m.FlowSubject(ctx, "f"); !done || s != "alice" {
+		t.Fatalf("flow: %q %v", s, done)
+	}
+	grant := []byte("g")
+	_ = m.PutGrant(ctx, "alice", "billing", grant, time.Hour)
+	grant[0] = 'x' // the store keeps its own copy
+	if g, ok, _ := m.Grant(ctx, "alice", "billing"); !ok || string(g) != "g" {
+		t.Fatalf("grant %q %v", g, ok)
+	}
+	if _, ok, _ := m.Grant(ctx, "bob", "billing"); ok {
+		t.Fatal("grant of another user")
+	}
+	now = now.Add(2 * time.Minute)
+	if _, done, _ := m.FlowSubject(ctx, "f"); done {
+		t.Fatal("expired flow still done")
+	}
+	now = now.Add(time.Hour)
+	if _, ok, _ := m.Grant(ctx, "alice", "billing"); ok {
+		t.Fatal("expired grant still there")
+	}
+	_ = m.PutGrant(ctx, "alice", "forever", grant, 0)
+	now = now.Add(1000 * time.Hour)
+	if _, ok, _ := m.Grant(ctx, "alice", "forever"); !ok {
+		t.Fatal("a grant without ttl expired")
+	}
+}
+
+func TestMemoryGrantsConcurrent(t *testing.T) {
+	ctx := context.Background()
+	m := &MemoryGrants{}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 200 {
+				id := string(rune('a'+i)) + string(rune('a'+j%26))
+				_ = m.CompleteFlow(ctx, id, "u", time.Minute)
+				_, _, _ = m.FlowSubject(ctx, id)
+				_ = m.PutGrant(ctx, "u", id, []byte(id), 0)
+				_, _, _ = m.Grant(ctx, "u", id)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestFlowTokens(t *testing.T) {
+	k := RandomKeyring()
+	now := time.Now()
+	f := ConnectFlow{ID: newFlowID(), Subject: "alice", Tool: "t", Step: "s"}
+	tok := k.SealFlow(f, now, time.Minute)
+	if strings.Contains(tok, "alice") {
+		t.Fatal("token readable")
+	}
+	got, err := k.OpenFlow(tok, now)
+	if err != nil || got != f {
+		t.Fatalf("%+v %v", got, err)
+	}
+	if _, err := k.OpenFlow(tok, now.Add(2*time.Minute)); err != ErrInvalidFlowToken {
+		t.Fatal("expired token opened")
+	}
+	// A requestState never opens as a flow token, nor the reverse.
+	state := k.Seal(Binding{Tool: "t"}, 1, []byte(`{"f":"x","s":"alice"}`), now, time.Minute)
+	if _, err := k.OpenFlow(state, now); err != ErrInvalidFlowToken {
+		t.Fatal("a requestState opened as a flow token")
+	}
+	if _, _, err := k.Open(Binding{Tool: "t"}, tok, now); err == nil {
+		t.Fatal("a flow token opened as a requestState")
+	}
+	if _, err := k.OpenFlow(strings.Repeat("A", MaxFlowTokenLen+1), now); err != ErrInvalidFlowToken {
+		t.Fatal("oversized token")
+	}
+}
+
+func FuzzOpenFlow(f *testing.F) {
+	k, _ := NewKeyring([]byte("fuzz-flow-key-0123456789abcdef!!"))
+	now := time.Unix(1_800_000_000, 0)
+	valid := k.SealFlow(ConnectFlow{ID: "id", Subject: "s", Tool: "t", Step: "k"}, now, time.Hour)
+	f.Add(valid)
+	f.Add("")
+	f.Add("s1.")
+	f.Add(valid[:len(valid)-1])
+	f.Fuzz(func(t *testing.T, token string) {
+		got, err := k.OpenFlow(token, now)
+		if err != nil {
+			if err != ErrInvalidFlowToken {
+				t.Fatalf("error %v", err)
+			}
+			return
+		}
+		// Only the one flow ever sealed with this key can open (fuzz workers
+		// seal their own copy, with another nonce).
+		if got != (ConnectFlow{ID: "id", Subject: "s", Tool: "t", Step: "k"}) {
+			t.Fatalf("opened %q as %+v", token, got)
+		}
+	})
+}
