@@ -316,7 +316,7 @@ func (c *checker) checkField(form *Form, v *types.Var, af *ast.Field, pos token.
 		}
 		if w := secretWord(names...); w != "" {
 			c.errorf(pos, "field %s looks secret (%q): form mode must not collect passwords, API keys, tokens or payment credentials; "+
-				"collect it through a URL step instead (the user enters it on your own page), or add notsecret to its elicit tag if it is not a secret", field.GoName, w)
+				"collect it through a URL step instead (a tool step of type elicitrt.URLStep: the user enters it on your own page), or add notsecret to its elicit tag if it is not a secret", field.GoName, w)
 			ok = false
 		}
 	}
