@@ -149,6 +149,9 @@ func (c *checker) checkStep(tool string, v *types.Var, af *ast.Field, pos token.
 		if n := strings.TrimSpace(parts[0]); n != "" {
 			step.Key = n
 		}
+		if !validStepKey(step.Key) {
+			c.errorf(tagPos, "step key %q: use letters, digits, _ and - (a dot would collide with the keys of repeated questions)", step.Key)
+		}
 		for _, opt := range parts[1:] {
 			key, val, hasVal := strings.Cut(opt, "=")
 			takes, known := stepOptions[key]
@@ -258,4 +261,13 @@ func (c *checker) freeNames(pos token.Pos, t *Tool) bool {
 		ok = false
 	}
 	return ok
+}
+
+func validStepKey(k string) bool {
+	for _, r := range k {
+		if !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return k != ""
 }

@@ -51,7 +51,7 @@ const LatestProtocolVersion = "2026-07-28"
 
 // Step is one row of a tool's step table, built by generated code.
 type Step struct {
-	// Key names the step; input request keys are Key + "." + round.
+	// Key names the step; it is the input request key (see inputKey).
 	Key string
 	// Mode is form or URL.
 	Mode Mode
@@ -167,6 +167,7 @@ type flowState struct {
 	Attempts int     `json:"t,omitempty"` // invalid answers to it so far
 	Reason   string  `json:"e,omitempty"` // why the last answer was invalid
 	Answers  Answers `json:"a"`
+	Asks     int     `json:"n,omitempty"` // how often the current step was asked
 	Flow     string  `json:"f,omitempty"` // the URL step's flow id
 	Token    string  `json:"k,omitempty"` // its flow token (the same link on every retry)
 }
@@ -210,7 +211,7 @@ func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) 
 		step := &m.steps[i]
 		if asked {
 			asked = false
-			resp, _ := req.Params.InputResponses[inputKey(step.Key, round)].(*mcp.ElicitResult)
+			resp, _ := req.Params.InputResponses[inputKey(step.Key, st.Asks)].(*mcp.ElicitResult)
 			if resp != nil {
 				done, res, err := m.take(ctx, req, args, &st, resp, bind.Principal)
 				if done {
@@ -264,7 +265,8 @@ func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) 
 			continue
 		}
 		round++
-		return m.seal(bind, round, st, now, mcp.InputRequestMap{inputKey(step.Key, round): params}), nil
+		st.Asks++
+		return m.seal(bind, round, st, now, mcp.InputRequestMap{inputKey(step.Key, st.Asks): params}), nil
 	}
 	return m.flow.Complete(ctx, req, args, st.Answers)
 }
@@ -277,6 +279,7 @@ func (m *Machine) skip(ctx context.Context, req *mcp.CallToolRequest, args any, 
 	step := &m.steps[i]
 	if m.flow.Ask != nil && !m.flow.Ask(ctx, req, args, i, st.Answers) {
 		st.Step++
+		st.Asks = 0
 		return true, nil, nil
 	}
 	if step.Prefill != nil {
@@ -286,6 +289,7 @@ func (m *Machine) skip(ctx context.Context, req *mcp.CallToolRequest, args any, 
 			}
 			st.Answers[i] = content
 			st.Step++
+			st.Asks = 0
 			return true, nil, nil
 		}
 	}
@@ -298,6 +302,7 @@ func (m *Machine) skip(ctx context.Context, req *mcp.CallToolRequest, args any, 
 		if err := step.Check(content); err == nil {
 			st.Answers[i] = content
 			st.Step++
+			st.Asks = 0
 			return true, nil, nil
 		}
 		if step.Missing != "" {
@@ -338,6 +343,7 @@ func (m *Machine) take(ctx context.Context, req *mcp.CallToolRequest, args any, 
 		if finished && subject == principal {
 			st.Answers[i] = map[string]any{"flow": st.Flow}
 			st.Step++
+			st.Asks = 0
 			st.Flow, st.Token = "", ""
 		}
 		return false, nil, nil
@@ -353,6 +359,7 @@ func (m *Machine) take(ctx context.Context, req *mcp.CallToolRequest, args any, 
 	}
 	st.Answers[i] = content
 	st.Step++
+	st.Asks = 0
 	st.Attempts, st.Reason = 0, ""
 	return false, nil, nil
 }
@@ -397,8 +404,15 @@ func Principal(req *mcp.CallToolRequest) string {
 	return ""
 }
 
-func inputKey(step string, round uint32) string {
-	return step + "." + strconv.FormatUint(uint64(round), 10)
+// inputKey is the input request key of the n-th asking of a step: the
+// step's key the first time ("user_name"), then "user_name.2", ... Step keys
+// contain no dot, so keys are unique within a request and never reused
+// across rounds.
+func inputKey(step string, n int) string {
+	if n <= 1 {
+		return step
+	}
+	return step + "." + strconv.Itoa(n)
 }
 
 // prefill returns the form's properties found in the tool's arguments, and

@@ -50,7 +50,7 @@ func TestStateIsSealedAndBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := onlyKey(t, first)
-	if key != "target.1" {
+	if key != "target" {
 		t.Fatalf("key %q", key)
 	}
 	// The state is opaque: nothing of the flow reads through.
@@ -83,7 +83,7 @@ func TestStateIsSealedAndBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k := onlyKey(t, second); k != "confirm.2" {
+	if k := onlyKey(t, second); k != "confirm" {
 		t.Fatalf("second round key %q", k)
 	}
 	// An instance with a different key cannot open it.
@@ -95,7 +95,7 @@ func TestStateIsSealedAndBound(t *testing.T) {
 	// its own states do not open on the old ring.
 	rotated, _ := elicitrt.NewKeyring([]byte("fedcba9876543210fedcba9876543210"), []byte("0123456789abcdef0123456789abcdef"))
 	rot := manual(t, &elicitrt.ToolOptions{Keys: rotated, Now: clock})
-	third, err := retry(rot, args, second.RequestState, mcp.InputResponseMap{"confirm.2": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}})
+	third, err := retry(rot, args, second.RequestState, mcp.InputResponseMap{"confirm": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}})
 	if err != nil || third.NeedsInput() || third.Content[0].(*mcp.TextContent).Text != "Deploying api to prod without notifying." {
 		t.Fatalf("rotated ring: %+v %v", third, err)
 	}
@@ -103,7 +103,7 @@ func TestStateIsSealedAndBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = retry(cs, args, fresh.RequestState, mcp.InputResponseMap{"target.1": answer[key]})
+	_, err = retry(cs, args, fresh.RequestState, mcp.InputResponseMap{"target": answer[key]})
 	wantInvalidState(t, "new key on old ring", err)
 }
 
@@ -170,7 +170,7 @@ func TestLoadShedding(t *testing.T) {
 	}
 	shed = false
 	next, err := retry(cs, map[string]any{"service": "api"}, res.RequestState, nil)
-	if err != nil || onlyKey(t, next) != "target.1" {
+	if err != nil || onlyKey(t, next) != "target" {
 		t.Fatalf("after shedding: %+v %v", next, err)
 	}
 }
