@@ -230,6 +230,22 @@ func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) 
 				}
 				continue
 			}
+			// A call without state may already carry the answer to the first
+			// question it is to ask, under that question's key (a client that
+			// knows the form). It is taken like any answer: decoded and
+			// validated, and only for that one question.
+			if round == 0 && !legacy && st.Asks == 0 {
+				if resp, _ := req.Params.InputResponses[inputKey(step.Key, 1)].(*mcp.ElicitResult); resp != nil && step.Mode == ModeForm {
+					st.Asks = 1
+					done, res, err := m.take(ctx, req, args, &st, resp, bind.Principal)
+					if done {
+						return res, err
+					}
+					if st.Step != i {
+						continue
+					}
+				}
+			}
 		}
 		if st.Attempts >= m.opts.MaxAttempts {
 			return toolError(fmt.Sprintf("%s: gave up after %d invalid answers: %s", step.Key, st.Attempts, st.Reason)), nil

@@ -8,6 +8,8 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -62,10 +64,28 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // with the user's bearer token, or in memory to a server bound to user.
 func (s *site) mcpClient(t *testing.T, transport, user string, o mcptest.Options) *mcp.ClientSession {
 	t.Helper()
+	return s.mcpClientEra(t, transport, "modern", user, o)
+}
+
+// serverBin is this example built as a binary, for the stdio transport.
+var serverBin string
+
+func TestMain(m *testing.M) { os.Exit(mcptest.RunWithBinary(m, ".", &serverBin)) }
+
+func (s *site) mcpClientEra(t *testing.T, transport, era, user string, o mcptest.Options) *mcp.ClientSession {
+	t.Helper()
+	if transport == "stdio" {
+		o.Command = func() *exec.Cmd {
+			cmd := exec.Command(serverBin, "-stdio")
+			cmd.Env = append(os.Environ(), "BILLING_USER="+user, "BILLING_BASE_URL="+s.url)
+			return cmd
+		}
+		return mcptest.Connect(t, nil, "stdio", era, o)
+	}
 	if transport == "memory" {
 		cfg := s.cfg
 		cfg.principal = func(*mcp.CallToolRequest) string { return user }
-		return mcptest.Connect(t, func() *mcp.Server { return newServer(cfg) }, "memory", "modern", o)
+		return mcptest.Connect(t, func() *mcp.Server { return newServer(cfg) }, "memory", era, o)
 	}
 	copts := &mcp.ClientOptions{Capabilities: o.Capabilities}
 	if o.User != nil {
@@ -75,8 +95,12 @@ func (s *site) mcpClient(t *testing.T, transport, user string, o mcptest.Options
 		copts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, copts)
+	var sopts *mcp.ClientSessionOptions
+	if era == "legacy" {
+		sopts = &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
+	}
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
-		Endpoint: s.url + "/mcp", HTTPClient: &http.Client{Transport: bearer(user)}}, nil)
+		Endpoint: s.url + "/mcp", HTTPClient: &http.Client{Transport: bearer(user)}}, sopts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,5 +294,42 @@ func TestNeedsURLMode(t *testing.T) {
 	raw, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(raw), `"requiredCapabilities":{"elicitation":{"url":{}}}`) {
 		t.Fatalf("status %d: %s", resp.StatusCode, raw)
+	}
+}
+
+// TestEveryTransportAndEra: decline, cancel and the missing URL capability
+// over stdio (the binary), in memory and over HTTP, on both protocol eras;
+// and, on 2025-11-25, a URL step accepted before the sign-in finished.
+func TestEveryTransportAndEra(t *testing.T) {
+	s := startSite(t)
+	for _, transport := range []string{"stdio", "memory", "http"} {
+		for _, era := range mcptest.Eras {
+			name := transport + "/" + era
+			for _, action := range []string{"decline", "cancel"} {
+				u := &mcptest.User{Replies: []*mcp.ElicitResult{{Action: action}}}
+				cs := s.mcpClientEra(t, transport, era, "bob", mcptest.Options{User: u, Capabilities: bothModes})
+				res, err := list(cs, "", nil)
+				if err != nil || mcptest.Text(res) != notConnected || len(u.Asked) != 1 || u.Asked[0].Mode != "url" {
+					t.Errorf("%s %s: %+v %v", name, action, res, err)
+				}
+				if era == "modern" && len(u.Asked) == 1 && u.Asked[0].ElicitationID != "" {
+					t.Errorf("%s: elicitationId sent on 2026-07-28", name)
+				}
+			}
+			cs := s.mcpClientEra(t, transport, era, "bob", mcptest.Options{User: &mcptest.User{}})
+			_, err := list(cs, "", nil)
+			var werr *jsonrpc.Error
+			if !errors.As(err, &werr) || werr.Code != mcp.CodeMissingRequiredClientCapabilities {
+				t.Errorf("%s: want -32021, got %v", name, err)
+			}
+			if era == "legacy" {
+				u := &mcptest.User{Replies: []*mcp.ElicitResult{{Action: "accept"}}}
+				cs := s.mcpClientEra(t, transport, era, "bob", mcptest.Options{User: u, Capabilities: bothModes})
+				res, err := list(cs, "", nil)
+				if err != nil || mcptest.Text(res) != "Finish in the browser, then ask again." || u.Asked[0].ElicitationID == "" {
+					t.Errorf("%s accept: %+v %v", name, res, err)
+				}
+			}
+		}
 	}
 }

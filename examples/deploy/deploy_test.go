@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -31,8 +33,17 @@ var keys = func() *elicitrt.Keyring {
 // ("modern" or "legacy"). u nil means the client declares no elicitation.
 func session(t *testing.T, transport, era string, u *user) *mcp.ClientSession {
 	t.Helper()
-	return mcptest.Connect(t, func() *mcp.Server { return newServer(&elicitrt.ToolOptions{Keys: keys}) }, transport, era, mcptest.Options{User: u})
+	return mcptest.Connect(t, func() *mcp.Server { return newServer(&elicitrt.ToolOptions{Keys: keys}) }, transport, era,
+		mcptest.Options{User: u, Command: func() *exec.Cmd { return exec.Command(serverBin, "-stdio") }})
 }
+
+// serverBin is this example built as a binary, for the stdio transport.
+var serverBin string
+
+func TestMain(m *testing.M) { os.Exit(mcptest.RunWithBinary(m, ".", &serverBin)) }
+
+// transports: in memory, over HTTP on 127.0.0.1, and the binary over stdio.
+var transports = append([]string{"stdio"}, mcptest.Transports...)
 
 func call(t *testing.T, cs *mcp.ClientSession, args map[string]any) (string, *mcp.CallToolResult, error) {
 	t.Helper()
@@ -47,7 +58,7 @@ func call(t *testing.T, cs *mcp.ClientSession, args map[string]any) (string, *mc
 }
 
 func TestDeployFlows(t *testing.T) {
-	for _, transport := range mcptest.Transports {
+	for _, transport := range transports {
 		for _, era := range mcptest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
 				cases := []struct {
@@ -101,36 +112,38 @@ func TestDeployFlows(t *testing.T) {
 }
 
 func TestNoElicitation(t *testing.T) {
-	for _, transport := range []string{"memory", "http"} {
-		t.Run(transport, func(t *testing.T) {
-			cs := session(t, transport, "modern", nil)
-			got, res, err := call(t, cs, map[string]any{"service": "api"})
-			if err != nil || !res.IsError || got != "environment is required: one of dev, staging, prod" {
-				t.Fatalf("fallback=arguments: %q %v %v", got, res, err)
-			}
-			got, _, err = call(t, cs, map[string]any{"service": "api", "environment": "staging"})
-			if err != nil || got != "Deploying api to staging without notifying." {
-				t.Fatalf("prefilled without elicitation: %q %v", got, err)
-			}
-			// Production needs a confirmation nobody can give: -32021.
-			_, _, err = call(t, cs, map[string]any{"service": "api", "environment": "prod"})
-			var werr *jsonrpc.Error
-			if !errors.As(err, &werr) || werr.Code != mcp.CodeMissingRequiredClientCapabilities {
-				t.Fatalf("want -32021, got %v", err)
-			}
-			var data struct {
-				RequiredCapabilities json.RawMessage `json:"requiredCapabilities"`
-			}
-			if err := json.Unmarshal(werr.Data, &data); err != nil || string(data.RequiredCapabilities) != `{"elicitation":{"form":{}}}` {
-				t.Fatalf("data %s", werr.Data)
-			}
-			// Invalid prefilled arguments are a tool error naming them (the
-			// SDK validates them against the input schema, which carries the
-			// form's enum, before the machine does).
-			got, res, err = call(t, cs, map[string]any{"service": "api", "environment": "moon"})
-			if err != nil || !res.IsError || !strings.Contains(got, "environment") {
-				t.Fatalf("invalid argument: %q %v", got, err)
-			}
-		})
+	for _, transport := range transports {
+		for _, era := range mcptest.Eras {
+			t.Run(transport+"/"+era, func(t *testing.T) {
+				cs := session(t, transport, era, nil)
+				got, res, err := call(t, cs, map[string]any{"service": "api"})
+				if err != nil || !res.IsError || got != "environment is required: one of dev, staging, prod" {
+					t.Fatalf("fallback=arguments: %q %v %v", got, res, err)
+				}
+				got, _, err = call(t, cs, map[string]any{"service": "api", "environment": "staging"})
+				if err != nil || got != "Deploying api to staging without notifying." {
+					t.Fatalf("prefilled without elicitation: %q %v", got, err)
+				}
+				// Production needs a confirmation nobody can give: -32021.
+				_, _, err = call(t, cs, map[string]any{"service": "api", "environment": "prod"})
+				var werr *jsonrpc.Error
+				if !errors.As(err, &werr) || werr.Code != mcp.CodeMissingRequiredClientCapabilities {
+					t.Fatalf("want -32021, got %v", err)
+				}
+				var data struct {
+					RequiredCapabilities json.RawMessage `json:"requiredCapabilities"`
+				}
+				if err := json.Unmarshal(werr.Data, &data); err != nil || string(data.RequiredCapabilities) != `{"elicitation":{"form":{}}}` {
+					t.Fatalf("data %s", werr.Data)
+				}
+				// Invalid prefilled arguments are a tool error naming them (the
+				// SDK validates them against the input schema, which carries the
+				// form's enum, before the machine does).
+				got, res, err = call(t, cs, map[string]any{"service": "api", "environment": "moon"})
+				if err != nil || !res.IsError || !strings.Contains(got, "environment") {
+					t.Fatalf("invalid argument: %q %v", got, err)
+				}
+			})
+		}
 	}
 }

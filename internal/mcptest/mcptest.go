@@ -7,8 +7,12 @@ package mcptest
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -58,6 +62,26 @@ type Options struct {
 	// Manual turns off the SDK client's own MRTR loop, so the test sees
 	// each input_required result.
 	Manual bool
+	// Command is the server process of the "stdio" transport.
+	Command func() *exec.Cmd
+}
+
+// RunWithBinary is a TestMain body for a main package's tests: it builds
+// the package in dir into a temporary directory, stores the binary's path
+// in *bin, runs the tests and removes the binary.
+func RunWithBinary(m *testing.M, dir string, bin *string) int {
+	tmp, err := os.MkdirTemp("", "mcptest-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(tmp)
+	*bin = filepath.Join(tmp, "server")
+	if out, err := exec.Command("go", "build", "-o", *bin, dir).CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", dir, err, out)
+		return 1
+	}
+	return m.Run()
 }
 
 // Connect returns a client session to a server made by newServer, over
@@ -83,6 +107,11 @@ func Connect(t testing.TB, newServer func() *mcp.Server, transport, era string, 
 		}
 		t.Cleanup(func() { ss.Close() })
 		ct = c
+	case "stdio":
+		if o.Command == nil {
+			t.Fatal("stdio transport without a command")
+		}
+		ct = &mcp.CommandTransport{Command: o.Command()}
 	case "http":
 		server := newServer()
 		srv := httptest.NewServer(elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
