@@ -127,6 +127,9 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) error {
 			if s.Message != "" {
 				d[jen.Id("Message")] = jen.Lit(s.Message)
 			}
+			if s.Once {
+				d[jen.Id("Once")] = jen.True()
+			}
 			steps[i] = jen.Values(d)
 			continue
 		}
@@ -143,6 +146,9 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) error {
 		}
 		if s.Message != "" {
 			d[jen.Id("Message")] = jen.Lit(s.Message)
+		}
+		if s.Once {
+			d[jen.Id("Once")] = jen.True()
 		}
 		if s.Prefill {
 			props := make([]jen.Code, len(s.Form.Fields))

@@ -132,6 +132,7 @@ type ToolStep struct {
 	MessageHandler bool
 	AskHandler     bool
 	Prefill        bool
+	Once           bool   // completing the flow is single use (final step)
 	Fallback       string // error, defaults, arguments, handler
 	Missing        string // text of the arguments fallback
 }

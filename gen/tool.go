@@ -19,7 +19,7 @@ type pendingTool struct {
 }
 
 // stepOptions lists the options of a step's elicit tag.
-var stepOptions = map[string]bool{"message": true, "ask": true, "prefill": false, "fallback": true}
+var stepOptions = map[string]bool{"message": true, "ask": true, "prefill": false, "fallback": true, "once": false}
 
 // resolveTools checks the package's tool declarations against its forms.
 func (c *checker) resolveTools(p *Package) {
@@ -121,6 +121,11 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 		c.errorf(ts.Name.Pos(), "tool %s has no steps: add a field whose type is a form", name)
 		return nil
 	}
+	for _, s := range tool.Steps[:len(tool.Steps)-1] {
+		if s.Once {
+			c.errorf(ts.Name.Pos(), "tool %s: once belongs on the final step (it makes completing the flow single use), not on %s", name, s.GoName)
+		}
+	}
 	if !c.freeNames(ts.Name.Pos(), tool) {
 		return nil
 	}
@@ -157,7 +162,7 @@ func (c *checker) checkStep(tool string, v *types.Var, af *ast.Field, pos token.
 			takes, known := stepOptions[key]
 			switch {
 			case !known:
-				c.errorf(tagPos, "unknown step option %q (known: ask, fallback, message, prefill)", key)
+				c.errorf(tagPos, "unknown step option %q (known: ask, fallback, message, once, prefill)", key)
 				continue
 			case takes && (!hasVal || val == ""):
 				c.errorf(tagPos, "step option %q needs a value", key)
@@ -180,6 +185,8 @@ func (c *checker) checkStep(tool string, v *types.Var, af *ast.Field, pos token.
 				step.AskHandler = true
 			case "prefill":
 				step.Prefill = true
+			case "once":
+				step.Once = true
 			case "fallback":
 				switch val {
 				case "error", "defaults", "arguments", "handler":

@@ -67,6 +67,10 @@ type Step struct {
 	// else those without a default); the rest come from the arguments when
 	// present, else from the form's defaults.
 	PrefillNeeds []string
+	// Once makes the flow single use: the call that completes it may do so
+	// only once per requestState (a replayed retry of a destructive
+	// confirmation gets ErrReplayed). Set on the final step.
+	Once bool
 	// Missing is the tool error text of FallbackArguments.
 	Missing string
 	// Params builds the input request of a form step.
@@ -124,6 +128,9 @@ type ToolOptions struct {
 	// Grants tells URL steps whether their flow finished; nil means
 	// DefaultGrants(). Share it with the connect handlers.
 	Grants GrantStore
+	// Replay enforces single use for flows whose final step is Once; nil
+	// means DefaultReplayGuard(). Instances serving one tool share one.
+	Replay ReplayGuard
 }
 
 // Machine drives one tool's steps over MRTR rounds.
@@ -157,6 +164,9 @@ func NewMachine(tool string, steps []Step, flow Flow, opts *ToolOptions) *Machin
 	}
 	if m.opts.Grants == nil {
 		m.opts.Grants = DefaultGrants()
+	}
+	if m.opts.Replay == nil {
+		m.opts.Replay = DefaultReplayGuard()
 	}
 	return m
 }
@@ -283,6 +293,15 @@ func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) 
 		round++
 		st.Asks++
 		return m.seal(bind, round, st, now, mcp.InputRequestMap{inputKey(step.Key, st.Asks): params}), nil
+	}
+	if s := req.Params.RequestState; s != "" && len(m.steps) > 0 && m.steps[len(m.steps)-1].Once {
+		first, err := m.opts.Replay.Claim(ctx, stateID(m.tool, s), now.Add(m.opts.TTL))
+		if err != nil {
+			return nil, err
+		}
+		if !first {
+			return nil, ErrReplayed
+		}
 	}
 	return m.flow.Complete(ctx, req, args, st.Answers)
 }

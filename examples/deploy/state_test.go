@@ -192,3 +192,30 @@ func TestStateBoundToPrincipal(t *testing.T) {
 		t.Fatalf("same principal: %+v %v", res, err)
 	}
 }
+
+// TestConfirmationIsSingleUse replays the retry that confirmed a production
+// deploy: the second one is refused, on this instance and on another one
+// sharing the replay guard: Complete, which deploys, runs once.
+func TestConfirmationIsSingleUse(t *testing.T) {
+	guard := &elicitrt.MemoryReplayGuard{}
+	opts := &elicitrt.ToolOptions{Keys: keys, Replay: guard}
+	cs := manual(t, opts)
+	args := map[string]any{"service": "api", "environment": "prod"}
+	first, err := retry(cs, args, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := onlyKey(t, first)
+	confirm := mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}}
+	done, err := retry(cs, args, first.RequestState, confirm)
+	if err != nil || done.NeedsInput() || !strings.HasPrefix(mcptest.Text(done), "Deploying api to prod") {
+		t.Fatalf("confirm: %+v %v", done, err)
+	}
+	for _, c := range []*mcp.ClientSession{cs, manual(t, opts)} {
+		res, err := retry(c, args, first.RequestState, confirm)
+		var werr *jsonrpc.Error
+		if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || werr.Message != "requestState already used" {
+			t.Fatalf("replay: %+v %v", res, err)
+		}
+	}
+}

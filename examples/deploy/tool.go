@@ -37,5 +37,5 @@ type DeployArgs struct {
 type Deploy struct {
 	Args    DeployArgs
 	Target  Target       `elicit:"target,message=Which environment should I deploy to?,prefill,fallback=arguments"`
-	Confirm Confirmation `elicit:"confirm,message=handler,ask=handler,fallback=error"`
+	Confirm Confirmation `elicit:"confirm,message=handler,ask=handler,fallback=error,once"`
 }

@@ -256,6 +256,7 @@ func RegisterDeploy(server *mcp.Server, h DeployHandler, opts *elicitrt.ToolOpti
 		Key:      "confirm",
 		Missing:  "confirm is required",
 		Mode:     elicitrt.ModeForm,
+		Once:     true,
 		Params:   Confirmation{}.ElicitParams,
 	}}, elicitrt.Flow{
 		Ask: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, a elicitrt.Answers) bool {
