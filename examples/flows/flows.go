@@ -57,3 +57,26 @@ type Poll struct {
 	Args SurveyArgs
 	Name Name `elicit:"name,message=What is your name?"`
 }
+
+// Everything has one property of every kind, for the hostile-answer table.
+type Everything struct {
+	Count    uint8   `elicit:"count,required,max=200"`
+	Big      int64   `elicit:"big"`
+	Ratio    float32 `elicit:"ratio"`
+	Favorite Color   `elicit:"favorite,required"`
+	Picks    []Color `elicit:"picks,max=2"`
+	Day      string  `elicit:"day,format=date"`
+	At       string  `elicit:"at,format=date-time"`
+	Site     string  `elicit:"site,format=uri"`
+	Mail     string  `elicit:"mail,format=email"`
+	Note     *string `elicit:"note,max=100"`
+	Agree    bool    `elicit:"agree"`
+}
+
+// Strict asks the Everything form once.
+//
+//elicit:tool strict
+type Strict struct {
+	Args       SurveyArgs
+	Everything Everything `elicit:"everything,message=Fill in everything."`
+}

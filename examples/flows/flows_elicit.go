@@ -10,6 +10,7 @@ import (
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	jsonschema "github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"math"
 	"unicode/utf8"
 )
 
@@ -273,6 +274,253 @@ func (x *Name) DecodeElicit(content map[string]any) error {
 	return nil
 }
 
+// A "cannot convert" error here means Everything changed after elicitgen ran: run go generate.
+func _() {
+	_ = struct {
+		Count    uint8
+		Big      int64
+		Ratio    float32
+		Favorite Color
+		Picks    []Color
+		Day      string
+		At       string
+		Site     string
+		Mail     string
+		Note     *string
+		Agree    bool
+	}(Everything{})
+}
+
+// _elicit_Everything_schema is the precomputed requestedSchema of Everything.
+var (
+	_elicit_Everything_schema          = json.RawMessage("{\"type\":\"object\",\"properties\":{\"count\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":200},\"big\":{\"type\":\"integer\",\"minimum\":-9007199254740991,\"maximum\":9007199254740991},\"ratio\":{\"type\":\"number\"},\"favorite\":{\"type\":\"string\",\"enum\":[\"red\",\"green\",\"blue\"]},\"picks\":{\"type\":\"array\",\"maxItems\":2,\"items\":{\"type\":\"string\",\"enum\":[\"red\",\"green\",\"blue\"]}},\"day\":{\"type\":\"string\",\"format\":\"date\"},\"at\":{\"type\":\"string\",\"format\":\"date-time\"},\"site\":{\"type\":\"string\",\"format\":\"uri\"},\"mail\":{\"type\":\"string\",\"format\":\"email\"},\"note\":{\"type\":\"string\",\"maxLength\":100},\"agree\":{\"type\":\"boolean\"}},\"required\":[\"count\",\"favorite\"]}")
+	_elicit_Everything_schemaValue any = _elicit_Everything_schema
+)
+
+// ElicitSchema returns the requestedSchema of Everything, precomputed at generate time.
+// The bytes are shared: do not modify them.
+func (Everything) ElicitSchema() json.RawMessage {
+	return _elicit_Everything_schema
+}
+
+// ElicitParams returns form-mode elicitation params that ask message with the schema of Everything.
+func (Everything) ElicitParams(message string) *mcp.ElicitParams {
+	return &mcp.ElicitParams{
+		Message:         message,
+		Mode:            "form",
+		RequestedSchema: _elicit_Everything_schemaValue,
+	}
+}
+
+// DecodeElicit decodes accepted form content into x, strictly: JSON types, enum values,
+// bounds, lengths, formats and required properties are checked, defaults fill absent
+// optional properties and unknown keys are ignored. On failure x is left unchanged and
+// the error is a *elicitrt.ContentError listing every bad property.
+func (x *Everything) DecodeElicit(content map[string]any) error {
+	var v Everything
+	var errs []elicitrt.FieldError
+	if raw, ok := content["count"]; ok {
+		if n, reason := elicitrt.Integer(raw); reason != "" {
+			errs = append(errs, elicitrt.FieldError{
+				Property: "count",
+				Reason:   reason,
+			})
+		} else if n < 0 || n > 200 {
+			errs = append(errs, elicitrt.FieldError{
+				Property: "count",
+				Reason:   "must be an integer from 0 to 200",
+			})
+		} else {
+			v.Count = uint8(n)
+		}
+	} else {
+		errs = append(errs, elicitrt.FieldError{
+			Property: "count",
+			Reason:   elicitrt.ReasonRequired,
+		})
+	}
+	if raw, ok := content["big"]; ok {
+		if n, reason := elicitrt.Integer(raw); reason != "" {
+			errs = append(errs, elicitrt.FieldError{
+				Property: "big",
+				Reason:   reason,
+			})
+		} else if n < -9007199254740991 || n > 9007199254740991 {
+			errs = append(errs, elicitrt.FieldError{
+				Property: "big",
+				Reason:   "must be an integer from -9007199254740991 to 9007199254740991",
+			})
+		} else {
+			v.Big = int64(n)
+		}
+	}
+	if raw, ok := content["ratio"]; ok {
+		if n, reason := elicitrt.Number(raw); reason != "" {
+			errs = append(errs, elicitrt.FieldError{
+				Property: "ratio",
+				Reason:   reason,
+			})
+		} else if n < -math.MaxFloat32 || n > math.MaxFloat32 {
+			errs = append(errs, elicitrt.FieldError{
+				Property: "ratio",
+				Reason:   elicitrt.ReasonFloat32,
+			})
+		} else {
+			v.Ratio = float32(n)
+		}
+	}
+	if raw, ok := content["favorite"]; ok {
+		if s, ok := raw.(string); !ok {
+			errs = append(errs, elicitrt.FieldError{
+				Property: "favorite",
+				Reason:   elicitrt.ReasonString,
+			})
+		} else if _elicit_Color_index(s) < 0 {
+			errs = append(errs, elicitrt.FieldError{
+				Property: "favorite",
+				Reason:   "must be one of red, green, blue",
+			})
+		} else {
+			v.Favorite = Color(s)
+		}
+	} else {
+		errs = append(errs, elicitrt.FieldError{
+			Property: "favorite",
+			Reason:   elicitrt.ReasonRequired,
+		})
+	}
+	if raw, ok := content["picks"]; ok {
+		list, ok := elicitrt.List(raw)
+		var reason string
+		var items []Color
+		if !ok {
+			reason = elicitrt.ReasonArray
+		} else if len(list) > 2 {
+			reason = "must have at most 2 items"
+		} else {
+			items = make([]Color, 0, len(list))
+			var seen [3]bool
+			for _, it := range list {
+				s, ok := it.(string)
+				if !ok {
+					reason = elicitrt.ReasonArray
+					break
+				}
+				i := _elicit_Color_index(s)
+				if i < 0 {
+					reason = "items must be among red, green, blue"
+					break
+				}
+				if seen[i] {
+					reason = elicitrt.ReasonDuplicate
+					break
+				}
+				seen[i] = true
+				items = append(items, Color(s))
+			}
+		}
+		if reason != "" {
+			errs = append(errs, elicitrt.FieldError{
+				Property: "picks",
+				Reason:   reason,
+			})
+		} else {
+			v.Picks = items
+		}
+	}
+	if raw, ok := content["day"]; ok {
+		if s, ok := raw.(string); !ok {
+			errs = append(errs, elicitrt.FieldError{
+				Property: "day",
+				Reason:   elicitrt.ReasonString,
+			})
+		} else if _, ok := elicitrt.ParseDate(s); !ok {
+			errs = append(errs, elicitrt.FieldError{
+				Property: "day",
+				Reason:   elicitrt.ReasonDate,
+			})
+		} else {
+			v.Day = s
+		}
+	}
+	if raw, ok := content["at"]; ok {
+		if s, ok := raw.(string); !ok {
+			errs = append(errs, elicitrt.FieldError{
+				Property: "at",
+				Reason:   elicitrt.ReasonString,
+			})
+		} else if _, ok := elicitrt.ParseDateTime(s); !ok {
+			errs = append(errs, elicitrt.FieldError{
+				Property: "at",
+				Reason:   elicitrt.ReasonDateTime,
+			})
+		} else {
+			v.At = s
+		}
+	}
+	if raw, ok := content["site"]; ok {
+		if s, ok := raw.(string); !ok {
+			errs = append(errs, elicitrt.FieldError{
+				Property: "site",
+				Reason:   elicitrt.ReasonString,
+			})
+		} else if !elicitrt.IsAbsoluteURI(s) {
+			errs = append(errs, elicitrt.FieldError{
+				Property: "site",
+				Reason:   elicitrt.ReasonURI,
+			})
+		} else {
+			v.Site = s
+		}
+	}
+	if raw, ok := content["mail"]; ok {
+		if s, ok := raw.(string); !ok {
+			errs = append(errs, elicitrt.FieldError{
+				Property: "mail",
+				Reason:   elicitrt.ReasonString,
+			})
+		} else if !elicitrt.IsEmail(s) {
+			errs = append(errs, elicitrt.FieldError{
+				Property: "mail",
+				Reason:   elicitrt.ReasonEmail,
+			})
+		} else {
+			v.Mail = s
+		}
+	}
+	if raw, ok := content["note"]; ok {
+		if s, ok := raw.(string); !ok {
+			errs = append(errs, elicitrt.FieldError{
+				Property: "note",
+				Reason:   elicitrt.ReasonString,
+			})
+		} else if n := utf8.RuneCountInString(s); n > 100 {
+			errs = append(errs, elicitrt.FieldError{
+				Property: "note",
+				Reason:   "must have at most 100 characters",
+			})
+		} else {
+			p := s
+			v.Note = &p
+		}
+	}
+	if raw, ok := content["agree"]; ok {
+		if b, ok := raw.(bool); !ok {
+			errs = append(errs, elicitrt.FieldError{
+				Property: "agree",
+				Reason:   elicitrt.ReasonBoolean,
+			})
+		} else {
+			v.Agree = b
+		}
+	}
+	if errs != nil {
+		return &elicitrt.ContentError{Fields: errs}
+	}
+	*x = v
+	return nil
+}
+
 // SurveyStep names a step of the survey tool.
 type SurveyStep int
 
@@ -506,6 +754,97 @@ func RegisterPoll(server *mcp.Server, h PollHandler, opts *elicitrt.ToolOptions)
 		Description: "Poll asks one question.",
 		InputSchema: schema,
 		Name:        "poll",
+	}, func(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs) (*mcp.CallToolResult, any, error) {
+		res, err := m.Call(ctx, req, args)
+		return res, nil, err
+	})
+}
+
+// StrictStep names a step of the strict tool.
+type StrictStep int
+
+const (
+	StrictStepEverything StrictStep = 0
+)
+
+// String returns the step's key.
+func (s StrictStep) String() string {
+	switch s {
+	case 0:
+		return "everything"
+	}
+	return fmt.Sprintf("StrictStep(%d)", int(s))
+}
+
+// StrictAnswers holds the answers of the strict tool's steps; a step not asked (yet) is nil.
+type StrictAnswers struct {
+	Everything *Everything
+}
+
+// StrictHandler is what the strict tool's author implements.
+type StrictHandler interface {
+	// Complete runs once every step to be asked has been answered.
+	Complete(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, answers StrictAnswers) (*mcp.CallToolResult, error)
+	// Declined runs when the user declined the step: a normal outcome, which ends in a complete result.
+	Declined(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, answers StrictAnswers, step StrictStep) (*mcp.CallToolResult, error)
+	// Cancelled runs when the user dismissed the step without choosing.
+	Cancelled(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, answers StrictAnswers, step StrictStep) (*mcp.CallToolResult, error)
+}
+
+func _elicit_Strict_answers(a elicitrt.Answers) StrictAnswers {
+	var out StrictAnswers
+	if a[0] != nil {
+		v := new(Everything)
+		// Validated before it was kept; decoded again on every call.
+		if v.DecodeElicit(a[0]) == nil {
+			out.Everything = v
+		}
+	}
+	return out
+}
+
+// RegisterStrict adds the strict tool to server, driven by a state machine over
+// multi round-trip requests that calls h's typed methods. opts may be nil.
+func RegisterStrict(server *mcp.Server, h StrictHandler, opts *elicitrt.ToolOptions) {
+	base, err := jsonschema.For[SurveyArgs](nil)
+	if err != nil {
+		panic(fmt.Sprintf("elicitgen: tool strict: %v", err))
+	}
+	schema, err := elicitrt.InputSchema(base, nil)
+	if err != nil {
+		panic(fmt.Sprintf("elicitgen: tool strict: %v", err))
+	}
+	m := elicitrt.NewMachine("strict", []elicitrt.Step{{
+		Check: func(c map[string]any) error {
+			var v Everything
+			return v.DecodeElicit(c)
+		},
+		Fallback: elicitrt.FallbackError,
+		Key:      "everything",
+		Message:  "Fill in everything.",
+		Missing:  "count is required; favorite is required: one of red, green, blue",
+		Mode:     elicitrt.ModeForm,
+		Params:   Everything{}.ElicitParams,
+	}}, elicitrt.Flow{
+		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a elicitrt.Answers) (*mcp.CallToolResult, error) {
+			return h.Complete(ctx, req, args.(SurveyArgs), _elicit_Strict_answers(a))
+		},
+		Ended: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, a elicitrt.Answers) (*mcp.CallToolResult, error) {
+			if action == elicitrt.ActionDecline {
+				return h.Declined(ctx, req, args.(SurveyArgs), _elicit_Strict_answers(a), StrictStep(step))
+			}
+			return h.Cancelled(ctx, req, args.(SurveyArgs), _elicit_Strict_answers(a), StrictStep(step))
+		},
+	}, opts)
+	mcp.AddTool(server, &mcp.Tool{
+		Annotations: &mcp.ToolAnnotations{
+			DestructiveHint: elicitrt.Bool(false),
+			IdempotentHint:  false,
+			ReadOnlyHint:    false,
+		},
+		Description: "Strict asks the Everything form once.",
+		InputSchema: schema,
+		Name:        "strict",
 	}, func(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs) (*mcp.CallToolResult, any, error) {
 		res, err := m.Call(ctx, req, args)
 		return res, nil, err

@@ -57,5 +57,19 @@ func NewServer(opts *elicitrt.ToolOptions) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "flows", Version: "v0"}, nil)
 	RegisterSurvey(s, survey{}, opts)
 	RegisterPoll(s, poll{}, opts)
+	RegisterStrict(s, strict{}, opts)
 	return s
+}
+
+// strict implements StrictHandler; Complete reports what it was given.
+type strict struct{}
+
+func (strict) Complete(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, a StrictAnswers) (*mcp.CallToolResult, error) {
+	return elicitrt.Text(fmt.Sprintf("completed %+v", *a.Everything)), nil
+}
+func (strict) Declined(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, a StrictAnswers, s StrictStep) (*mcp.CallToolResult, error) {
+	return elicitrt.Text("declined"), nil
+}
+func (strict) Cancelled(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, a StrictAnswers, s StrictStep) (*mcp.CallToolResult, error) {
+	return elicitrt.Text("cancelled"), nil
 }
