@@ -59,7 +59,7 @@ func (c *checker) checkPackage(pkg *packages.Package) *Package {
 	c.pkg = pkg
 	p := &Package{Path: pkg.PkgPath, Name: pkg.Name, types: pkg.Types}
 	for _, f := range pkg.Syntax {
-		name := c.fset.File(f.Pos()).Name()
+		name := sourceName(c.fset, f)
 		if p.Dir == "" {
 			p.Dir = filepath.Dir(name)
 		}
@@ -539,7 +539,7 @@ func (c *checker) enumOf(t types.Type, pos token.Pos, field string) *Enum {
 	seen := map[string]token.Pos{}
 	bad := false
 	for _, file := range c.pkg.Syntax {
-		if isOurs(c.fset.File(file.Pos()).Name(), file) {
+		if isOurs(sourceName(c.fset, file), file) {
 			continue
 		}
 		for _, decl := range file.Decls {

@@ -64,7 +64,7 @@ func Load(cfg Config) ([]*packages.Package, *token.FileSet, Diagnostics, error) 
 		ours := generatedFiles(fset, pkg)
 		hasTypeErrors := false
 		for _, e := range pkg.Errors {
-			hasTypeErrors = hasTypeErrors || e.Kind == packages.TypeError
+			hasTypeErrors = hasTypeErrors || e.Kind == packages.TypeError || e.Kind == packages.ParseError
 		}
 		for _, e := range pkg.Errors {
 			pos := parseErrorPos(e.Pos)
@@ -87,7 +87,7 @@ func Load(cfg Config) ([]*packages.Package, *token.FileSet, Diagnostics, error) 
 func generatedFiles(fset *token.FileSet, pkg *packages.Package) map[string]bool {
 	ours := map[string]bool{}
 	for _, f := range pkg.Syntax {
-		name := fset.File(f.Pos()).Name()
+		name := sourceName(fset, f)
 		if isOurs(name, f) {
 			ours[name] = true
 		}
@@ -165,4 +165,12 @@ func staleOverlay(fset *token.FileSet, pkgs []*packages.Package) map[string][]by
 		}
 	}
 	return overlay
+}
+
+// sourceName is the path of the source file f was parsed from. For cgo
+// files go/packages parses cmd/cgo's output from the build cache; its line
+// directives lead back to the file the user wrote, which is where the
+// generated file belongs.
+func sourceName(fset *token.FileSet, f *ast.File) string {
+	return fset.Position(f.Package).Filename
 }
