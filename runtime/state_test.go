@@ -89,8 +89,13 @@ func checkInvalidStateErr(tb testing.TB, err error) {
 // assertRejected checks that state does not open under b at now, through both
 // the public API and the internal one (whose reason must be want, unless want
 // is openOK, meaning "any reason").
+// rejected counts the states assertRejected saw refused, for the logs of
+// the hostile-state tests.
+var rejected int
+
 func assertRejected(tb testing.TB, k *Keyring, b Binding, state string, now time.Time, want openResult) {
 	tb.Helper()
+	rejected++
 	round, payload, err := k.Open(b, state, now)
 	if err == nil {
 		tb.Fatalf("Open(%.80q) succeeded (round %d, %d-byte payload), want rejection", state, round, len(payload))
@@ -182,6 +187,8 @@ func TestSealPanicsOnOversizedPayload(t *testing.T) {
 }
 
 func TestOpenRejectsOtherBinding(t *testing.T) {
+	before := rejected
+	defer func() { t.Logf("%d hostile states rejected with -32602 and no detail", rejected-before) }()
 	k := mustKeyring(t, testKey(1))
 	s := k.Seal(testBinding, 3, []byte("p"), testNow, 0)
 	otherDigest := testBinding.ArgsDigest
@@ -226,6 +233,8 @@ func TestOpenRejectsOtherBinding(t *testing.T) {
 }
 
 func TestOpenExpiry(t *testing.T) {
+	before := rejected
+	defer func() { t.Logf("%d hostile states rejected with -32602 and no detail", rejected-before) }()
 	k := mustKeyring(t, testKey(1))
 	s := k.Seal(testBinding, 1, []byte("x"), testNow, time.Minute)
 	for _, ok := range []time.Time{testNow.Add(-time.Hour), testNow, testNow.Add(59 * time.Second), testNow.Add(time.Minute)} {
@@ -254,6 +263,8 @@ func TestOpenExpiry(t *testing.T) {
 }
 
 func TestOpenRejectsEveryBitFlip(t *testing.T) {
+	before := rejected
+	defer func() { t.Logf("%d hostile states rejected with -32602 and no detail", rejected-before) }()
 	k := mustKeyring(t, testKey(1))
 	s := k.Seal(testBinding, 9, []byte(`{"step":2,"answers":{"seat":"12A"}}`), testNow, 0)
 	raw := decodeState(t, s)
@@ -278,6 +289,8 @@ func TestOpenRejectsEveryBitFlip(t *testing.T) {
 }
 
 func TestOpenRejectsTruncationAndExtension(t *testing.T) {
+	before := rejected
+	defer func() { t.Logf("%d hostile states rejected with -32602 and no detail", rejected-before) }()
 	k := mustKeyring(t, testKey(1))
 	for _, n := range []int{0, 1, 2, 3, 40} { // all residues of the raw length mod 3
 		s := k.Seal(testBinding, 1, make([]byte, n), testNow, 0)
@@ -302,6 +315,8 @@ func TestOpenRejectsTruncationAndExtension(t *testing.T) {
 }
 
 func TestOpenRejectsMalformed(t *testing.T) {
+	before := rejected
+	defer func() { t.Logf("%d hostile states rejected with -32602 and no detail", rejected-before) }()
 	k := mustKeyring(t, testKey(1))
 	s := k.Seal(testBinding, 1, []byte("payload"), testNow, 0)
 	body := s[len(statePrefix):]
@@ -339,6 +354,8 @@ func TestOpenRejectsMalformed(t *testing.T) {
 }
 
 func TestOpenRejectsSwappedKeyID(t *testing.T) {
+	before := rejected
+	defer func() { t.Logf("%d hostile states rejected with -32602 and no detail", rejected-before) }()
 	a, b := testKey(1), testKey(2)
 	ring := mustKeyring(t, a, b)
 	s := ring.Seal(testBinding, 1, []byte("p"), testNow, 0)
