@@ -71,6 +71,12 @@ func _elicit_Color_index(s string) int {
 func (x *Colors) DecodeElicit(content map[string]any) error {
 	var v Colors
 	var errs []elicitrt.FieldError
+	// One allocation, made when first needed, holds the values of the optional
+	// pointers and the items of the multi-selects.
+	type block struct {
+		Also [3]Color
+	}
+	var blk *block
 	if raw, ok := content["favorite"]; ok {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
@@ -95,7 +101,10 @@ func (x *Colors) DecodeElicit(content map[string]any) error {
 		if !ok {
 			reason = elicitrt.ReasonArray
 		} else {
-			items = make([]Color, 0, len(list))
+			if blk == nil {
+				blk = new(block)
+			}
+			items = blk.Also[:0]
 			var seen [3]bool
 			for _, it := range list {
 				s, ok := it.(string)
@@ -319,6 +328,13 @@ func (Everything) ElicitParams(message string) *mcp.ElicitParams {
 func (x *Everything) DecodeElicit(content map[string]any) error {
 	var v Everything
 	var errs []elicitrt.FieldError
+	// One allocation, made when first needed, holds the values of the optional
+	// pointers and the items of the multi-selects.
+	type block struct {
+		Picks [3]Color
+		Note  string
+	}
+	var blk *block
 	if raw, ok := content["count"]; ok {
 		if n, reason := elicitrt.Integer(raw); reason != "" {
 			errs = append(errs, elicitrt.FieldError{
@@ -398,7 +414,10 @@ func (x *Everything) DecodeElicit(content map[string]any) error {
 		} else if len(list) > 2 {
 			reason = "must have at most 2 items"
 		} else {
-			items = make([]Color, 0, len(list))
+			if blk == nil {
+				blk = new(block)
+			}
+			items = blk.Picks[:0]
 			var seen [3]bool
 			for _, it := range list {
 				s, ok := it.(string)
@@ -500,8 +519,11 @@ func (x *Everything) DecodeElicit(content map[string]any) error {
 				Reason:   "must have at most 100 characters",
 			})
 		} else {
-			p := s
-			v.Note = &p
+			if blk == nil {
+				blk = new(block)
+			}
+			blk.Note = s
+			v.Note = &blk.Note
 		}
 	}
 	if raw, ok := content["agree"]; ok {

@@ -196,6 +196,17 @@ func _elicit_Profile_Size_index(s string) int {
 func (x *Profile) DecodeElicit(content map[string]any) error {
 	var v Profile
 	var errs []elicitrt.FieldError
+	// One allocation, made when first needed, holds the values of the optional
+	// pointers and the items of the multi-selects.
+	type block struct {
+		Site    string
+		Ratio   float32
+		Palette [3]Color
+		Tags    [3]string
+		Stage   [3]Environment
+		MeetAt  time.Time
+	}
+	var blk *block
 	if raw, ok := content["name"]; ok {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
@@ -243,8 +254,11 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 				Reason:   elicitrt.ReasonURI,
 			})
 		} else {
-			p := s
-			v.Site = &p
+			if blk == nil {
+				blk = new(block)
+			}
+			blk.Site = s
+			v.Site = &blk.Site
 		}
 	}
 	if raw, ok := content["age"]; ok {
@@ -289,8 +303,11 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 				Reason:   elicitrt.ReasonFloat32,
 			})
 		} else {
-			p := float32(n)
-			v.Ratio = &p
+			if blk == nil {
+				blk = new(block)
+			}
+			blk.Ratio = float32(n)
+			v.Ratio = &blk.Ratio
 		}
 	}
 	if raw, ok := content["favorite"]; ok {
@@ -319,7 +336,10 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 		} else if len(list) < 1 || len(list) > 2 {
 			reason = "must have 1 to 2 items"
 		} else {
-			items = make([]Color, 0, len(list))
+			if blk == nil {
+				blk = new(block)
+			}
+			items = blk.Palette[:0]
 			var seen [3]bool
 			for _, it := range list {
 				s, ok := it.(string)
@@ -349,7 +369,10 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 			v.Palette = items
 		}
 	} else {
-		v.Palette = []Color{"red", "blue"}
+		if blk == nil {
+			blk = new(block)
+		}
+		v.Palette = append(blk.Palette[:0], "red", "blue")
 	}
 	if raw, ok := content["tags"]; ok {
 		list, ok := elicitrt.List(raw)
@@ -358,7 +381,10 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 		if !ok {
 			reason = elicitrt.ReasonArray
 		} else {
-			items = make([]string, 0, len(list))
+			if blk == nil {
+				blk = new(block)
+			}
+			items = blk.Tags[:0]
 			var seen [3]bool
 			for _, it := range list {
 				s, ok := it.(string)
@@ -395,7 +421,10 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 		if !ok {
 			reason = elicitrt.ReasonArray
 		} else {
-			items = make([]Environment, 0, len(list))
+			if blk == nil {
+				blk = new(block)
+			}
+			items = blk.Stage[:0]
 			var seen [3]bool
 			for _, it := range list {
 				s, ok := it.(string)
@@ -452,8 +481,11 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 				Reason:   elicitrt.ReasonDateTime,
 			})
 		} else {
-			p := tm
-			v.MeetAt = &p
+			if blk == nil {
+				blk = new(block)
+			}
+			blk.MeetAt = tm
+			v.MeetAt = &blk.MeetAt
 		}
 	}
 	if raw, ok := content["size"]; ok {
