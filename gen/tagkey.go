@@ -1,6 +1,10 @@
 package gen
 
-import "github.com/fatih/structtag"
+import (
+	"strings"
+
+	"github.com/fatih/structtag"
+)
 
 // parseStructTagKey returns the value of key in a raw struct tag; bad is
 // true when the tag does not parse.
@@ -16,5 +20,6 @@ func parseStructTagKey(raw, key string) (value string, bad bool) {
 	if err != nil || tag == nil {
 		return "", false
 	}
-	return tag.Value(), false
+	// Not tag.Value(): it drops a trailing empty option ("name,").
+	return strings.Join(append([]string{tag.Name}, tag.Options...), ","), false
 }

@@ -161,6 +161,9 @@ func (c *checker) checkStep(tool string, v *types.Var, af *ast.Field, pos token.
 			key, val, hasVal := strings.Cut(opt, "=")
 			takes, known := stepOptions[key]
 			switch {
+			case key == "":
+				c.errorf(tagPos, "empty step option in elicit tag %q", value)
+				continue
 			case !known:
 				c.errorf(tagPos, "unknown step option %q (known: ask, fallback, message, once, prefill)", key)
 				continue
