@@ -5,7 +5,11 @@
 //
 //	billing -http 127.0.0.1:8080   MCP at /mcp, plus /connect, /callback,
 //	                               /login and the stand-in provider
-//	billing -stdio                 stdio (the pages still need -http)
+//	billing -stdio                 stdio, as BILLING_USER; links point at
+//	                               BILLING_BASE_URL. The sign-in pages run
+//	                               in an -http process, and this example's
+//	                               grant store is per process: a real server
+//	                               shares one GrantStore between the two.
 //
 // Stand-ins, to replace in a real server (see the README):
 //   - MCP authentication: a bearer token is taken as the user id
