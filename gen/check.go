@@ -9,9 +9,11 @@ import (
 	"math"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -26,7 +28,7 @@ const (
 // and every diagnostic at once, sorted; the model is only to be used when
 // there are none.
 func Check(pkgs []*packages.Package, fset *token.FileSet) (*Model, Diagnostics) {
-	c := &checker{fset: fset, enums: map[types.Type]*enumResult{}}
+	c := &checker{fset: fset}
 	model := &Model{}
 	sorted := slices.Clone(pkgs)
 	slices.SortFunc(sorted, func(a, b *packages.Package) int { return strings.Compare(a.PkgPath, b.PkgPath) })
@@ -42,14 +44,22 @@ type checker struct {
 	fset  *token.FileSet
 	pkg   *packages.Package
 	diags Diagnostics
-	enums map[types.Type]*enumResult
+	// enums are the enum types of the package being checked, shared by the
+	// checkers of its forms.
+	enums *enumCache
+	// file is the index in pkg.Syntax of the file being checked.
+	file int
 	// pendingTools are the tool declarations of the package being checked,
 	// resolved once all its forms are known.
 	pendingTools []pendingTool
 }
 
 func (c *checker) errorf(pos token.Pos, format string, args ...any) {
-	c.diags = append(c.diags, Diagnostic{Pos: c.fset.Position(pos), Message: fmt.Sprintf(format, args...)})
+	c.diags = append(c.diags, c.diagnostic(pos, format, args...))
+}
+
+func (c *checker) diagnostic(pos token.Pos, format string, args ...any) Diagnostic {
+	return Diagnostic{Pos: c.fset.Position(pos), Message: fmt.Sprintf(format, args...)}
 }
 
 func (c *checker) checkPackage(pkg *packages.Package) *Package {
@@ -57,8 +67,19 @@ func (c *checker) checkPackage(pkg *packages.Package) *Package {
 		return nil
 	}
 	c.pkg = pkg
+	c.enums = &enumCache{entries: map[types.Type]*enumEntry{}}
 	p := &Package{Path: pkg.PkgPath, Name: pkg.Name, types: pkg.Types}
-	for _, f := range pkg.Syntax {
+	// The type declarations that may be forms, checked concurrently below.
+	type candidate struct {
+		file  *File
+		index int // of the file in pkg.Syntax
+		ts    *ast.TypeSpec
+		doc   *ast.CommentGroup
+		form  *Form
+		diags Diagnostics
+	}
+	var candidates []*candidate
+	for fi, f := range pkg.Syntax {
 		name := sourceName(c.fset, f)
 		if p.Dir == "" {
 			p.Dir = filepath.Dir(name)
@@ -86,13 +107,38 @@ func (c *checker) checkPackage(pkg *packages.Package) *Package {
 					c.pendingTools = append(c.pendingTools, pendingTool{file: file, spec: ts, doc: doc})
 					continue
 				}
-				if form := c.checkTypeSpec(ts, doc); form != nil {
-					file.Forms = append(file.Forms, form)
-				}
+				candidates = append(candidates, &candidate{file: file, index: fi, ts: ts, doc: doc})
 			}
 		}
 		p.Files = append(p.Files, file)
 	}
+	// Each candidate is checked by its own checker, which shares only the
+	// enum cache; forms and diagnostics are gathered in source order.
+	next := make(chan *candidate)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(candidates)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for cd := range next {
+				w := &checker{fset: c.fset, pkg: pkg, enums: c.enums, file: cd.index}
+				cd.form = w.checkTypeSpec(cd.ts, cd.doc)
+				cd.diags = w.diags
+			}
+		}()
+	}
+	for _, cd := range candidates {
+		next <- cd
+	}
+	close(next)
+	wg.Wait()
+	for _, cd := range candidates {
+		c.diags = append(c.diags, cd.diags...)
+		if cd.form != nil {
+			cd.file.Forms = append(cd.file.Forms, cd.form)
+		}
+	}
+	c.diags = append(c.diags, c.enums.diagnostics(c.fset)...)
 	c.resolveTools(p)
 	slices.SortFunc(p.Files, func(a, b *File) int { return strings.Compare(a.Source, b.Source) })
 	if len(p.Files) == 0 && len(p.Generated) == 0 {
@@ -511,28 +557,80 @@ func (c *checker) classifySlice(f *Field, s *types.Slice, spec tagSpec, pos toke
 	return true
 }
 
-type enumResult struct {
-	enum *Enum
-	ok   bool
+// enumCache holds the enum types of one package: each is read once, by
+// whichever form's checker gets to it first, and its problems are reported
+// once, at the first field (in source order) that uses it.
+type enumCache struct {
+	mu      sync.Mutex
+	entries map[types.Type]*enumEntry
+}
+
+type enumEntry struct {
+	once  sync.Once
+	enum  *Enum // nil when the type is no good enum
+	diags Diagnostics
+	// fieldErr, when set, is the problem reported at the first field that
+	// uses the type, made from that field's position and name.
+	fieldErr func(pos token.Pos, field string) Diagnostic
+
+	mu       sync.Mutex
+	first    bool
+	firstAt  [2]int // file index, offset
+	firstPos token.Pos
+	firstFld string
+}
+
+// use records that field, at pos in file index file, uses the entry.
+func (e *enumEntry) use(fset *token.FileSet, file int, pos token.Pos, field string) {
+	at := [2]int{file, fset.Position(pos).Offset}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.first || at[0] < e.firstAt[0] || at[0] == e.firstAt[0] && at[1] < e.firstAt[1] {
+		e.first, e.firstAt, e.firstPos, e.firstFld = true, at, pos, field
+	}
+}
+
+// diagnostics returns the problems of every enum type used.
+func (ec *enumCache) diagnostics(fset *token.FileSet) Diagnostics {
+	var ds Diagnostics
+	for _, e := range ec.entries {
+		ds = append(ds, e.diags...)
+		if e.fieldErr != nil && e.first {
+			ds = append(ds, e.fieldErr(e.firstPos, e.firstFld))
+		}
+	}
+	return ds
 }
 
 // enumOf collects the constants of the named string type t, in source order,
 // with their //elicit:title directives. Problems are reported once per type.
 func (c *checker) enumOf(t types.Type, pos token.Pos, field string) *Enum {
-	if r, done := c.enums[t]; done {
-		if !r.ok {
-			return nil
-		}
-		return r.enum
+	c.enums.mu.Lock()
+	e := c.enums.entries[t]
+	if e == nil {
+		e = &enumEntry{}
+		c.enums.entries[t] = e
 	}
+	c.enums.mu.Unlock()
+	e.use(c.fset, c.file, pos, field)
+	e.once.Do(func() {
+		r := &checker{fset: c.fset, pkg: c.pkg}
+		e.enum, e.fieldErr = r.readEnum(t)
+		e.diags = r.diags
+	})
+	return e.enum
+}
+
+// readEnum reads the enum type t. Problems of the type itself go to c's
+// diagnostics; one to report at the first field using it is returned.
+func (c *checker) readEnum(t types.Type) (*Enum, func(token.Pos, string) Diagnostic) {
 	named := types.Unalias(t).(*types.Named)
 	name := named.Obj().Name()
-	result := &enumResult{}
-	c.enums[t] = result
 	if named.Obj().Pkg() != c.pkg.Types {
-		c.errorf(pos, "field %s: enum type %s is declared in another package; elicitgen reads an enum's constants and titles from source, so declare it in package %s",
-			field, types.TypeString(t, nil), c.pkg.Name)
-		return nil
+		return nil, func(pos token.Pos, field string) Diagnostic {
+			return c.diagnostic(pos, "field %s: enum type %s is declared in another package; elicitgen reads an enum's constants and titles from source, so declare it in package %s",
+				field, types.TypeString(t, nil), c.pkg.Name)
+		}
 	}
 	enum := &Enum{Named: t}
 	var titled, untitled []token.Pos
@@ -584,19 +682,19 @@ func (c *checker) enumOf(t types.Type, pos token.Pos, field string) *Enum {
 	}
 	switch {
 	case len(enum.Values) == 0:
-		c.errorf(pos, "field %s: enum type %s has no constants: declare its values as constants of type %s in package %s", field, name, name, c.pkg.Name)
-		return nil
+		return nil, func(pos token.Pos, field string) Diagnostic {
+			return c.diagnostic(pos, "field %s: enum type %s has no constants: declare its values as constants of type %s in package %s", field, name, name, c.pkg.Name)
+		}
 	case len(titled) > 0 && len(untitled) > 0:
 		for _, p := range untitled {
 			c.errorf(p, "enum type %s: this constant has no //elicit:title while others have one; title every constant or none", name)
 		}
-		return nil
+		return nil, nil
 	case bad:
-		return nil
+		return nil, nil
 	}
 	enum.Titled = len(titled) > 0
-	result.enum, result.ok = enum, true
-	return enum
+	return enum, nil
 }
 
 // spellable reports whether the stale check can spell t in Go source.

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"go/types"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/dave/jennifer/jen"
-
-	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
 // Import paths of generated code.
@@ -29,18 +29,60 @@ type Output struct {
 	Stale []string
 }
 
-// Emit renders the model. It never touches the disk.
+// Emit renders the model. It never touches the disk. Files are rendered
+// concurrently, each independent of the others.
 func Emit(m *Model) (*Output, error) {
-	out := &Output{Files: map[string][]byte{}}
+	type job struct {
+		pkg   *Package
+		file  *File
+		enums map[string]bool // the enum index functions this file declares
+		src   []byte
+		err   error
+	}
+	var jobs []*job
 	for _, pkg := range m.Packages {
-		emittedEnums := map[string]bool{}
+		// An enum's index function goes to the first file, in order, whose
+		// forms use the enum.
+		owner := map[string]bool{}
 		for _, file := range pkg.Files {
-			src, err := emitFile(pkg, file, emittedEnums)
-			if err != nil {
-				return nil, err
+			j := &job{pkg: pkg, file: file, enums: map[string]bool{}}
+			for _, form := range file.Forms {
+				e := &formEmitter{pkg: pkg, form: form}
+				for _, fd := range form.Fields {
+					if fd.Enum != nil && !owner[e.enumIndexName(fd)] {
+						owner[e.enumIndexName(fd)] = true
+						j.enums[e.enumIndexName(fd)] = true
+					}
+				}
 			}
-			out.Files[file.Output] = src
+			jobs = append(jobs, j)
 		}
+	}
+	next := make(chan *job)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				j.src, j.err = emitFile(j.pkg, j.file, j.enums)
+			}
+		}()
+	}
+	for _, j := range jobs {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+
+	out := &Output{Files: map[string][]byte{}}
+	for _, j := range jobs {
+		if j.err != nil {
+			return nil, j.err
+		}
+		out.Files[j.file.Output] = j.src
+	}
+	for _, pkg := range m.Packages {
 		for _, g := range pkg.Generated {
 			if _, ok := out.Files[g]; !ok {
 				out.Stale = append(out.Stale, g)
@@ -50,7 +92,9 @@ func Emit(m *Model) (*Output, error) {
 	return out, nil
 }
 
-func emitFile(pkg *Package, file *File, emittedEnums map[string]bool) ([]byte, error) {
+// emitFile renders one generated file. enums lists the enum index
+// functions it declares (each once, with the first form that needs it).
+func emitFile(pkg *Package, file *File, enums map[string]bool) ([]byte, error) {
 	f := jen.NewFilePathName(pkg.Path, pkg.Name)
 	f.HeaderComment("// " + Header)
 	f.HeaderComment("// source: " + filepath.Base(file.Source))
@@ -59,30 +103,54 @@ func emitFile(pkg *Package, file *File, emittedEnums map[string]bool) ([]byte, e
 	// An import's name must not also be declared at package level (say
 	// var json = jsoniter.ConfigCompatibleWithStandardLibrary): alias the
 	// packages whose name is taken.
-	if pkg.types != nil {
-		scope := pkg.types.Scope()
-		for path, name := range importNames(file) {
-			if scope.Lookup(name) == nil {
-				continue
-			}
+	imports := map[string]bool{} // the names the file's imports go by
+	for path, name := range importNames(file) {
+		if pkg.types != nil && pkg.types.Scope().Lookup(name) != nil {
+			scope := pkg.types.Scope()
 			alias := name + "_"
 			for scope.Lookup(alias) != nil {
 				alias += "_"
 			}
 			f.ImportAlias(path, alias)
+			name = alias
 		}
+		imports[name] = true
 	}
 
-	f.Comment("The build fails on the next lines when this file and the elicitgen runtime")
-	f.Comment("come from different versions of elicitgen: run the elicitgen of the same")
-	f.Comment("module version as the runtime, then go generate.")
-	f.Const().Defs(
-		jen.Id("_").Op("=").Qual(runtimePath, "EnforceVersion").Call(jen.Lit(elicitrt.GenVersion).Op("-").Qual(runtimePath, "MinVersion")),
-		jen.Id("_").Op("=").Qual(runtimePath, "EnforceVersion").Call(jen.Qual(runtimePath, "MaxVersion").Op("-").Lit(elicitrt.GenVersion)),
-	)
+	// The version lock and the forms are written as text (emit_form.go);
+	// jennifer names their imports, in order of first use, so that the
+	// tools' code it renders next (emit_tool.go) shares the names, and
+	// renders the header, the import block and the tools.
+	names := map[string]string{}
+	var qualErr error
+	qual := func(path string) string {
+		if n, ok := names[path]; ok {
+			return n
+		}
+		var b bytes.Buffer
+		if err := jen.Qual(path, "X").RenderWithFile(&b, f); err != nil && qualErr == nil {
+			qualErr = err
+		}
+		n := strings.TrimSuffix(strings.TrimSpace(b.String()), ".X")
+		names[path] = n
+		return n
+	}
+	// The body goes after room for the header and the imports, which are
+	// known only once the body is written.
+	const room = 2048
+	size := room + 1024
 	for _, form := range file.Forms {
-		e := &formEmitter{pkg: pkg, form: form}
-		e.emit(f, emittedEnums)
+		size += 1280 + 640*len(form.Fields) + len(form.Schema)*5/4
+	}
+	body := &goText{b: make([]byte, room, size)}
+	versionText(body, qual)
+	rts, locals := map[string]string{}, map[string]string{}
+	for _, form := range file.Forms {
+		e := &formText{formEmitter: &formEmitter{pkg: pkg, form: form, imports: imports, names: locals}, w: body, qual: qual, rts: rts}
+		e.emit(enums)
+	}
+	if qualErr != nil {
+		return nil, fmt.Errorf("rendering %s: %w", file.Output, qualErr)
 	}
 	for _, tool := range file.Tools {
 		if err := emitTool(f, pkg, tool); err != nil {
@@ -93,7 +161,44 @@ func emitFile(pkg *Package, file *File, emittedEnums map[string]bool) ([]byte, e
 	if err := f.Render(&buf); err != nil {
 		return nil, fmt.Errorf("rendering %s: %w", file.Output, err)
 	}
-	return buf.Bytes(), nil
+	// Splice: header and imports, then the text, then the tools.
+	rendered := buf.Bytes()
+	cut := importsEnd(rendered)
+	if cut < 0 {
+		return nil, fmt.Errorf("rendering %s: no import block in\n%s", file.Output, rendered)
+	}
+	head, tools := rendered[:cut], rendered[cut:]
+	if len(head) <= room {
+		out := body.b[room-len(head):]
+		copy(out, head)
+		return append(out, tools...), nil
+	}
+	out := make([]byte, 0, len(rendered)+len(body.b)-room)
+	out = append(out, head...)
+	out = append(out, body.b[room:]...)
+	return append(out, tools...), nil
+}
+
+// importsEnd returns the offset just after the import declaration of a
+// gofmt-formatted file that has exactly one, or -1.
+func importsEnd(src []byte) int {
+	i := bytes.Index(src, []byte("\nimport "))
+	if i < 0 {
+		return -1
+	}
+	i++
+	if bytes.HasPrefix(src[i:], []byte("import (\n")) {
+		j := bytes.Index(src[i:], []byte("\n)\n"))
+		if j < 0 {
+			return -1
+		}
+		return i + j + len("\n)\n")
+	}
+	j := bytes.IndexByte(src[i:], '\n')
+	if j < 0 {
+		return -1
+	}
+	return i + j + 1
 }
 
 // importNames maps every package the file's generated code may refer to, to
@@ -130,13 +235,14 @@ func importNames(file *File) map[string]string {
 }
 
 type formEmitter struct {
-	pkg   *Package
-	form  *Form
-	names map[string]string // local name → name used
+	pkg     *Package
+	form    *Form
+	imports map[string]bool   // names of the generated file's imports
+	names   map[string]string // local name → name used
 }
 
-// local returns a local variable name that does not collide with any
-// package-level identifier of the form's package.
+// local returns a local name that does not collide with any package-level
+// identifier of the form's package or any import of the generated file.
 func (e *formEmitter) local(name string) string {
 	if e.names == nil {
 		e.names = map[string]string{}
@@ -145,104 +251,15 @@ func (e *formEmitter) local(name string) string {
 		return n
 	}
 	n := name
-	for e.pkg.types != nil && e.pkg.types.Scope().Lookup(n) != nil {
+	for e.imports[n] || e.pkg.types != nil && e.pkg.types.Scope().Lookup(n) != nil {
 		n += "_"
 	}
 	e.names[name] = n
 	return n
 }
 
-func (e *formEmitter) id(name string) *jen.Statement { return jen.Id(e.local(name)) }
-
 func (e *formEmitter) helper(parts ...string) string {
 	return "_elicit_" + strings.Join(parts, "_")
-}
-
-func (e *formEmitter) emit(f *jen.File, emittedEnums map[string]bool) {
-	form := e.form
-	name := form.Name
-	schemaVar := e.helper(name, "schema")
-	schemaValue := e.helper(name, "schemaValue")
-
-	if form.Shape != nil {
-		embedded := e.embeddedFields()
-		fields := make([]jen.Code, len(form.Shape))
-		for i, sf := range form.Shape {
-			if embedded[i] {
-				// An embedded field is spelled as its type alone: a named
-				// field of the same type would not convert.
-				fields[i] = e.typeExpr(sf.Type)
-				continue
-			}
-			fields[i] = jen.Id(sf.Name).Add(e.typeExpr(sf.Type))
-		}
-		f.Comment(fmt.Sprintf("A \"cannot convert\" error here means %s changed after elicitgen ran: run go generate.", name))
-		f.Func().Id("_").Params().Block(
-			jen.Id("_").Op("=").Struct(fields...).Call(jen.Id(name).Values()),
-		)
-	}
-
-	f.Comment(fmt.Sprintf("%s is the precomputed requestedSchema of %s.", schemaVar, name))
-	f.Var().Defs(
-		jen.Id(schemaVar).Op("=").Qual("encoding/json", "RawMessage").Call(jen.Lit(string(form.Schema))),
-		jen.Id(schemaValue).Any().Op("=").Id(schemaVar),
-	)
-
-	f.Comment(fmt.Sprintf("ElicitSchema returns the requestedSchema of %s, precomputed at generate time.", name))
-	f.Comment("The bytes are shared: do not modify them.")
-	f.Func().Params(jen.Id(name)).Id("ElicitSchema").Params().Qual("encoding/json", "RawMessage").Block(
-		jen.Return(jen.Id(schemaVar)),
-	)
-
-	f.Comment(fmt.Sprintf("ElicitParams returns form-mode elicitation params that ask message with the schema of %s.", name))
-	f.Func().Params(jen.Id(name)).Id("ElicitParams").Params(jen.Id("message").String()).Op("*").Qual(mcpPath, "ElicitParams").Block(
-		jen.Return(jen.Op("&").Qual(mcpPath, "ElicitParams").Values(jen.Dict{
-			jen.Id("Mode"):            jen.Lit("form"),
-			jen.Id("Message"):         jen.Id("message"),
-			jen.Id("RequestedSchema"): jen.Id(schemaValue),
-		})),
-	)
-
-	for _, fd := range form.Fields {
-		if fd.Enum == nil {
-			continue
-		}
-		fn := e.enumIndexName(fd)
-		if emittedEnums[fn] {
-			continue
-		}
-		emittedEnums[fn] = true
-		cases := make([]jen.Code, 0, len(fd.Enum.Values)+1)
-		for i, v := range fd.Enum.Values {
-			cases = append(cases, jen.Case(jen.Lit(v.Value)).Block(jen.Return(jen.Lit(i))))
-		}
-		f.Comment(fmt.Sprintf("%s returns the position of s among the allowed values, or -1.", fn))
-		f.Func().Id(fn).Params(jen.Id("s").String()).Int().Block(
-			jen.Switch(jen.Id("s")).Block(cases...),
-			jen.Return(jen.Lit(-1)),
-		)
-	}
-
-	x, v, errs, content := "x", e.local("v"), e.local("errs"), "content"
-	body := []jen.Code{
-		jen.Var().Id(v).Id(name),
-		jen.Var().Id(errs).Index().Qual(runtimePath, "FieldError"),
-	}
-	for _, fd := range form.Fields {
-		body = append(body, e.decodeField(fd)...)
-	}
-	body = append(body,
-		jen.If(jen.Id(errs).Op("!=").Nil()).Block(
-			jen.Return(jen.Op("&").Qual(runtimePath, "ContentError").Values(jen.Id("Fields").Op(":").Id(errs))),
-		),
-		jen.Op("*").Id(x).Op("=").Id(v),
-		jen.Return(jen.Nil()),
-	)
-	f.Comment(fmt.Sprintf("DecodeElicit decodes accepted form content into x, strictly: JSON types, enum values,"))
-	f.Comment("bounds, lengths, formats and required properties are checked, defaults fill absent")
-	f.Comment("optional properties and unknown keys are ignored. On failure x is left unchanged and")
-	f.Comment("the error is a *elicitrt.ContentError listing every bad property.")
-	f.Func().Params(jen.Id(x).Op("*").Id(name)).Id("DecodeElicit").Params(jen.Id(content).Map(jen.String()).Any()).Error().Block(body...)
 }
 
 // embeddedFields reports, by field index, which fields of the form's struct
@@ -269,284 +286,6 @@ func (e *formEmitter) enumIndexName(fd *Field) string {
 		return e.helper(namedTypeName(fd.Enum.Named), "index")
 	}
 	return e.helper(e.form.Name, fd.GoName, "index")
-}
-
-// clause is one link of an if / else-if chain: an optional init statement,
-// a condition that means "invalid", and the reason reported then.
-type clause struct {
-	init   jen.Code
-	cond   jen.Code
-	reason jen.Code
-}
-
-// decodeField emits the statements that decode one property into v.
-func (e *formEmitter) decodeField(fd *Field) []jen.Code {
-	raw, ok := e.local("raw"), e.local("ok")
-	v, errs := e.local("v"), e.local("errs")
-	prop := jen.Lit(fd.Property)
-	fail := func(reason jen.Code) jen.Code {
-		return jen.Id(errs).Op("=").Append(jen.Id(errs), jen.Qual(runtimePath, "FieldError").Values(jen.Dict{
-			jen.Id("Property"): prop,
-			jen.Id("Reason"):   reason,
-		}))
-	}
-	target := jen.Id(v).Dot(fd.GoName)
-	var chain []clause
-	var assign []jen.Code
-	valueType := e.typeExpr(fd.Value)
-	set := func(val *jen.Statement) {
-		if fd.Pointer {
-			tmp := e.local("p")
-			assign = append(assign, jen.Id(tmp).Op(":=").Add(val), target.Clone().Op("=").Op("&").Id(tmp))
-			return
-		}
-		assign = append(assign, target.Clone().Op("=").Add(val))
-	}
-	convert := func(id string) *jen.Statement {
-		if _, basic := types.Unalias(fd.Value).(*types.Basic); basic && (fd.Kind == KindString || fd.Kind == KindBool || fd.Kind == KindNumber && !fd.Float32) {
-			return jen.Id(id)
-		}
-		return valueType.Clone().Call(jen.Id(id))
-	}
-	rt := func(name string) *jen.Statement { return jen.Qual(runtimePath, name) }
-
-	switch fd.Kind {
-	case KindString, KindEnum, KindTime:
-		s := e.local("s")
-		chain = append(chain, clause{
-			init:   jen.List(jen.Id(s), jen.Id(ok)).Op(":=").Id(raw).Assert(jen.String()),
-			cond:   jen.Op("!").Id(ok),
-			reason: rt("ReasonString"),
-		})
-		switch fd.Kind {
-		case KindString:
-			if fd.HasMin || fd.HasMax {
-				n := e.local("n")
-				chain = append(chain, clause{
-					init:   jen.Id(n).Op(":=").Qual("unicode/utf8", "RuneCountInString").Call(jen.Id(s)),
-					cond:   rangeCond(n, fd.HasMin, fd.HasMax, jen.Lit(int(fd.MinInt)), jen.Lit(int(fd.MaxInt))),
-					reason: jen.Lit(lengthReason(fd)),
-				})
-			}
-			switch fd.Format {
-			case "email":
-				chain = append(chain, clause{cond: jen.Op("!").Add(rt("IsEmail")).Call(jen.Id(s)), reason: rt("ReasonEmail")})
-			case "uri":
-				chain = append(chain, clause{cond: jen.Op("!").Add(rt("IsAbsoluteURI")).Call(jen.Id(s)), reason: rt("ReasonURI")})
-			case "date":
-				chain = append(chain, clause{
-					init:   jen.List(jen.Id("_"), jen.Id(ok)).Op(":=").Add(rt("ParseDate")).Call(jen.Id(s)),
-					cond:   jen.Op("!").Id(ok),
-					reason: rt("ReasonDate"),
-				})
-			case "date-time":
-				chain = append(chain, clause{
-					init:   jen.List(jen.Id("_"), jen.Id(ok)).Op(":=").Add(rt("ParseDateTime")).Call(jen.Id(s)),
-					cond:   jen.Op("!").Id(ok),
-					reason: rt("ReasonDateTime"),
-				})
-			}
-			set(convert(s))
-		case KindEnum:
-			chain = append(chain, clause{
-				cond:   jen.Id(e.enumIndexName(fd)).Call(jen.Id(s)).Op("<").Lit(0),
-				reason: jen.Lit("must be one of " + fd.Enum.list()),
-			})
-			if fd.Enum.Named == nil {
-				set(jen.Id(s)) // an inline enum= on a plain string
-			} else {
-				set(valueType.Clone().Call(jen.Id(s)))
-			}
-		case KindTime:
-			tm := e.local("tm")
-			parse, reason := "ParseDateTime", "ReasonDateTime"
-			if fd.Format == "date" {
-				parse, reason = "ParseDate", "ReasonDate"
-			}
-			chain = append(chain, clause{
-				init:   jen.List(jen.Id(tm), jen.Id(ok)).Op(":=").Add(rt(parse)).Call(jen.Id(s)),
-				cond:   jen.Op("!").Id(ok),
-				reason: rt(reason),
-			})
-			set(jen.Id(tm))
-		}
-	case KindBool:
-		b := e.local("b")
-		chain = append(chain, clause{
-			init:   jen.List(jen.Id(b), jen.Id(ok)).Op(":=").Id(raw).Assert(jen.Bool()),
-			cond:   jen.Op("!").Id(ok),
-			reason: rt("ReasonBoolean"),
-		})
-		set(convert(b))
-	case KindInteger:
-		n, reason := e.local("n"), e.local("reason")
-		chain = append(chain,
-			clause{
-				init:   jen.List(jen.Id(n), jen.Id(reason)).Op(":=").Add(rt("Integer")).Call(jen.Id(raw)),
-				cond:   jen.Id(reason).Op("!=").Lit(""),
-				reason: jen.Id(reason),
-			},
-			clause{
-				cond:   rangeCond(n, true, true, jen.Lit(int(fd.MinInt)), jen.Lit(int(fd.MaxInt))),
-				reason: jen.Lit(fmt.Sprintf("must be an integer from %d to %d", fd.MinInt, fd.MaxInt)),
-			},
-		)
-		set(valueType.Clone().Call(jen.Id(n)))
-	case KindNumber:
-		n, reason := e.local("n"), e.local("reason")
-		chain = append(chain, clause{
-			init:   jen.List(jen.Id(n), jen.Id(reason)).Op(":=").Add(rt("Number")).Call(jen.Id(raw)),
-			cond:   jen.Id(reason).Op("!=").Lit(""),
-			reason: jen.Id(reason),
-		})
-		if fd.HasMin || fd.HasMax {
-			chain = append(chain, clause{
-				cond:   rangeCond(n, fd.HasMin, fd.HasMax, jen.Lit(fd.MinNum), jen.Lit(fd.MaxNum)),
-				reason: jen.Lit(numberReason(fd)),
-			})
-		}
-		if fd.Float32 && !(fd.HasMin && fd.HasMax) {
-			// Declared bounds lie within the float32 range; one bound alone
-			// leaves the other side open.
-			chain = append(chain, clause{
-				cond:   rangeCond(n, true, true, jen.Op("-").Qual("math", "MaxFloat32"), jen.Qual("math", "MaxFloat32")),
-				reason: rt("ReasonFloat32"),
-			})
-		}
-		set(convert(n))
-	case KindMulti:
-		return e.decodeMulti(fd, fail)
-	}
-
-	decode := chainCode(chain, fail, assign)
-	return []jen.Code{
-		jen.If(jen.List(jen.Id(raw), jen.Id(ok)).Op(":=").Id("content").Index(prop), jen.Id(ok)).
-			Block(decode).
-			Add(e.absent(fd, fail)),
-	}
-}
-
-// chainCode builds if init; cond { fail } else if ... else { assign }.
-func chainCode(chain []clause, fail func(jen.Code) jen.Code, assign []jen.Code) jen.Code {
-	var stmt *jen.Statement
-	for i, c := range chain {
-		cond := []jen.Code{}
-		if c.init != nil {
-			cond = append(cond, c.init)
-		}
-		cond = append(cond, c.cond)
-		if i == 0 {
-			stmt = jen.If(cond...).Block(fail(c.reason))
-		} else {
-			stmt = stmt.Else().If(cond...).Block(fail(c.reason))
-		}
-	}
-	return stmt.Else().Block(assign...)
-}
-
-// absent is the else branch taken when the property is missing.
-func (e *formEmitter) absent(fd *Field, fail func(jen.Code) jen.Code) jen.Code {
-	switch {
-	case fd.Required:
-		return jen.Else().Block(fail(jen.Qual(runtimePath, "ReasonRequired")))
-	case fd.Default != nil:
-		return jen.Else().Block(jen.Id(e.local("v")).Dot(fd.GoName).Op("=").Add(e.defaultValue(fd)))
-	}
-	return jen.Null()
-}
-
-func (e *formEmitter) defaultValue(fd *Field) jen.Code {
-	d := fd.Default
-	switch fd.Kind {
-	case KindString, KindEnum:
-		return jen.Lit(d.String) // untyped constants assign to named types too
-	case KindBool:
-		return jen.Lit(d.Bool)
-	case KindInteger:
-		return jen.Lit(int(d.Int))
-	case KindNumber:
-		return jen.Lit(d.Num)
-	case KindMulti:
-		items := make([]jen.Code, len(d.List))
-		for i, s := range d.List {
-			items[i] = jen.Lit(s)
-		}
-		return e.typeExpr(fd.Value).Values(items...)
-	case KindTime:
-		t := d.Time
-		loc := jen.Qual("time", "UTC")
-		if _, off := t.Zone(); off != 0 {
-			loc = jen.Qual("time", "FixedZone").Call(jen.Lit(""), jen.Lit(off))
-		}
-		return jen.Qual("time", "Date").Call(jen.Lit(t.Year()), jen.Qual("time", "Month").Call(jen.Lit(int(t.Month()))), jen.Lit(t.Day()),
-			jen.Lit(t.Hour()), jen.Lit(t.Minute()), jen.Lit(t.Second()), jen.Lit(t.Nanosecond()), loc)
-	}
-	return jen.Null()
-}
-
-// decodeMulti emits the decoding of a multi-select: one allocation for the
-// result, a fixed-size seen array for duplicates.
-func (e *formEmitter) decodeMulti(fd *Field, fail func(jen.Code) jen.Code) []jen.Code {
-	raw, ok, v := e.local("raw"), e.local("ok"), e.local("v")
-	list, reason, items, seen, it, s, i := e.local("list"), e.local("reason"), e.local("items"), e.local("seen"), e.local("it"), e.local("s"), e.local("i")
-	elemType := fd.Value.Underlying().(*types.Slice).Elem() // Value may be a named slice type
-	elem := e.typeExpr(elemType)
-	lenCheck := jen.Null()
-	if fd.HasMin || fd.HasMax {
-		lenCheck = jen.Else().If(rangeCond("len("+list+")", fd.HasMin, fd.HasMax, jen.Lit(int(fd.MinInt)), jen.Lit(int(fd.MaxInt)))).Block(
-			jen.Id(reason).Op("=").Lit(itemsReason(fd)),
-		)
-	}
-	elemValue := jen.Id(s)
-	if _, named := types.Unalias(elemType).(*types.Named); named {
-		elemValue = elem.Clone().Call(jen.Id(s))
-	}
-	decode := []jen.Code{
-		jen.List(jen.Id(list), jen.Id(ok)).Op(":=").Qual(runtimePath, "List").Call(jen.Id(raw)),
-		jen.Var().Id(reason).String(),
-		jen.Var().Id(items).Index().Add(elem),
-		jen.If(jen.Op("!").Id(ok)).Block(jen.Id(reason).Op("=").Qual(runtimePath, "ReasonArray")).Add(lenCheck).Else().Block(
-			jen.Id(items).Op("=").Make(jen.Index().Add(elem.Clone()), jen.Lit(0), jen.Len(jen.Id(list))),
-			jen.Var().Id(seen).Index(jen.Lit(len(fd.Enum.Values))).Bool(),
-			jen.For(jen.List(jen.Id("_"), jen.Id(it)).Op(":=").Range().Id(list)).Block(
-				jen.List(jen.Id(s), jen.Id(ok)).Op(":=").Id(it).Assert(jen.String()),
-				jen.If(jen.Op("!").Id(ok)).Block(
-					jen.Id(reason).Op("=").Qual(runtimePath, "ReasonArray"),
-					jen.Break(),
-				),
-				jen.Id(i).Op(":=").Id(e.enumIndexName(fd)).Call(jen.Id(s)),
-				jen.If(jen.Id(i).Op("<").Lit(0)).Block(
-					jen.Id(reason).Op("=").Lit("items must be among "+fd.Enum.list()),
-					jen.Break(),
-				),
-				jen.If(jen.Id(seen).Index(jen.Id(i))).Block(
-					jen.Id(reason).Op("=").Qual(runtimePath, "ReasonDuplicate"),
-					jen.Break(),
-				),
-				jen.Id(seen).Index(jen.Id(i)).Op("=").True(),
-				jen.Id(items).Op("=").Append(jen.Id(items), elemValue),
-			),
-		),
-		jen.If(jen.Id(reason).Op("!=").Lit("")).Block(fail(jen.Id(reason))).Else().Block(
-			jen.Id(v).Dot(fd.GoName).Op("=").Id(items),
-		),
-	}
-	return []jen.Code{
-		jen.If(jen.List(jen.Id(raw), jen.Id(ok)).Op(":=").Id("content").Index(jen.Lit(fd.Property)), jen.Id(ok)).
-			Block(decode...).
-			Add(e.absent(fd, fail)),
-	}
-}
-
-// rangeCond is "n < lo || n > hi" for the bounds that exist.
-func rangeCond(n string, hasMin, hasMax bool, lo, hi jen.Code) jen.Code {
-	switch {
-	case hasMin && hasMax:
-		return jen.Id(n).Op("<").Add(lo).Op("||").Id(n).Op(">").Add(hi)
-	case hasMin:
-		return jen.Id(n).Op("<").Add(lo)
-	}
-	return jen.Id(n).Op(">").Add(hi)
 }
 
 func lengthReason(fd *Field) string {

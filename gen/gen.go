@@ -6,7 +6,8 @@ import "regexp"
 type Result struct {
 	// Diagnostics, when not empty, mean nothing was emitted or written.
 	Diagnostics Diagnostics
-	// Changes lists what was written (or, in check mode, what would be).
+	// Changes lists what was written (or, in check mode, what would be,
+	// with their diffs).
 	Changes []Change
 }
 
@@ -42,7 +43,7 @@ func Generate(cfg Config, checkOnly bool) (*Result, error) {
 	if len(diags) > 0 {
 		return &Result{Diagnostics: diags}, nil
 	}
-	changes, err := Plan(out, cfg.Dir)
+	changes, err := plan(out, cfg.Dir, checkOnly) // only check mode shows diffs
 	if err != nil {
 		return nil, err
 	}

@@ -10,16 +10,25 @@ import (
 // only (root type, properties, required; per property only the keywords its
 // variant allows), properties in field order, compact.
 func buildSchema(form *Form) []byte {
-	var b bytes.Buffer
+	size := 64
+	for _, f := range form.Fields {
+		size += 64 + len(f.Property) + len(f.Title) + len(f.Description)
+		if f.Enum != nil {
+			for _, v := range f.Enum.Values {
+				size += 24 + len(v.Value) + len(v.Title)
+			}
+		}
+	}
+	b := bytes.NewBuffer(make([]byte, 0, size))
 	b.WriteString(`{"type":"object","properties":{`)
 	var required []string
 	for i, f := range form.Fields {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		writeString(&b, f.Property)
+		writeString(b, f.Property)
 		b.WriteByte(':')
-		writeProperty(&b, f)
+		writeProperty(b, f)
 		if f.Required {
 			required = append(required, f.Property)
 		}
@@ -31,7 +40,7 @@ func buildSchema(form *Form) []byte {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			writeString(&b, r)
+			writeString(b, r)
 		}
 		b.WriteByte(']')
 	}
@@ -184,10 +193,27 @@ func writeEnum(o *object, e *Enum, titledKey string) {
 }
 
 func writeString(b *bytes.Buffer, s string) {
+	if plainJSON(s) {
+		b.WriteByte('"')
+		b.WriteString(s)
+		b.WriteByte('"')
+		return
+	}
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s)       // cannot fail for a string
 	b.Truncate(b.Len() - 1) // Encode's newline
+}
+
+// plainJSON reports whether s is printable ASCII with no quote or
+// backslash: a JSON string of s is s between quotes.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 func number(f float64) string {

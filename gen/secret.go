@@ -28,7 +28,7 @@ func secretWord(names ...string) string {
 		words := splitWords(name)
 		for i, w := range words {
 			for _, s := range secretWords {
-				if w == s || w == s+"s" {
+				if w == s || len(w) == len(s)+1 && w[len(s)] == 's' && w[:len(s)] == s {
 					return s
 				}
 			}

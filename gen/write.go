@@ -7,20 +7,29 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // A Change is one file Write would create, update or remove.
 type Change struct {
 	Path   string
 	Action string // "create", "update" or "remove"
-	Diff   string // unified diff of old and new content
+	Diff   string // unified diff of old and new content (Generate: in check mode only)
 }
 
 // Plan compares out with the disk: what Write would change. Unchanged files
 // are not listed.
-func Plan(out *Output, dir string) ([]Change, error) {
+func Plan(out *Output, dir string) ([]Change, error) { return plan(out, dir, true) }
+
+// plan is Plan, with the diffs only when withDiff.
+func plan(out *Output, dir string, withDiff bool) ([]Change, error) {
+	diff := unifiedDiff
+	if !withDiff {
+		diff = func(string, []byte, []byte) string { return "" }
+	}
 	var changes []Change
 	paths := make([]string, 0, len(out.Files))
 	for p := range out.Files {
@@ -32,11 +41,11 @@ func Plan(out *Output, dir string) ([]Change, error) {
 		have, err := os.ReadFile(p)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			changes = append(changes, Change{Path: p, Action: "create", Diff: unifiedDiff(rel(dir, p), nil, want)})
+			changes = append(changes, Change{Path: p, Action: "create", Diff: diff(rel(dir, p), nil, want)})
 		case err != nil:
 			return nil, err
 		case !bytes.Equal(have, want):
-			changes = append(changes, Change{Path: p, Action: "update", Diff: unifiedDiff(rel(dir, p), have, want)})
+			changes = append(changes, Change{Path: p, Action: "update", Diff: diff(rel(dir, p), have, want)})
 		}
 	}
 	for _, p := range out.Stale {
@@ -44,7 +53,7 @@ func Plan(out *Output, dir string) ([]Change, error) {
 		if err != nil {
 			return nil, err
 		}
-		changes = append(changes, Change{Path: p, Action: "remove", Diff: unifiedDiff(rel(dir, p), have, nil)})
+		changes = append(changes, Change{Path: p, Action: "remove", Diff: diff(rel(dir, p), have, nil)})
 	}
 	return changes, nil
 }
@@ -52,17 +61,35 @@ func Plan(out *Output, dir string) ([]Change, error) {
 // Write applies the changes: writes new and updated files, removes stale
 // ones. Files whose bytes are unchanged are never rewritten, so their
 // modification times (and the build cache) are kept.
+//
+// The files are written concurrently; the first error (in the order of
+// changes) is returned.
 func Write(out *Output, changes []Change) error {
-	for _, c := range changes {
-		switch c.Action {
-		case "remove":
-			if err := os.Remove(c.Path); err != nil {
-				return err
+	errs := make([]error, len(changes))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(max(runtime.GOMAXPROCS(0), 4), len(changes)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				c := changes[i]
+				if c.Action == "remove" {
+					errs[i] = os.Remove(c.Path)
+				} else {
+					errs[i] = writeFileAtomic(c.Path, out.Files[c.Path])
+				}
 			}
-		default:
-			if err := writeFileAtomic(c.Path, out.Files[c.Path]); err != nil {
-				return err
-			}
+		}()
+	}
+	for i := range changes {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -171,9 +198,50 @@ func splitLines(b []byte) []string {
 	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 }
 
-// diffLines is a longest-common-subsequence line diff; generated files are
-// small enough for its quadratic table.
+// maxDiffCells bounds the longest-common-subsequence table of diffLines
+// (4 bytes a cell).
+const maxDiffCells = 4 << 20
+
+// diffLines is a line diff: the common prefix and suffix, and between them
+// a longest-common-subsequence diff, or, when that table would exceed
+// maxDiffCells, the old lines removed and the new ones added.
 func diffLines(a, b []string) []diffOp {
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	ops := make([]diffOp, 0, len(a)+len(b)-pre-suf)
+	for i := range pre {
+		ops = append(ops, diffOp{' ', a[i], i, i})
+	}
+	ma, mb := a[pre:len(a)-suf], b[pre:len(b)-suf]
+	if len(ma)*len(mb) > maxDiffCells {
+		for i, l := range ma {
+			ops = append(ops, diffOp{'-', l, pre + i, pre})
+		}
+		for j, l := range mb {
+			ops = append(ops, diffOp{'+', l, pre + len(ma), pre + j})
+		}
+	} else {
+		for _, op := range lcsDiff(ma, mb) {
+			op.ai += pre
+			op.bi += pre
+			ops = append(ops, op)
+		}
+	}
+	for k := suf; k > 0; k-- {
+		ops = append(ops, diffOp{' ', a[len(a)-k], len(a) - k, len(b) - k})
+	}
+	return ops
+}
+
+// lcsDiff is a longest-common-subsequence line diff, with a quadratic
+// table.
+func lcsDiff(a, b []string) []diffOp {
 	n, m := len(a), len(b)
 	lcs := make([][]int32, n+1)
 	for i := range lcs {

@@ -77,6 +77,14 @@ const (
 // the value must be integral and within ±MaxSafeInteger. json.Number and Go
 // integer types are accepted too, for content built in Go.
 func Integer(v any) (int64, string) {
+	// The common case, small enough to be inlined into generated decoders.
+	if f, ok := v.(float64); ok && f >= -MaxSafeInteger && f <= MaxSafeInteger && f == float64(int64(f)) {
+		return int64(f), ""
+	}
+	return integer(v)
+}
+
+func integer(v any) (int64, string) {
 	switch n := v.(type) {
 	case float64:
 		if math.IsNaN(n) || math.IsInf(n, 0) {
@@ -100,9 +108,9 @@ func Integer(v any) (int64, string) {
 		if err != nil {
 			return 0, ReasonInteger
 		}
-		return Integer(f)
+		return integer(f)
 	case int:
-		return Integer(float64(n))
+		return integer(float64(n))
 	case int64:
 		if n > MaxSafeInteger || n < -MaxSafeInteger {
 			return 0, ReasonUnsafe
@@ -116,6 +124,15 @@ func Integer(v any) (int64, string) {
 
 // Number reads a number property value (float64, json.Number or a Go int).
 func Number(v any) (float64, string) {
+	// The common case, small enough to be inlined into generated decoders:
+	// f-f is 0 unless f is NaN or infinite.
+	if f, ok := v.(float64); ok && f-f == 0 {
+		return f, ""
+	}
+	return number(v)
+}
+
+func number(v any) (float64, string) {
 	switch n := v.(type) {
 	case float64:
 		if math.IsNaN(n) || math.IsInf(n, 0) {
@@ -154,7 +171,20 @@ func List(v any) ([]any, bool) {
 // IsEmail reports whether s is a single addr-spec such as "ada@example.com"
 // (no display name, no angle brackets).
 func IsEmail(s string) bool {
-	if len(s) > 254 || strings.ContainsAny(s, " <>\t\r\n") {
+	if len(s) > 254 {
+		return false
+	}
+	if plainEmail(s) {
+		return true
+	}
+	return isEmailSlow(s)
+}
+
+// isEmailSlow is the definition of IsEmail for strings of at most 254
+// bytes: what net/mail parses as exactly s, with no display name, with no
+// spaces or angle brackets.
+func isEmailSlow(s string) bool {
+	if strings.ContainsAny(s, " <>\t\r\n") {
 		return false
 	}
 	a, err := mail.ParseAddress(s)
@@ -165,9 +195,55 @@ func IsEmail(s string) bool {
 	return at > 0 && at < len(s)-1
 }
 
+// plainEmail reports whether s is dot-atom "@" dot-atom in ASCII, the
+// common shape of an address, in one pass and without allocating. Every
+// such s is an address isEmailSlow accepts; false means "not decided
+// here".
+func plainEmail(s string) bool {
+	at := -1
+	prev := byte('.') // as if a dot came first: no leading dot, no empty local part
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case asciiAtext[c]:
+		case c == '.':
+			if prev == '.' || prev == '@' { // no ".." and no dot after "@"
+				return false
+			}
+		case c == '@':
+			if at >= 0 || prev == '.' { // one "@", no dot before it
+				return false
+			}
+			at = i
+		default:
+			return false
+		}
+		prev = c
+	}
+	return at > 0 && prev != '.' && prev != '@' // a domain, without a trailing dot
+}
+
+// asciiAtext is RFC 5322 atext within ASCII: the visible characters except
+// the specials ()<>[]:;@\,". and the dot.
+var asciiAtext = func() (t [256]bool) {
+	for c := '!'; c <= '~'; c++ {
+		t[c] = !strings.ContainsRune(`()<>[]:;@\,".`, c)
+	}
+	return t
+}()
+
 // IsAbsoluteURI reports whether s is an absolute URI: a scheme and a
 // non-empty remainder, with no spaces.
 func IsAbsoluteURI(s string) bool {
+	if plainAbsoluteURI(s) {
+		return true
+	}
+	return isAbsoluteURISlow(s)
+}
+
+// isAbsoluteURISlow is the definition of IsAbsoluteURI: s has no spaces and
+// net/url parses it with a scheme and a non-empty opaque part, host or path.
+func isAbsoluteURISlow(s string) bool {
 	if s == "" || strings.ContainsAny(s, " \t\r\n") {
 		return false
 	}
@@ -178,14 +254,119 @@ func IsAbsoluteURI(s string) bool {
 	return u.Opaque != "" || u.Host != "" || u.Path != ""
 }
 
+// plainAbsoluteURI reports, in one pass and without allocating, whether s
+// has the common shape scheme ":" opaque or scheme "://" host [":" port]
+// [path], with an optional query, no fragment, no percent-escapes and no
+// user info, in plain ASCII. Every such s is a URI isAbsoluteURISlow
+// accepts; false means "not decided here".
+func plainAbsoluteURI(s string) bool {
+	i := 0
+	for i < len(s) && (isAlpha(s[i]) || i > 0 && (isDigit(s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.')) {
+		i++
+	}
+	if i == 0 || i == len(s) || s[i] != ':' {
+		return false
+	}
+	rest := s[i+1:]
+	if len(rest) >= 2 && rest[0] == '/' && rest[1] == '/' {
+		j := 2
+		for j < len(rest) && (isAlpha(rest[j]) || isDigit(rest[j]) || rest[j] == '-' || rest[j] == '.') {
+			j++
+		}
+		if j == 2 { // no host
+			return false
+		}
+		if j < len(rest) && rest[j] == ':' {
+			j++
+			for j < len(rest) && isDigit(rest[j]) {
+				j++
+			}
+		}
+		if j < len(rest) && rest[j] != '/' && rest[j] != '?' {
+			return false
+		}
+		rest = rest[j:]
+	} else if rest == "" || rest[0] == '/' || rest[0] == '?' {
+		return false // an empty opaque part, or a path without a host
+	}
+	for j := 0; j < len(rest); j++ {
+		if !uriPlain[rest[j]] {
+			return false
+		}
+	}
+	return true
+}
+
+// uriPlain holds the characters plainAbsoluteURI accepts after the scheme:
+// RFC 3986 unreserved and sub-delims, ":", "@", "/" and "?" (no "%", "#").
+var uriPlain = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		t[c] = isAlpha(b) || isDigit(b) || strings.IndexByte("-._~!$&'()*+,;=:@/?", b) >= 0
+	}
+	return t
+}()
+
+func isAlpha(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
 // ParseDate parses a full-date (RFC 3339, "2006-01-02"); days are checked
-// against the calendar (2026-02-30 is rejected).
+// against the calendar (2026-02-30 is rejected). It accepts exactly what
+// time.Parse(time.DateOnly, s) accepts, with the same result.
 func ParseDate(s string) (time.Time, bool) {
-	if len(s) != 10 {
+	y, m, d, ok := splitDate(s)
+	if !ok {
 		return time.Time{}, false
 	}
-	t, err := time.Parse(time.DateOnly, s)
-	return t, err == nil
+	return time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC), true
+}
+
+// IsDate reports whether s is a full-date that ParseDate accepts, without
+// making the time.Time.
+func IsDate(s string) bool {
+	_, _, _, ok := splitDate(s)
+	return ok
+}
+
+// splitDate reads and checks the year, month and day of a full-date.
+func splitDate(s string) (y, m, d int, ok bool) {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return 0, 0, 0, false
+	}
+	y, ok1 := digits(s[0:4])
+	m, ok2 := digits(s[5:7])
+	d, ok3 := digits(s[8:10])
+	if !ok1 || !ok2 || !ok3 || m < 1 || m > 12 || d < 1 || d > daysIn(time.Month(m), y) {
+		return 0, 0, 0, false
+	}
+	return y, m, d, true
+}
+
+// digits reads s, ASCII digits only, as a decimal number.
+func digits(s string) (int, bool) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, true
+}
+
+// daysIn returns the number of days of month m of year y (proleptic
+// Gregorian).
+func daysIn(m time.Month, y int) int {
+	switch m {
+	case time.February:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case time.April, time.June, time.September, time.November:
+		return 30
+	}
+	return 31
 }
 
 // ParseDateTime parses an RFC 3339 date-time, which must carry a zone ("Z"
@@ -194,8 +375,42 @@ func ParseDateTime(s string) (time.Time, bool) {
 	if len(s) < 20 || !rfc3339Tail(s[19:]) {
 		return time.Time{}, false
 	}
+	if t, ok := parseUTCDateTime(s); ok {
+		return t, true
+	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	return t, err == nil
+}
+
+// parseUTCDateTime parses, without time.Parse, the common shape
+// "2006-01-02T15:04:05Z" with up to 9 fractional digits, as time.Parse
+// would; false means "not decided here".
+func parseUTCDateTime(s string) (time.Time, bool) {
+	if len(s) < 20 || s[len(s)-1] != 'Z' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+		return time.Time{}, false
+	}
+	y, m, d, ok := splitDate(s[:10])
+	h, ok1 := digits(s[11:13])
+	mi, ok2 := digits(s[14:16])
+	sec, ok3 := digits(s[17:19])
+	if !ok || !ok1 || !ok2 || !ok3 || h > 23 || mi > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	ns := 0
+	if frac := s[19 : len(s)-1]; frac != "" {
+		if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 {
+			return time.Time{}, false
+		}
+		n, ok := digits(frac[1:])
+		if !ok {
+			return time.Time{}, false
+		}
+		for range 10 - len(frac) {
+			n *= 10
+		}
+		ns = n
+	}
+	return time.Date(y, time.Month(m), d, h, mi, sec, ns, time.UTC), true
 }
 
 // rfc3339Tail checks what follows the seconds of a date-time: an optional

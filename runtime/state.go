@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -56,11 +57,12 @@ const DefaultStateTTL = 10 * time.Minute
 
 // stateEncoding is the base64 alphabet of a state. Strict: the unused low
 // bits of the last character must be zero, so every state has exactly one
-// accepted spelling.
+// accepted spelling. Seal and Open use the faster b64Encode and b64Decode,
+// which agree with it exactly.
 var stateEncoding = base64.RawURLEncoding.Strict()
 
 // minEncLen is the shortest possible encoded state (without prefix).
-var minEncLen = stateEncoding.EncodedLen(stateOverhead)
+var minEncLen = b64EncodedLen(stateOverhead)
 
 // ErrInvalidState is the error [Keyring.Open] returns for every state it
 // rejects, whatever the reason (malformed, tampered, bound to another tool
@@ -152,11 +154,10 @@ func (k *Keyring) Seal(b Binding, round uint32, payload []byte, now time.Time, t
 	}
 	key := &k.keys[0]
 
-	// One scratch buffer: additional data | raw state | encoded state.
+	// One scratch buffer: additional data | raw state.
 	aLen := b.adLen()
 	rawLen := stateOverhead + len(payload)
-	encLen := len(statePrefix) + stateEncoding.EncodedLen(rawLen)
-	bufp := getScratch(aLen + rawLen + encLen)
+	bufp := getScratch(aLen + rawLen)
 	buf := *bufp
 
 	ad := b.appendAD(buf[:0], key.id)
@@ -170,11 +171,12 @@ func (k *Keyring) Seal(b Binding, round uint32, payload []byte, now time.Time, t
 	copy(pt[expirySize+roundSize:], payload)
 	key.aead.Seal(pt[:0], nonce, pt, ad) // in place; fills raw up to its end
 
-	out := append(buf[aLen+rawLen:aLen+rawLen], statePrefix...)
-	out = stateEncoding.AppendEncode(out, raw)
-	s := string(out)
+	// The state is encoded straight into the memory of the string returned.
+	out := make([]byte, len(statePrefix)+b64EncodedLen(rawLen))
+	copy(out, statePrefix)
+	b64Encode(out[len(statePrefix):], raw)
 	putScratch(bufp)
-	return s
+	return unsafe.String(unsafe.SliceData(out), len(out)) // out is not used again
 }
 
 func getScratch(n int) *[]byte {
@@ -261,12 +263,10 @@ func (k *Keyring) open(b *Binding, state string, now time.Time) (uint32, []byte,
 	}
 
 	// One buffer: raw state (decrypted in place) | additional data.
-	rawLen := stateEncoding.DecodedLen(len(enc))
+	rawLen := b64DecodedLen(len(enc))
 	buf := make([]byte, rawLen+b.adLen())
 	raw := buf[:rawLen]
-	// n == rawLen also rules out the CR/LF characters the decoder skips:
-	// with them the decoded length falls short of DecodedLen(len(enc)).
-	if n, err := stateEncoding.Decode(raw, []byte(enc)); err != nil || n != rawLen {
+	if !b64Decode(raw, enc) {
 		return 0, nil, openBadEncoding
 	}
 	id := binary.BigEndian.Uint32(raw)

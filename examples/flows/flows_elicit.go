@@ -453,7 +453,7 @@ func (x *Everything) DecodeElicit(content map[string]any) error {
 				Property: "day",
 				Reason:   elicitrt.ReasonString,
 			})
-		} else if _, ok := elicitrt.ParseDate(s); !ok {
+		} else if !elicitrt.IsDate(s) {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "day",
 				Reason:   elicitrt.ReasonDate,
