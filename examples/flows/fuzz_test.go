@@ -15,3 +15,15 @@ func FuzzDecodeEverything(f *testing.F) {
 		`{"count":-0,"favorite":"red","picks":["red","red"]}`,
 		`{"count":9007199254740993,"favorite":"red","at":"2026-01-01T00:00:00"}`)
 }
+
+func FuzzDecodeColors(f *testing.F) {
+	formcheck.Fuzz[Colors](f, Colors{}.ElicitSchema(), `{"favorite":"red","also":["blue"]}`, `{"also":"red"}`, `{}`)
+}
+
+func FuzzDecodeRating(f *testing.F) {
+	formcheck.Fuzz[Rating](f, Rating{}.ElicitSchema(), `{"stars":3}`, `{"stars":5.5}`, `{"stars":"4"}`)
+}
+
+func FuzzDecodeName(f *testing.F) {
+	formcheck.Fuzz[Name](f, Name{}.ElicitSchema(), `{"name":"Ada","email":"ada@example.com"}`, `{"name":""}`, `{"email":"x"}`)
+}
