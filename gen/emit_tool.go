@@ -95,23 +95,16 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) error {
 
 	// Answers from the machine's contents.
 	convert := "_elicit_" + name + "_answers"
-	body := []jen.Code{jen.Var().Id("out").Id(answersType)}
+	answers := jen.Dict{}
 	for i, s := range t.Steps {
+		kept := jen.Id("a").Index(jen.Lit(i))
 		if s.URL {
-			body = append(body, jen.If(jen.Id("a").Index(jen.Lit(i)).Op("!=").Nil()).Block(
-				jen.Id("out").Dot(s.GoName).Op("=").Qual(runtimePath, "URLAnswer").Call(jen.Id("a").Index(jen.Lit(i))),
-			))
-			continue
+			answers[jen.Id(s.GoName)] = jen.Qual(runtimePath, "URLAnswer").Call(kept)
+		} else {
+			answers[jen.Id(s.GoName)] = jen.Qual(runtimePath, "Decoded").Types(jen.Id(s.Form.Name)).Call(kept)
 		}
-		body = append(body, jen.If(jen.Id("a").Index(jen.Lit(i)).Op("!=").Nil()).Block(
-			jen.Id("v").Op(":=").New(jen.Id(s.Form.Name)),
-			jen.Comment("Validated before it was kept; decoded again on every call."),
-			jen.If(jen.Id("v").Dot("DecodeElicit").Call(jen.Id("a").Index(jen.Lit(i))).Op("==").Nil()).Block(
-				jen.Id("out").Dot(s.GoName).Op("=").Id("v"),
-			),
-		))
 	}
-	body = append(body, jen.Return(jen.Id("out")))
+	body := []jen.Code{jen.Return(jen.Id(answersType).Values(answers))}
 	f.Func().Id(convert).Params(jen.Id("a").Qual(runtimePath, "Answers")).Id(answersType).Block(body...)
 
 	// Register.
@@ -139,10 +132,7 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) error {
 			jen.Id("Fallback"): jen.Qual(runtimePath, fallbackConst(s.Fallback)),
 			jen.Id("Missing"):  jen.Lit(s.Missing),
 			jen.Id("Params"):   jen.Id(s.Form.Name).Values().Dot("ElicitParams"),
-			jen.Id("Check"): jen.Func().Params(jen.Id("c").Map(jen.String()).Any()).Error().Block(
-				jen.Var().Id("v").Id(s.Form.Name),
-				jen.Return(jen.Id("v").Dot("DecodeElicit").Call(jen.Id("c"))),
-			),
+			jen.Id("Check"):    jen.Qual(runtimePath, "Check").Types(jen.Id(s.Form.Name)),
 		}
 		if s.Message != "" {
 			d[jen.Id("Message")] = jen.Lit(s.Message)
@@ -192,53 +182,32 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) error {
 		prefillJSON = b
 	}
 
-	flow := jen.Dict{
-		jen.Id("Complete"): jen.Func().Params(ctx(), req(), jen.Id("args").Any(), jen.Id("a").Qual(runtimePath, "Answers")).Add(result()).Block(
-			jen.Return(jen.Id("h").Dot("Complete").Call(jen.Id("ctx"), jen.Id("req"), jen.Id("args").Assert(args.Clone()), jen.Id(convert).Call(jen.Id("a")))),
-		),
-		jen.Id("Ended"): jen.Func().Params(ctx(), req(), jen.Id("args").Any(), jen.Id("step").Int(), jen.Id("action").String(), jen.Id("a").Qual(runtimePath, "Answers")).Add(result()).Block(
-			jen.If(jen.Id("action").Op("==").Qual(runtimePath, "ActionDecline")).Block(
-				jen.Return(jen.Id("h").Dot("Declined").Call(jen.Id("ctx"), jen.Id("req"), jen.Id("args").Assert(args.Clone()), jen.Id(convert).Call(jen.Id("a")), jen.Id(stepType).Call(jen.Id("step")))),
-			),
-			jen.Return(jen.Id("h").Dot("Cancelled").Call(jen.Id("ctx"), jen.Id("req"), jen.Id("args").Assert(args.Clone()), jen.Id(convert).Call(jen.Id("a")), jen.Id(stepType).Call(jen.Id("step")))),
-		),
+	typed := jen.Dict{
+		jen.Id("Answers"):   jen.Id(convert),
+		jen.Id("Complete"):  jen.Id("h").Dot("Complete"),
+		jen.Id("Declined"):  jen.Id("h").Dot("Declined"),
+		jen.Id("Cancelled"): jen.Id("h").Dot("Cancelled"),
 	}
 	if hasUnavailable {
-		flow[jen.Id("Unavailable")] = jen.Func().Params(ctx(), req(), jen.Id("args").Any(), jen.Id("step").Int(), jen.Id("a").Qual(runtimePath, "Answers")).Add(result()).Block(
-			jen.Return(jen.Id("h").Dot("Unavailable").Call(jen.Id("ctx"), jen.Id("req"), jen.Id("args").Assert(args.Clone()), jen.Id(convert).Call(jen.Id("a")), jen.Id(stepType).Call(jen.Id("step")))),
-		)
+		typed[jen.Id("Unavailable")] = jen.Id("h").Dot("Unavailable")
 	}
-	var msgCases, askCases, linkCases []jen.Code
-	for i, s := range t.Steps {
-		call := func(method string) jen.Code {
-			return jen.Return(jen.Id("h").Dot(method).Call(jen.Id("ctx"), jen.Id("req"), jen.Id("args").Assert(args.Clone()), jen.Id(convert).Call(jen.Id("a"))))
+	hookArgs := []jen.Code{jen.Qual("context", "Context"), jen.Op("*").Qual(mcpPath, "CallToolRequest"), args.Clone(), jen.Id(answersType)}
+	perStep := func(field string, extra []jen.Code, ret jen.Code, want func(*ToolStep) bool, method func(*ToolStep) string) {
+		var entries []jen.Code
+		for _, s := range t.Steps {
+			if want(s) {
+				entries = append(entries, jen.Id(stepType+s.GoName).Op(":").Id("h").Dot(method(s)))
+			}
 		}
-		if s.URL {
-			linkCases = append(linkCases, jen.Case(jen.Lit(i)).Block(
-				jen.Return(jen.Id("h").Dot(s.GoName+"URL").Call(jen.Id("ctx"), jen.Id("req"), jen.Id("args").Assert(args.Clone()), jen.Id(convert).Call(jen.Id("a")), jen.Id("token")))))
+		if len(entries) == 0 {
+			return
 		}
-		if s.MessageHandler {
-			msgCases = append(msgCases, jen.Case(jen.Lit(i)).Block(call(s.GoName+"Message")))
-		}
-		if s.AskHandler {
-			askCases = append(askCases, jen.Case(jen.Lit(i)).Block(call("Ask"+s.GoName)))
-		}
+		params := append(append([]jen.Code{}, hookArgs...), extra...)
+		typed[jen.Id(field)] = jen.Map(jen.Id(stepType)).Func().Params(params...).Add(ret).Values(entries...)
 	}
-	hookParams := func() []jen.Code {
-		return []jen.Code{ctx(), req(), jen.Id("args").Any(), jen.Id("step").Int(), jen.Id("a").Qual(runtimePath, "Answers")}
-	}
-	if len(linkCases) > 0 {
-		flow[jen.Id("Link")] = jen.Func().Params(append(hookParams(), jen.Id("token").String())...).String().Block(
-			jen.Switch(jen.Id("step")).Block(linkCases...), jen.Return(jen.Lit("")))
-	}
-	if len(msgCases) > 0 {
-		flow[jen.Id("Message")] = jen.Func().Params(hookParams()...).String().Block(
-			jen.Switch(jen.Id("step")).Block(msgCases...), jen.Return(jen.Lit("")))
-	}
-	if len(askCases) > 0 {
-		flow[jen.Id("Ask")] = jen.Func().Params(hookParams()...).Bool().Block(
-			jen.Switch(jen.Id("step")).Block(askCases...), jen.Return(jen.True()))
-	}
+	perStep("Messages", nil, jen.String(), func(s *ToolStep) bool { return s.MessageHandler }, func(s *ToolStep) string { return s.GoName + "Message" })
+	perStep("Asks", nil, jen.Bool(), func(s *ToolStep) bool { return s.AskHandler }, func(s *ToolStep) string { return "Ask" + s.GoName })
+	perStep("Links", []jen.Code{jen.String()}, jen.String(), func(s *ToolStep) bool { return s.URL }, func(s *ToolStep) string { return s.GoName + "URL" })
 
 	ann := jen.Dict{
 		jen.Id("ReadOnlyHint"):   jen.Lit(t.ReadOnly),
@@ -263,22 +232,17 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) error {
 		jen.Id("opts").Op("*").Qual(runtimePath, "ToolOptions"),
 	).Block(
 		jen.List(jen.Id("base"), jen.Err()).Op(":=").Qual(jsonschemaPath, "For").Types(args.Clone()).Call(jen.Nil()),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Panic(jen.Qual("fmt", "Sprintf").Call(jen.Lit("elicitgen: tool "+t.MCPName+": %v"), jen.Err()))),
-		jen.List(jen.Id("schema"), jen.Err()).Op(":=").Qual(runtimePath, "InputSchema").Call(jen.Id("base"), prefillArg),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Panic(jen.Qual("fmt", "Sprintf").Call(jen.Lit("elicitgen: tool "+t.MCPName+": %v"), jen.Err()))),
-		jen.Id("m").Op(":=").Qual(runtimePath, "NewMachine").Call(jen.Lit(t.MCPName), jen.Index().Qual(runtimePath, "Step").Values(steps...), jen.Qual(runtimePath, "Flow").Values(flow), jen.Id("opts")),
-		jen.Qual(mcpPath, "AddTool").Call(
+		jen.Id("m").Op(":=").Qual(runtimePath, "NewMachine").Call(jen.Lit(t.MCPName), jen.Index().Qual(runtimePath, "Step").Values(steps...),
+			jen.Qual(runtimePath, "Typed").Types(args.Clone(), jen.Id(answersType), jen.Id(stepType)).Values(typed).Dot("Flow").Call(), jen.Id("opts")),
+		jen.Qual(runtimePath, "AddTool").Types(args.Clone()).Call(
 			jen.Id("server"),
 			jen.Op("&").Qual(mcpPath, "Tool").Values(jen.Dict{
 				jen.Id("Name"):        jen.Lit(t.MCPName),
 				jen.Id("Description"): jen.Lit(t.Description),
-				jen.Id("InputSchema"): jen.Id("schema"),
+				jen.Id("InputSchema"): jen.Qual(runtimePath, "MustInputSchema").Call(jen.Lit(t.MCPName), jen.Id("base"), jen.Err(), prefillArg),
 				jen.Id("Annotations"): jen.Op("&").Qual(mcpPath, "ToolAnnotations").Values(ann),
 			}),
-			jen.Func().Params(ctx(), req(), jen.Id("args").Add(args.Clone())).Parens(jen.List(jen.Op("*").Qual(mcpPath, "CallToolResult"), jen.Any(), jen.Error())).Block(
-				jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("m").Dot("Call").Call(jen.Id("ctx"), jen.Id("req"), jen.Id("args")),
-				jen.Return(jen.Id("res"), jen.Nil(), jen.Err()),
-			),
+			jen.Id("m"),
 		),
 	)
 	return nil

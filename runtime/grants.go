@@ -125,8 +125,11 @@ type URLStep struct {
 	Flow string
 }
 
-// URLAnswer reads a URL step's kept answer.
+// URLAnswer reads a URL step's kept answer: nil when it was not answered.
 func URLAnswer(a map[string]any) *URLStep {
+	if a == nil {
+		return nil
+	}
 	flow, _ := a["flow"].(string)
 	return &URLStep{Flow: flow}
 }

@@ -56,64 +56,33 @@ type ListInvoicesHandler interface {
 }
 
 func _elicit_ListInvoices_answers(a elicitrt.Answers) ListInvoicesAnswers {
-	var out ListInvoicesAnswers
-	if a[0] != nil {
-		out.Billing = elicitrt.URLAnswer(a[0])
-	}
-	return out
+	return ListInvoicesAnswers{Billing: elicitrt.URLAnswer(a[0])}
 }
 
 // RegisterListInvoices adds the list_invoices tool to server, driven by a state machine over
 // multi round-trip requests that calls h's typed methods. opts may be nil.
 func RegisterListInvoices(server *mcp.Server, h ListInvoicesHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
-	if err != nil {
-		panic(fmt.Sprintf("elicitgen: tool list_invoices: %v", err))
-	}
-	schema, err := elicitrt.InputSchema(base, nil)
-	if err != nil {
-		panic(fmt.Sprintf("elicitgen: tool list_invoices: %v", err))
-	}
 	m := elicitrt.NewMachine("list_invoices", []elicitrt.Step{{
 		Fallback: elicitrt.FallbackError,
 		Key:      "billing",
 		Message:  "Open this link to connect your billing account.",
 		Mode:     elicitrt.ModeURL,
-	}}, elicitrt.Flow{
-		Ask: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, a elicitrt.Answers) bool {
-			switch step {
-			case 0:
-				return h.AskBilling(ctx, req, args.(NoArgs), _elicit_ListInvoices_answers(a))
-			}
-			return true
-		},
-		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a elicitrt.Answers) (*mcp.CallToolResult, error) {
-			return h.Complete(ctx, req, args.(NoArgs), _elicit_ListInvoices_answers(a))
-		},
-		Ended: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, a elicitrt.Answers) (*mcp.CallToolResult, error) {
-			if action == elicitrt.ActionDecline {
-				return h.Declined(ctx, req, args.(NoArgs), _elicit_ListInvoices_answers(a), ListInvoicesStep(step))
-			}
-			return h.Cancelled(ctx, req, args.(NoArgs), _elicit_ListInvoices_answers(a), ListInvoicesStep(step))
-		},
-		Link: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, a elicitrt.Answers, token string) string {
-			switch step {
-			case 0:
-				return h.BillingURL(ctx, req, args.(NoArgs), _elicit_ListInvoices_answers(a), token)
-			}
-			return ""
-		},
-	}, opts)
-	mcp.AddTool(server, &mcp.Tool{
+	}}, elicitrt.Typed[NoArgs, ListInvoicesAnswers, ListInvoicesStep]{
+		Answers:   _elicit_ListInvoices_answers,
+		Asks:      map[ListInvoicesStep]func(context.Context, *mcp.CallToolRequest, NoArgs, ListInvoicesAnswers) bool{ListInvoicesStepBilling: h.AskBilling},
+		Cancelled: h.Cancelled,
+		Complete:  h.Complete,
+		Declined:  h.Declined,
+		Links:     map[ListInvoicesStep]func(context.Context, *mcp.CallToolRequest, NoArgs, ListInvoicesAnswers, string) string{ListInvoicesStepBilling: h.BillingURL},
+	}.Flow(), opts)
+	elicitrt.AddTool[NoArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
 			IdempotentHint: false,
 			ReadOnlyHint:   true,
 		},
 		Description: "ListInvoices lists the open invoices in the user's billing account. With no stored grant for the user, it first sends the user to this server's own connect page, which checks that the browser user is the one who asked before handing over to the billing provider's sign-in.",
-		InputSchema: schema,
+		InputSchema: elicitrt.MustInputSchema("list_invoices", base, err, nil),
 		Name:        "list_invoices",
-	}, func(ctx context.Context, req *mcp.CallToolRequest, args NoArgs) (*mcp.CallToolResult, any, error) {
-		res, err := m.Call(ctx, req, args)
-		return res, nil, err
-	})
+	}, m)
 }

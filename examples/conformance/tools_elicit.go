@@ -223,63 +223,37 @@ type ElicitationHandler interface {
 }
 
 func _elicit_Elicitation_answers(a elicitrt.Answers) ElicitationAnswers {
-	var out ElicitationAnswers
-	if a[0] != nil {
-		v := new(UserName)
-		// Validated before it was kept; decoded again on every call.
-		if v.DecodeElicit(a[0]) == nil {
-			out.UserName = v
-		}
-	}
-	return out
+	return ElicitationAnswers{UserName: elicitrt.Decoded[UserName](a[0])}
 }
 
 // RegisterElicitation adds the test_input_required_result_elicitation tool to server, driven by a state machine over
 // multi round-trip requests that calls h's typed methods. opts may be nil.
 func RegisterElicitation(server *mcp.Server, h ElicitationHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
-	if err != nil {
-		panic(fmt.Sprintf("elicitgen: tool test_input_required_result_elicitation: %v", err))
-	}
-	schema, err := elicitrt.InputSchema(base, nil)
-	if err != nil {
-		panic(fmt.Sprintf("elicitgen: tool test_input_required_result_elicitation: %v", err))
-	}
 	m := elicitrt.NewMachine("test_input_required_result_elicitation", []elicitrt.Step{{
-		Check: func(c map[string]any) error {
-			var v UserName
-			return v.DecodeElicit(c)
-		},
+		Check:    elicitrt.Check[UserName],
 		Fallback: elicitrt.FallbackError,
 		Key:      "user_name",
 		Message:  "What is your name?",
 		Missing:  "name is required",
 		Mode:     elicitrt.ModeForm,
 		Params:   UserName{}.ElicitParams,
-	}}, elicitrt.Flow{
-		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a elicitrt.Answers) (*mcp.CallToolResult, error) {
-			return h.Complete(ctx, req, args.(NoArgs), _elicit_Elicitation_answers(a))
-		},
-		Ended: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, a elicitrt.Answers) (*mcp.CallToolResult, error) {
-			if action == elicitrt.ActionDecline {
-				return h.Declined(ctx, req, args.(NoArgs), _elicit_Elicitation_answers(a), ElicitationStep(step))
-			}
-			return h.Cancelled(ctx, req, args.(NoArgs), _elicit_Elicitation_answers(a), ElicitationStep(step))
-		},
-	}, opts)
-	mcp.AddTool(server, &mcp.Tool{
+	}}, elicitrt.Typed[NoArgs, ElicitationAnswers, ElicitationStep]{
+		Answers:   _elicit_Elicitation_answers,
+		Cancelled: h.Cancelled,
+		Complete:  h.Complete,
+		Declined:  h.Declined,
+	}.Flow(), opts)
+	elicitrt.AddTool[NoArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
 			DestructiveHint: elicitrt.Bool(false),
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
 		Description: "Elicitation asks one question (scenarios basic-elicitation, result-type, missing-input-response, ignore-extra-params, validate-input).",
-		InputSchema: schema,
+		InputSchema: elicitrt.MustInputSchema("test_input_required_result_elicitation", base, err, nil),
 		Name:        "test_input_required_result_elicitation",
-	}, func(ctx context.Context, req *mcp.CallToolRequest, args NoArgs) (*mcp.CallToolResult, any, error) {
-		res, err := m.Call(ctx, req, args)
-		return res, nil, err
-	})
+	}, m)
 }
 
 // MultiRoundStep names a step of the test_input_required_result_multi_round tool.
@@ -318,40 +292,18 @@ type MultiRoundHandler interface {
 }
 
 func _elicit_MultiRound_answers(a elicitrt.Answers) MultiRoundAnswers {
-	var out MultiRoundAnswers
-	if a[0] != nil {
-		v := new(UserName)
-		// Validated before it was kept; decoded again on every call.
-		if v.DecodeElicit(a[0]) == nil {
-			out.Step1 = v
-		}
+	return MultiRoundAnswers{
+		Step1: elicitrt.Decoded[UserName](a[0]),
+		Step2: elicitrt.Decoded[FavoriteColor](a[1]),
 	}
-	if a[1] != nil {
-		v := new(FavoriteColor)
-		// Validated before it was kept; decoded again on every call.
-		if v.DecodeElicit(a[1]) == nil {
-			out.Step2 = v
-		}
-	}
-	return out
 }
 
 // RegisterMultiRound adds the test_input_required_result_multi_round tool to server, driven by a state machine over
 // multi round-trip requests that calls h's typed methods. opts may be nil.
 func RegisterMultiRound(server *mcp.Server, h MultiRoundHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
-	if err != nil {
-		panic(fmt.Sprintf("elicitgen: tool test_input_required_result_multi_round: %v", err))
-	}
-	schema, err := elicitrt.InputSchema(base, nil)
-	if err != nil {
-		panic(fmt.Sprintf("elicitgen: tool test_input_required_result_multi_round: %v", err))
-	}
 	m := elicitrt.NewMachine("test_input_required_result_multi_round", []elicitrt.Step{{
-		Check: func(c map[string]any) error {
-			var v UserName
-			return v.DecodeElicit(c)
-		},
+		Check:    elicitrt.Check[UserName],
 		Fallback: elicitrt.FallbackError,
 		Key:      "step1",
 		Message:  "Step 1: What is your name?",
@@ -359,40 +311,29 @@ func RegisterMultiRound(server *mcp.Server, h MultiRoundHandler, opts *elicitrt.
 		Mode:     elicitrt.ModeForm,
 		Params:   UserName{}.ElicitParams,
 	}, {
-		Check: func(c map[string]any) error {
-			var v FavoriteColor
-			return v.DecodeElicit(c)
-		},
+		Check:    elicitrt.Check[FavoriteColor],
 		Fallback: elicitrt.FallbackError,
 		Key:      "step2",
 		Message:  "Step 2: What is your favorite color?",
 		Missing:  "color is required",
 		Mode:     elicitrt.ModeForm,
 		Params:   FavoriteColor{}.ElicitParams,
-	}}, elicitrt.Flow{
-		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a elicitrt.Answers) (*mcp.CallToolResult, error) {
-			return h.Complete(ctx, req, args.(NoArgs), _elicit_MultiRound_answers(a))
-		},
-		Ended: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, a elicitrt.Answers) (*mcp.CallToolResult, error) {
-			if action == elicitrt.ActionDecline {
-				return h.Declined(ctx, req, args.(NoArgs), _elicit_MultiRound_answers(a), MultiRoundStep(step))
-			}
-			return h.Cancelled(ctx, req, args.(NoArgs), _elicit_MultiRound_answers(a), MultiRoundStep(step))
-		},
-	}, opts)
-	mcp.AddTool(server, &mcp.Tool{
+	}}, elicitrt.Typed[NoArgs, MultiRoundAnswers, MultiRoundStep]{
+		Answers:   _elicit_MultiRound_answers,
+		Cancelled: h.Cancelled,
+		Complete:  h.Complete,
+		Declined:  h.Declined,
+	}.Flow(), opts)
+	elicitrt.AddTool[NoArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
 			DestructiveHint: elicitrt.Bool(false),
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
 		Description: "MultiRound asks two questions in two rounds (scenario multi-round).",
-		InputSchema: schema,
+		InputSchema: elicitrt.MustInputSchema("test_input_required_result_multi_round", base, err, nil),
 		Name:        "test_input_required_result_multi_round",
-	}, func(ctx context.Context, req *mcp.CallToolRequest, args NoArgs) (*mcp.CallToolResult, any, error) {
-		res, err := m.Call(ctx, req, args)
-		return res, nil, err
-	})
+	}, m)
 }
 
 // RequestStateStep names a step of the test_input_required_result_request_state tool.
@@ -427,63 +368,37 @@ type RequestStateHandler interface {
 }
 
 func _elicit_RequestState_answers(a elicitrt.Answers) RequestStateAnswers {
-	var out RequestStateAnswers
-	if a[0] != nil {
-		v := new(Confirm)
-		// Validated before it was kept; decoded again on every call.
-		if v.DecodeElicit(a[0]) == nil {
-			out.Confirm = v
-		}
-	}
-	return out
+	return RequestStateAnswers{Confirm: elicitrt.Decoded[Confirm](a[0])}
 }
 
 // RegisterRequestState adds the test_input_required_result_request_state tool to server, driven by a state machine over
 // multi round-trip requests that calls h's typed methods. opts may be nil.
 func RegisterRequestState(server *mcp.Server, h RequestStateHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
-	if err != nil {
-		panic(fmt.Sprintf("elicitgen: tool test_input_required_result_request_state: %v", err))
-	}
-	schema, err := elicitrt.InputSchema(base, nil)
-	if err != nil {
-		panic(fmt.Sprintf("elicitgen: tool test_input_required_result_request_state: %v", err))
-	}
 	m := elicitrt.NewMachine("test_input_required_result_request_state", []elicitrt.Step{{
-		Check: func(c map[string]any) error {
-			var v Confirm
-			return v.DecodeElicit(c)
-		},
+		Check:    elicitrt.Check[Confirm],
 		Fallback: elicitrt.FallbackError,
 		Key:      "confirm",
 		Message:  "Please confirm",
 		Missing:  "ok is required",
 		Mode:     elicitrt.ModeForm,
 		Params:   Confirm{}.ElicitParams,
-	}}, elicitrt.Flow{
-		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a elicitrt.Answers) (*mcp.CallToolResult, error) {
-			return h.Complete(ctx, req, args.(NoArgs), _elicit_RequestState_answers(a))
-		},
-		Ended: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, a elicitrt.Answers) (*mcp.CallToolResult, error) {
-			if action == elicitrt.ActionDecline {
-				return h.Declined(ctx, req, args.(NoArgs), _elicit_RequestState_answers(a), RequestStateStep(step))
-			}
-			return h.Cancelled(ctx, req, args.(NoArgs), _elicit_RequestState_answers(a), RequestStateStep(step))
-		},
-	}, opts)
-	mcp.AddTool(server, &mcp.Tool{
+	}}, elicitrt.Typed[NoArgs, RequestStateAnswers, RequestStateStep]{
+		Answers:   _elicit_RequestState_answers,
+		Cancelled: h.Cancelled,
+		Complete:  h.Complete,
+		Declined:  h.Declined,
+	}.Flow(), opts)
+	elicitrt.AddTool[NoArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
 			DestructiveHint: elicitrt.Bool(false),
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
 		Description: "RequestState confirms with state carried across the round (scenario request-state).",
-		InputSchema: schema,
+		InputSchema: elicitrt.MustInputSchema("test_input_required_result_request_state", base, err, nil),
 		Name:        "test_input_required_result_request_state",
-	}, func(ctx context.Context, req *mcp.CallToolRequest, args NoArgs) (*mcp.CallToolResult, any, error) {
-		res, err := m.Call(ctx, req, args)
-		return res, nil, err
-	})
+	}, m)
 }
 
 // TamperedStateStep names a step of the test_input_required_result_tampered_state tool.
@@ -518,61 +433,35 @@ type TamperedStateHandler interface {
 }
 
 func _elicit_TamperedState_answers(a elicitrt.Answers) TamperedStateAnswers {
-	var out TamperedStateAnswers
-	if a[0] != nil {
-		v := new(Confirm)
-		// Validated before it was kept; decoded again on every call.
-		if v.DecodeElicit(a[0]) == nil {
-			out.Confirm = v
-		}
-	}
-	return out
+	return TamperedStateAnswers{Confirm: elicitrt.Decoded[Confirm](a[0])}
 }
 
 // RegisterTamperedState adds the test_input_required_result_tampered_state tool to server, driven by a state machine over
 // multi round-trip requests that calls h's typed methods. opts may be nil.
 func RegisterTamperedState(server *mcp.Server, h TamperedStateHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
-	if err != nil {
-		panic(fmt.Sprintf("elicitgen: tool test_input_required_result_tampered_state: %v", err))
-	}
-	schema, err := elicitrt.InputSchema(base, nil)
-	if err != nil {
-		panic(fmt.Sprintf("elicitgen: tool test_input_required_result_tampered_state: %v", err))
-	}
 	m := elicitrt.NewMachine("test_input_required_result_tampered_state", []elicitrt.Step{{
-		Check: func(c map[string]any) error {
-			var v Confirm
-			return v.DecodeElicit(c)
-		},
+		Check:    elicitrt.Check[Confirm],
 		Fallback: elicitrt.FallbackError,
 		Key:      "confirm",
 		Message:  "Please confirm",
 		Missing:  "ok is required",
 		Mode:     elicitrt.ModeForm,
 		Params:   Confirm{}.ElicitParams,
-	}}, elicitrt.Flow{
-		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a elicitrt.Answers) (*mcp.CallToolResult, error) {
-			return h.Complete(ctx, req, args.(NoArgs), _elicit_TamperedState_answers(a))
-		},
-		Ended: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, a elicitrt.Answers) (*mcp.CallToolResult, error) {
-			if action == elicitrt.ActionDecline {
-				return h.Declined(ctx, req, args.(NoArgs), _elicit_TamperedState_answers(a), TamperedStateStep(step))
-			}
-			return h.Cancelled(ctx, req, args.(NoArgs), _elicit_TamperedState_answers(a), TamperedStateStep(step))
-		},
-	}, opts)
-	mcp.AddTool(server, &mcp.Tool{
+	}}, elicitrt.Typed[NoArgs, TamperedStateAnswers, TamperedStateStep]{
+		Answers:   _elicit_TamperedState_answers,
+		Cancelled: h.Cancelled,
+		Complete:  h.Complete,
+		Declined:  h.Declined,
+	}.Flow(), opts)
+	elicitrt.AddTool[NoArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
 			DestructiveHint: elicitrt.Bool(false),
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
 		Description: "TamperedState is RequestState under another name (scenario tampered-state): its sealed state refuses any modification.",
-		InputSchema: schema,
+		InputSchema: elicitrt.MustInputSchema("test_input_required_result_tampered_state", base, err, nil),
 		Name:        "test_input_required_result_tampered_state",
-	}, func(ctx context.Context, req *mcp.CallToolRequest, args NoArgs) (*mcp.CallToolResult, any, error) {
-		res, err := m.Call(ctx, req, args)
-		return res, nil, err
-	})
+	}, m)
 }

@@ -205,40 +205,18 @@ type DeployHandler interface {
 }
 
 func _elicit_Deploy_answers(a elicitrt.Answers) DeployAnswers {
-	var out DeployAnswers
-	if a[0] != nil {
-		v := new(Target)
-		// Validated before it was kept; decoded again on every call.
-		if v.DecodeElicit(a[0]) == nil {
-			out.Target = v
-		}
+	return DeployAnswers{
+		Confirm: elicitrt.Decoded[Confirmation](a[1]),
+		Target:  elicitrt.Decoded[Target](a[0]),
 	}
-	if a[1] != nil {
-		v := new(Confirmation)
-		// Validated before it was kept; decoded again on every call.
-		if v.DecodeElicit(a[1]) == nil {
-			out.Confirm = v
-		}
-	}
-	return out
 }
 
 // RegisterDeploy adds the deploy tool to server, driven by a state machine over
 // multi round-trip requests that calls h's typed methods. opts may be nil.
 func RegisterDeploy(server *mcp.Server, h DeployHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[DeployArgs](nil)
-	if err != nil {
-		panic(fmt.Sprintf("elicitgen: tool deploy: %v", err))
-	}
-	schema, err := elicitrt.InputSchema(base, json.RawMessage("{\"environment\":{\"type\":\"string\",\"oneOf\":[{\"const\":\"dev\",\"title\":\"Development\"},{\"const\":\"staging\",\"title\":\"Staging\"},{\"const\":\"prod\",\"title\":\"Production\"}]},\"notify\":{\"type\":\"boolean\",\"description\":\"Post in #deployments\",\"default\":false}}"))
-	if err != nil {
-		panic(fmt.Sprintf("elicitgen: tool deploy: %v", err))
-	}
 	m := elicitrt.NewMachine("deploy", []elicitrt.Step{{
-		Check: func(c map[string]any) error {
-			var v Target
-			return v.DecodeElicit(c)
-		},
+		Check:        elicitrt.Check[Target],
 		Fallback:     elicitrt.FallbackArguments,
 		Key:          "target",
 		Message:      "Which environment should I deploy to?",
@@ -248,52 +226,29 @@ func RegisterDeploy(server *mcp.Server, h DeployHandler, opts *elicitrt.ToolOpti
 		Prefill:      []string{"environment", "notify"},
 		PrefillNeeds: []string{"environment"},
 	}, {
-		Check: func(c map[string]any) error {
-			var v Confirmation
-			return v.DecodeElicit(c)
-		},
+		Check:    elicitrt.Check[Confirmation],
 		Fallback: elicitrt.FallbackError,
 		Key:      "confirm",
 		Missing:  "confirm is required",
 		Mode:     elicitrt.ModeForm,
 		Once:     true,
 		Params:   Confirmation{}.ElicitParams,
-	}}, elicitrt.Flow{
-		Ask: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, a elicitrt.Answers) bool {
-			switch step {
-			case 1:
-				return h.AskConfirm(ctx, req, args.(DeployArgs), _elicit_Deploy_answers(a))
-			}
-			return true
-		},
-		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a elicitrt.Answers) (*mcp.CallToolResult, error) {
-			return h.Complete(ctx, req, args.(DeployArgs), _elicit_Deploy_answers(a))
-		},
-		Ended: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, a elicitrt.Answers) (*mcp.CallToolResult, error) {
-			if action == elicitrt.ActionDecline {
-				return h.Declined(ctx, req, args.(DeployArgs), _elicit_Deploy_answers(a), DeployStep(step))
-			}
-			return h.Cancelled(ctx, req, args.(DeployArgs), _elicit_Deploy_answers(a), DeployStep(step))
-		},
-		Message: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, a elicitrt.Answers) string {
-			switch step {
-			case 1:
-				return h.ConfirmMessage(ctx, req, args.(DeployArgs), _elicit_Deploy_answers(a))
-			}
-			return ""
-		},
-	}, opts)
-	mcp.AddTool(server, &mcp.Tool{
+	}}, elicitrt.Typed[DeployArgs, DeployAnswers, DeployStep]{
+		Answers:   _elicit_Deploy_answers,
+		Asks:      map[DeployStep]func(context.Context, *mcp.CallToolRequest, DeployArgs, DeployAnswers) bool{DeployStepConfirm: h.AskConfirm},
+		Cancelled: h.Cancelled,
+		Complete:  h.Complete,
+		Declined:  h.Declined,
+		Messages:  map[DeployStep]func(context.Context, *mcp.CallToolRequest, DeployArgs, DeployAnswers) string{DeployStepConfirm: h.ConfirmMessage},
+	}.Flow(), opts)
+	elicitrt.AddTool[DeployArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
 			DestructiveHint: elicitrt.Bool(true),
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
 		Description: "Deploy deploys a service to an environment, asking which one unless the model supplied it, and asking for confirmation before production.",
-		InputSchema: schema,
+		InputSchema: elicitrt.MustInputSchema("deploy", base, err, json.RawMessage("{\"environment\":{\"type\":\"string\",\"oneOf\":[{\"const\":\"dev\",\"title\":\"Development\"},{\"const\":\"staging\",\"title\":\"Staging\"},{\"const\":\"prod\",\"title\":\"Production\"}]},\"notify\":{\"type\":\"boolean\",\"description\":\"Post in #deployments\",\"default\":false}}")),
 		Name:        "deploy",
-	}, func(ctx context.Context, req *mcp.CallToolRequest, args DeployArgs) (*mcp.CallToolResult, any, error) {
-		res, err := m.Call(ctx, req, args)
-		return res, nil, err
-	})
+	}, m)
 }

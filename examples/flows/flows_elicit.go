@@ -587,57 +587,26 @@ type SurveyHandler interface {
 }
 
 func _elicit_Survey_answers(a elicitrt.Answers) SurveyAnswers {
-	var out SurveyAnswers
-	if a[0] != nil {
-		v := new(Colors)
-		// Validated before it was kept; decoded again on every call.
-		if v.DecodeElicit(a[0]) == nil {
-			out.Colors = v
-		}
+	return SurveyAnswers{
+		Colors: elicitrt.Decoded[Colors](a[0]),
+		Name:   elicitrt.Decoded[Name](a[2]),
+		Rating: elicitrt.Decoded[Rating](a[1]),
 	}
-	if a[1] != nil {
-		v := new(Rating)
-		// Validated before it was kept; decoded again on every call.
-		if v.DecodeElicit(a[1]) == nil {
-			out.Rating = v
-		}
-	}
-	if a[2] != nil {
-		v := new(Name)
-		// Validated before it was kept; decoded again on every call.
-		if v.DecodeElicit(a[2]) == nil {
-			out.Name = v
-		}
-	}
-	return out
 }
 
 // RegisterSurvey adds the survey tool to server, driven by a state machine over
 // multi round-trip requests that calls h's typed methods. opts may be nil.
 func RegisterSurvey(server *mcp.Server, h SurveyHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[SurveyArgs](nil)
-	if err != nil {
-		panic(fmt.Sprintf("elicitgen: tool survey: %v", err))
-	}
-	schema, err := elicitrt.InputSchema(base, nil)
-	if err != nil {
-		panic(fmt.Sprintf("elicitgen: tool survey: %v", err))
-	}
 	m := elicitrt.NewMachine("survey", []elicitrt.Step{{
-		Check: func(c map[string]any) error {
-			var v Colors
-			return v.DecodeElicit(c)
-		},
+		Check:    elicitrt.Check[Colors],
 		Fallback: elicitrt.FallbackDefaults,
 		Key:      "colors",
 		Missing:  "favorite is required: one of red, green, blue; also is required: one of red, green, blue",
 		Mode:     elicitrt.ModeForm,
 		Params:   Colors{}.ElicitParams,
 	}, {
-		Check: func(c map[string]any) error {
-			var v Rating
-			return v.DecodeElicit(c)
-		},
+		Check:    elicitrt.Check[Rating],
 		Fallback: elicitrt.FallbackHandler,
 		Key:      "rating",
 		Message:  "How many stars?",
@@ -645,49 +614,30 @@ func RegisterSurvey(server *mcp.Server, h SurveyHandler, opts *elicitrt.ToolOpti
 		Mode:     elicitrt.ModeForm,
 		Params:   Rating{}.ElicitParams,
 	}, {
-		Check: func(c map[string]any) error {
-			var v Name
-			return v.DecodeElicit(c)
-		},
+		Check:    elicitrt.Check[Name],
 		Fallback: elicitrt.FallbackError,
 		Key:      "name",
 		Message:  "What is your name?",
 		Missing:  "name is required",
 		Mode:     elicitrt.ModeForm,
 		Params:   Name{}.ElicitParams,
-	}}, elicitrt.Flow{
-		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a elicitrt.Answers) (*mcp.CallToolResult, error) {
-			return h.Complete(ctx, req, args.(SurveyArgs), _elicit_Survey_answers(a))
-		},
-		Ended: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, a elicitrt.Answers) (*mcp.CallToolResult, error) {
-			if action == elicitrt.ActionDecline {
-				return h.Declined(ctx, req, args.(SurveyArgs), _elicit_Survey_answers(a), SurveyStep(step))
-			}
-			return h.Cancelled(ctx, req, args.(SurveyArgs), _elicit_Survey_answers(a), SurveyStep(step))
-		},
-		Message: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, a elicitrt.Answers) string {
-			switch step {
-			case 0:
-				return h.ColorsMessage(ctx, req, args.(SurveyArgs), _elicit_Survey_answers(a))
-			}
-			return ""
-		},
-		Unavailable: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, a elicitrt.Answers) (*mcp.CallToolResult, error) {
-			return h.Unavailable(ctx, req, args.(SurveyArgs), _elicit_Survey_answers(a), SurveyStep(step))
-		},
-	}, opts)
-	mcp.AddTool(server, &mcp.Tool{
+	}}, elicitrt.Typed[SurveyArgs, SurveyAnswers, SurveyStep]{
+		Answers:     _elicit_Survey_answers,
+		Cancelled:   h.Cancelled,
+		Complete:    h.Complete,
+		Declined:    h.Declined,
+		Messages:    map[SurveyStep]func(context.Context, *mcp.CallToolRequest, SurveyArgs, SurveyAnswers) string{SurveyStepColors: h.ColorsMessage},
+		Unavailable: h.Unavailable,
+	}.Flow(), opts)
+	elicitrt.AddTool[SurveyArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
 			IdempotentHint: true,
 			ReadOnlyHint:   true,
 		},
 		Description: "Survey asks three questions in three rounds.",
-		InputSchema: schema,
+		InputSchema: elicitrt.MustInputSchema("survey", base, err, nil),
 		Name:        "survey",
-	}, func(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs) (*mcp.CallToolResult, any, error) {
-		res, err := m.Call(ctx, req, args)
-		return res, nil, err
-	})
+	}, m)
 }
 
 // PollStep names a step of the poll tool.
@@ -722,51 +672,28 @@ type PollHandler interface {
 }
 
 func _elicit_Poll_answers(a elicitrt.Answers) PollAnswers {
-	var out PollAnswers
-	if a[0] != nil {
-		v := new(Name)
-		// Validated before it was kept; decoded again on every call.
-		if v.DecodeElicit(a[0]) == nil {
-			out.Name = v
-		}
-	}
-	return out
+	return PollAnswers{Name: elicitrt.Decoded[Name](a[0])}
 }
 
 // RegisterPoll adds the poll tool to server, driven by a state machine over
 // multi round-trip requests that calls h's typed methods. opts may be nil.
 func RegisterPoll(server *mcp.Server, h PollHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[SurveyArgs](nil)
-	if err != nil {
-		panic(fmt.Sprintf("elicitgen: tool poll: %v", err))
-	}
-	schema, err := elicitrt.InputSchema(base, nil)
-	if err != nil {
-		panic(fmt.Sprintf("elicitgen: tool poll: %v", err))
-	}
 	m := elicitrt.NewMachine("poll", []elicitrt.Step{{
-		Check: func(c map[string]any) error {
-			var v Name
-			return v.DecodeElicit(c)
-		},
+		Check:    elicitrt.Check[Name],
 		Fallback: elicitrt.FallbackError,
 		Key:      "name",
 		Message:  "What is your name?",
 		Missing:  "name is required",
 		Mode:     elicitrt.ModeForm,
 		Params:   Name{}.ElicitParams,
-	}}, elicitrt.Flow{
-		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a elicitrt.Answers) (*mcp.CallToolResult, error) {
-			return h.Complete(ctx, req, args.(SurveyArgs), _elicit_Poll_answers(a))
-		},
-		Ended: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, a elicitrt.Answers) (*mcp.CallToolResult, error) {
-			if action == elicitrt.ActionDecline {
-				return h.Declined(ctx, req, args.(SurveyArgs), _elicit_Poll_answers(a), PollStep(step))
-			}
-			return h.Cancelled(ctx, req, args.(SurveyArgs), _elicit_Poll_answers(a), PollStep(step))
-		},
-	}, opts)
-	mcp.AddTool(server, &mcp.Tool{
+	}}, elicitrt.Typed[SurveyArgs, PollAnswers, PollStep]{
+		Answers:   _elicit_Poll_answers,
+		Cancelled: h.Cancelled,
+		Complete:  h.Complete,
+		Declined:  h.Declined,
+	}.Flow(), opts)
+	elicitrt.AddTool[SurveyArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
 			DestructiveHint: elicitrt.Bool(false),
 			IdempotentHint:  false,
@@ -774,12 +701,9 @@ func RegisterPoll(server *mcp.Server, h PollHandler, opts *elicitrt.ToolOptions)
 			ReadOnlyHint:    false,
 		},
 		Description: "Poll asks one question.",
-		InputSchema: schema,
+		InputSchema: elicitrt.MustInputSchema("poll", base, err, nil),
 		Name:        "poll",
-	}, func(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs) (*mcp.CallToolResult, any, error) {
-		res, err := m.Call(ctx, req, args)
-		return res, nil, err
-	})
+	}, m)
 }
 
 // StrictStep names a step of the strict tool.
@@ -814,61 +738,35 @@ type StrictHandler interface {
 }
 
 func _elicit_Strict_answers(a elicitrt.Answers) StrictAnswers {
-	var out StrictAnswers
-	if a[0] != nil {
-		v := new(Everything)
-		// Validated before it was kept; decoded again on every call.
-		if v.DecodeElicit(a[0]) == nil {
-			out.Everything = v
-		}
-	}
-	return out
+	return StrictAnswers{Everything: elicitrt.Decoded[Everything](a[0])}
 }
 
 // RegisterStrict adds the strict tool to server, driven by a state machine over
 // multi round-trip requests that calls h's typed methods. opts may be nil.
 func RegisterStrict(server *mcp.Server, h StrictHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[SurveyArgs](nil)
-	if err != nil {
-		panic(fmt.Sprintf("elicitgen: tool strict: %v", err))
-	}
-	schema, err := elicitrt.InputSchema(base, nil)
-	if err != nil {
-		panic(fmt.Sprintf("elicitgen: tool strict: %v", err))
-	}
 	m := elicitrt.NewMachine("strict", []elicitrt.Step{{
-		Check: func(c map[string]any) error {
-			var v Everything
-			return v.DecodeElicit(c)
-		},
+		Check:    elicitrt.Check[Everything],
 		Fallback: elicitrt.FallbackError,
 		Key:      "everything",
 		Message:  "Fill in everything.",
 		Missing:  "count is required; favorite is required: one of red, green, blue",
 		Mode:     elicitrt.ModeForm,
 		Params:   Everything{}.ElicitParams,
-	}}, elicitrt.Flow{
-		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a elicitrt.Answers) (*mcp.CallToolResult, error) {
-			return h.Complete(ctx, req, args.(SurveyArgs), _elicit_Strict_answers(a))
-		},
-		Ended: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, a elicitrt.Answers) (*mcp.CallToolResult, error) {
-			if action == elicitrt.ActionDecline {
-				return h.Declined(ctx, req, args.(SurveyArgs), _elicit_Strict_answers(a), StrictStep(step))
-			}
-			return h.Cancelled(ctx, req, args.(SurveyArgs), _elicit_Strict_answers(a), StrictStep(step))
-		},
-	}, opts)
-	mcp.AddTool(server, &mcp.Tool{
+	}}, elicitrt.Typed[SurveyArgs, StrictAnswers, StrictStep]{
+		Answers:   _elicit_Strict_answers,
+		Cancelled: h.Cancelled,
+		Complete:  h.Complete,
+		Declined:  h.Declined,
+	}.Flow(), opts)
+	elicitrt.AddTool[SurveyArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
 			DestructiveHint: elicitrt.Bool(false),
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
 		Description: "Strict asks the Everything form once.",
-		InputSchema: schema,
+		InputSchema: elicitrt.MustInputSchema("strict", base, err, nil),
 		Name:        "strict",
-	}, func(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs) (*mcp.CallToolResult, any, error) {
-		res, err := m.Call(ctx, req, args)
-		return res, nil, err
-	})
+	}, m)
 }

@@ -1,0 +1,123 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Typed is a tool's typed handler, as generated Register functions hand it
+// to the machine: A is the argument struct, T the answers struct, S the
+// step type. Flow adapts it, once, to the untyped hooks of Machine.
+type Typed[A, T any, S ~int] struct {
+	// Answers turns the kept contents into the typed answers.
+	Answers func(Answers) T
+
+	Complete            func(context.Context, *mcp.CallToolRequest, A, T) (*mcp.CallToolResult, error)
+	Declined, Cancelled func(context.Context, *mcp.CallToolRequest, A, T, S) (*mcp.CallToolResult, error)
+	// Unavailable is nil unless a step's fallback is FallbackHandler.
+	Unavailable func(context.Context, *mcp.CallToolRequest, A, T, S) (*mcp.CallToolResult, error)
+
+	// Per step, for the steps whose message, asking or link the handler
+	// decides.
+	Messages map[S]func(context.Context, *mcp.CallToolRequest, A, T) string
+	Asks     map[S]func(context.Context, *mcp.CallToolRequest, A, T) bool
+	Links    map[S]func(context.Context, *mcp.CallToolRequest, A, T, string) string
+}
+
+// Flow returns the machine's hooks for t.
+func (t Typed[A, T, S]) Flow() Flow {
+	f := Flow{
+		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a Answers) (*mcp.CallToolResult, error) {
+			return t.Complete(ctx, req, args.(A), t.Answers(a))
+		},
+		Ended: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, a Answers) (*mcp.CallToolResult, error) {
+			if action == ActionDecline {
+				return t.Declined(ctx, req, args.(A), t.Answers(a), S(step))
+			}
+			return t.Cancelled(ctx, req, args.(A), t.Answers(a), S(step))
+		},
+	}
+	if t.Unavailable != nil {
+		f.Unavailable = func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, a Answers) (*mcp.CallToolResult, error) {
+			return t.Unavailable(ctx, req, args.(A), t.Answers(a), S(step))
+		}
+	}
+	if len(t.Messages) > 0 {
+		f.Message = func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, a Answers) string {
+			if m := t.Messages[S(step)]; m != nil {
+				return m(ctx, req, args.(A), t.Answers(a))
+			}
+			return ""
+		}
+	}
+	if len(t.Asks) > 0 {
+		f.Ask = func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, a Answers) bool {
+			if ask := t.Asks[S(step)]; ask != nil {
+				return ask(ctx, req, args.(A), t.Answers(a))
+			}
+			return true
+		}
+	}
+	if len(t.Links) > 0 {
+		f.Link = func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, a Answers, token string) string {
+			if link := t.Links[S(step)]; link != nil {
+				return link(ctx, req, args.(A), t.Answers(a), token)
+			}
+			return ""
+		}
+	}
+	return f
+}
+
+// AddTool registers tool on server, its calls driven by m. The tool's
+// InputSchema comes from MustInputSchema.
+func AddTool[A any](server *mcp.Server, tool *mcp.Tool, m *Machine) {
+	mcp.AddTool(server, tool, func(ctx context.Context, req *mcp.CallToolRequest, args A) (*mcp.CallToolResult, any, error) {
+		res, err := m.Call(ctx, req, args)
+		return res, nil, err
+	})
+}
+
+// MustInputSchema is InputSchema for generated Register functions: base and
+// baseErr are what jsonschema.For returned for the argument struct. It
+// panics, at registration, when either fails.
+func MustInputSchema(tool string, base any, baseErr error, prefill json.RawMessage) json.RawMessage {
+	if baseErr != nil {
+		panic(fmt.Sprintf("elicitgen: tool %s: %v", tool, baseErr))
+	}
+	schema, err := InputSchema(base, prefill)
+	if err != nil {
+		panic(fmt.Sprintf("elicitgen: tool %s: %v", tool, err))
+	}
+	return schema
+}
+
+// Check decodes content with the generated decoder of form type T and
+// reports its error: the Check of a form step, as Check[Target].
+func Check[T any, P interface {
+	*T
+	DecodeElicit(map[string]any) error
+}](content map[string]any) error {
+	var v T
+	return P(&v).DecodeElicit(content)
+}
+
+// Decoded is the typed answer of a form step from its kept content: nil
+// when the step was not answered. The content was validated when it was
+// kept, so decoding it again succeeds.
+func Decoded[T any, P interface {
+	*T
+	DecodeElicit(map[string]any) error
+}](content map[string]any) *T {
+	if content == nil {
+		return nil
+	}
+	v := new(T)
+	if P(v).DecodeElicit(content) != nil {
+		return nil
+	}
+	return v
+}
