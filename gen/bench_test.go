@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -69,9 +70,8 @@ type Form%[1]d struct {
 	testmod.WriteFiles(tb, dir, files)
 }
 
-// BenchmarkGenerate measures elicitgen (Generate, what the command runs)
-// on a package of 500 forms against a bare packages.Load of the same
-// package with the same load mode:
+// BenchmarkGenerate measures elicitgen on a package of 500 forms against a
+// bare packages.Load of the same package with the same load mode:
 //
 //	fresh/    no generated file yet: elicitgen loads, checks, emits and
 //	          writes them (they are removed again, off the clock, after
@@ -80,15 +80,27 @@ type Form%[1]d struct {
 //	          and CI's --check: elicitgen loads (now with the generated
 //	          files), checks, emits, compares and writes nothing
 //
+// and in each
+//
+//	elicitgen       what the command runs: Generate, with the collector
+//	                set as the command sets it (TuneGCForBatch)
+//	Generate-GOGC100  Generate at the default GOGC=100, as a library
+//	                caller runs it
+//	packages.Load   the baseline, at the default GOGC=100
+//
 // Each run starts, as a run of the command does, with a collected heap:
-// runtime.GC off the clock before it, on both sides.
+// runtime.GC off the clock before it, on every side.
 func BenchmarkGenerate(b *testing.B) {
 	root := b.TempDir()
 	fresh, current := filepath.Join(root, "fresh"), filepath.Join(root, "current")
 	writeSynthetic(b, fresh, syntheticForms)
 	writeSynthetic(b, current, syntheticForms)
 	env := append(os.Environ(), "GOFLAGS=-mod=mod")
-	generate := func(b *testing.B, dir string) *Result {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	generate := func(b *testing.B, dir string, asCommand bool) *Result {
+		if asCommand {
+			defer TuneGCForBatch()()
+		}
 		res, err := Generate(Config{Dir: dir, Env: env}, false)
 		if err != nil || len(res.Diagnostics) > 0 {
 			b.Fatalf("%v %v", err, res.Diagnostics)
@@ -101,27 +113,33 @@ func BenchmarkGenerate(b *testing.B) {
 			b.Fatalf("%v %v", err, pkgs)
 		}
 	}
-	generate(b, current)
+	generate(b, current, true)
 	load(b, fresh) // warm the go command's caches for both
 	collect := func(b *testing.B) {
 		b.StopTimer()
 		runtime.GC()
 		b.StartTimer()
 	}
-	b.Run("fresh/elicitgen", func(b *testing.B) {
-		b.ReportAllocs()
-		for range b.N {
-			collect(b)
-			res := generate(b, fresh)
-			b.StopTimer()
-			for _, c := range res.Changes {
-				if err := os.Remove(c.Path); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.StartTimer()
+	for _, asCommand := range []bool{true, false} {
+		name := "elicitgen"
+		if !asCommand {
+			name = "Generate-GOGC100"
 		}
-	})
+		b.Run("fresh/"+name, func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				collect(b)
+				res := generate(b, fresh, asCommand)
+				b.StopTimer()
+				for _, c := range res.Changes {
+					if err := os.Remove(c.Path); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StartTimer()
+			}
+		})
+	}
 	b.Run("fresh/packages.Load", func(b *testing.B) {
 		b.ReportAllocs()
 		for range b.N {
@@ -129,15 +147,21 @@ func BenchmarkGenerate(b *testing.B) {
 			load(b, fresh)
 		}
 	})
-	b.Run("current/elicitgen", func(b *testing.B) {
-		b.ReportAllocs()
-		for range b.N {
-			collect(b)
-			if res := generate(b, current); len(res.Changes) != 0 {
-				b.Fatalf("changes %v", res.Changes)
-			}
+	for _, asCommand := range []bool{true, false} {
+		name := "elicitgen"
+		if !asCommand {
+			name = "Generate-GOGC100"
 		}
-	})
+		b.Run("current/"+name, func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				collect(b)
+				if res := generate(b, current, asCommand); len(res.Changes) != 0 {
+					b.Fatalf("changes %v", res.Changes)
+				}
+			}
+		})
+	}
 	b.Run("current/packages.Load", func(b *testing.B) {
 		b.ReportAllocs()
 		for range b.N {

@@ -1,8 +1,11 @@
 package gen
 
 import (
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/fatih/structtag"
 )
 
 // FuzzParseStructTag runs the tag parser on arbitrary struct tags: it must
@@ -19,6 +22,16 @@ func FuzzParseStructTag(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
 		spec, problems := parseStructTag(raw)
+		// The value is read with reflect's Lookup; it must be what
+		// structtag parsed, joined back.
+		if tags, err := structtag.Parse(raw); err == nil && tags != nil {
+			if tag, err := tags.Get("elicit"); err == nil {
+				wantSpec, wantProblems := parseElicitTag(strings.Join(append([]string{tag.Name}, tag.Options...), ","))
+				if !reflect.DeepEqual(spec, wantSpec) || !reflect.DeepEqual(problems, wantProblems) {
+					t.Fatalf("%q: got %+v %q, structtag's value gives %+v %q", raw, spec, problems, wantSpec, wantProblems)
+				}
+			}
+		}
 		if len(problems) > 0 {
 			for _, p := range problems {
 				if p == "" {

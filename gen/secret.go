@@ -3,6 +3,7 @@ package gen
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // secretWords are the words that make a field look secret when they occur,
@@ -16,39 +17,81 @@ var secretWords = []string{
 }
 
 // secretPhrases are runs of words that look secret together.
-var secretPhrases = [][]string{
+var secretPhrases = [][2]string{
 	{"api", "key"}, {"api", "keys"},
 	{"private", "key"}, {"card", "number"}, {"credit", "card"},
 	{"access", "key"}, {"security", "code"}, {"social", "security"},
 }
 
 // secretWord returns the secret word or phrase found in any of names, or "".
+// It runs for every field of every form, so it does not allocate.
 func secretWord(names ...string) string {
 	for _, name := range names {
-		words := splitWords(name)
-		for i, w := range words {
-			for _, s := range secretWords {
-				if w == s || len(w) == len(s)+1 && w[len(s)] == 's' && w[:len(s)] == s {
-					return s
-				}
-			}
-			for _, p := range secretPhrases {
-				if i+len(p) <= len(words) && equalWords(words[i:i+len(p)], p) {
-					return strings.Join(p, " ")
-				}
-			}
+		if w := secretWordIn(name); w != "" {
+			return w
 		}
 	}
 	return ""
 }
 
-func equalWords(a, b []string) bool {
-	for i := range b {
-		if a[i] != b[i] {
-			return false
+// maxSecretWordLen bounds the words worth comparing: no secret word, plural
+// or phrase word is longer.
+const maxSecretWordLen = 16
+
+func secretWordIn(name string) string {
+	var bufs [2][maxSecretWordLen]byte // the current and the previous word
+	var prev []byte                    // the previous word, lower-cased; nil when too long
+	found := ""
+	n := 0
+	eachWord(name, func(word string) bool {
+		cur := lowerWord(bufs[n%2][:0], word)
+		n++
+		if cur == nil {
+			prev = nil
+			return true
+		}
+		for _, s := range secretWords {
+			if string(cur) == s || len(cur) == len(s)+1 && cur[len(s)] == 's' && string(cur[:len(s)]) == s {
+				found = s
+				return false
+			}
+		}
+		if prev != nil {
+			for _, p := range secretPhrases {
+				if string(prev) == p[0] && string(cur) == p[1] {
+					found = p[0] + " " + p[1]
+					return false
+				}
+			}
+		}
+		prev = cur
+		return true
+	})
+	return found
+}
+
+// lowerWord appends word, lower-cased, to dst (of capacity
+// maxSecretWordLen), or returns nil when it does not fit. Non-ASCII words
+// are lowered by strings.ToLower, which can map them to ASCII (the Kelvin
+// sign to k).
+func lowerWord(dst []byte, word string) []byte {
+	for i := 0; i < len(word); i++ {
+		if word[i] >= utf8.RuneSelf {
+			word = strings.ToLower(word)
+			break
 		}
 	}
-	return true
+	if len(word) > cap(dst) {
+		return nil
+	}
+	for i := 0; i < len(word); i++ {
+		c := word[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
 }
 
 // splitWords splits an identifier or phrase into lower-case words:
@@ -56,42 +99,69 @@ func equalWords(a, b []string) bool {
 // "CVV2" → cvv, 2.
 func splitWords(s string) []string {
 	var words []string
-	runes := []rune(s)
-	start := -1
-	flush := func(end int) {
-		if start >= 0 && end > start {
-			words = append(words, strings.ToLower(string(runes[start:end])))
-		}
-		start = -1
-	}
-	for i, r := range runes {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			flush(i)
-			continue
-		}
-		if start < 0 {
-			start = i
-			continue
-		}
-		prev := runes[i-1]
-		switch {
-		case unicode.IsDigit(r) != unicode.IsDigit(prev):
-			flush(i)
-			start = i
-		case unicode.IsUpper(r) && unicode.IsLower(prev):
-			flush(i)
-			start = i
-		case unicode.IsUpper(r) && unicode.IsUpper(prev) && i+1 < len(runes) && unicode.IsLower(runes[i+1]) && !pluralS(runes, i+1):
-			flush(i)
-			start = i
-		}
-	}
-	flush(len(runes))
+	eachWord(s, func(w string) bool {
+		words = append(words, strings.ToLower(w))
+		return true
+	})
 	return words
 }
 
-// pluralS reports whether runes[i] is a lone plural "s" after an acronym
-// ("PINs", "SSNs"): an "s" that ends the word.
-func pluralS(runes []rune, i int) bool {
-	return runes[i] == 's' && (i+1 == len(runes) || !unicode.IsLower(runes[i+1]))
+// eachWord calls yield with each word of s, as a substring of s, until
+// yield returns false. Words are runs of letters and digits, split where
+// letters meet digits, before an upper-case letter that follows a
+// lower-case one, and before the last upper-case letter of an acronym that
+// a lower-case word follows ("APIKey" → API, Key), unless that lower-case
+// part is a lone plural "s" ("PINs" stays one word).
+func eachWord(s string, yield func(string) bool) {
+	start := -1
+	var prev rune
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			if start >= 0 && !yield(s[start:i]) {
+				return
+			}
+			start = -1
+		} else if start < 0 {
+			start = i
+		} else if startsWord(s, i, n, r, prev) {
+			if !yield(s[start:i]) {
+				return
+			}
+			start = i
+		}
+		prev = r
+		i += n
+	}
+	if start >= 0 {
+		yield(s[start:])
+	}
+}
+
+// startsWord reports whether r, at s[i:i+n] inside a word and after prev,
+// starts a new word.
+func startsWord(s string, i, n int, r, prev rune) bool {
+	switch {
+	case unicode.IsDigit(r) != unicode.IsDigit(prev):
+		return true
+	case unicode.IsUpper(r) && unicode.IsLower(prev):
+		return true
+	case unicode.IsUpper(r) && unicode.IsUpper(prev) && i+n < len(s):
+		next, m := utf8.DecodeRuneInString(s[i+n:])
+		if !unicode.IsLower(next) {
+			return false
+		}
+		// A lone plural "s" ends the acronym's word ("PINs", "SSNs").
+		if next == 's' {
+			j := i + n + m
+			if j == len(s) {
+				return false
+			}
+			if after, _ := utf8.DecodeRuneInString(s[j:]); !unicode.IsLower(after) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }

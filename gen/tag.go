@@ -2,6 +2,7 @@ package gen
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -52,8 +53,14 @@ func parseStructTag(raw string) (tagSpec, []string) {
 	if err != nil || tag == nil {
 		return tagSpec{}, nil
 	}
-	// Not tag.Value(): it drops a trailing empty option ("name,").
-	return parseElicitTag(strings.Join(append([]string{tag.Name}, tag.Options...), ","))
+	// The value as written: structtag's Value() drops a trailing empty
+	// option ("name,"); joining its Name and Options back, as a fallback,
+	// allocates.
+	value, ok := reflect.StructTag(raw).Lookup("elicit")
+	if !ok {
+		value = strings.Join(append([]string{tag.Name}, tag.Options...), ",")
+	}
+	return parseElicitTag(value)
 }
 
 // parseElicitTag parses the value of an elicit tag: a property name followed
@@ -64,11 +71,13 @@ func parseElicitTag(value string) (tagSpec, []string) {
 		spec.Skip = true
 		return spec, nil
 	}
-	parts := strings.Split(value, ",")
-	spec.Name = strings.TrimSpace(parts[0])
+	name, rest, hasOptions := strings.Cut(value, ",")
+	spec.Name = strings.TrimSpace(name)
 	var problems []string
 	seen := map[string]bool{}
-	for _, opt := range parts[1:] {
+	for hasOptions {
+		var opt string
+		opt, rest, hasOptions = strings.Cut(rest, ",")
 		key, val, hasVal := strings.Cut(opt, "=")
 		key = strings.TrimSpace(key)
 		if key == "" {

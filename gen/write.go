@@ -2,6 +2,8 @@ package gen
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -96,25 +98,27 @@ func Write(out *Output, changes []Change) error {
 }
 
 // writeFileAtomic writes through a temporary file in the same directory and
-// renames it into place, so a reader never sees half a file.
+// renames it into place, so a reader never sees half a file. The file is
+// created with mode 0644 less the umask, as os.WriteFile would create it.
 func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".elicitgen-*")
+	var suffix [8]byte
+	rand.Read(suffix[:])
+	tmp := filepath.Join(filepath.Dir(path), ".elicitgen-"+hex.EncodeToString(suffix[:]))
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
+	if err == nil {
+		err = os.Rename(tmp, path)
 	}
-	if err := tmp.Close(); err != nil {
-		return err
+	if err != nil {
+		os.Remove(tmp)
 	}
-	return os.Rename(tmp.Name(), path)
+	return err
 }
 
 func rel(dir, p string) string {
