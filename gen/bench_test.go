@@ -120,16 +120,16 @@ func BenchmarkGenerate(b *testing.B) {
 		runtime.GC()
 		b.StartTimer()
 	}
-	for _, asCommand := range []bool{true, false} {
-		name := "elicitgen"
-		if !asCommand {
-			name = "Generate-GOGC100"
-		}
-		b.Run("fresh/"+name, func(b *testing.B) {
+	variants := []struct {
+		name      string
+		asCommand bool
+	}{{"elicitgen", true}, {"Generate-GOGC100", false}}
+	for _, v := range variants {
+		b.Run("fresh/"+v.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
 				collect(b)
-				res := generate(b, fresh, asCommand)
+				res := generate(b, fresh, v.asCommand)
 				b.StopTimer()
 				for _, c := range res.Changes {
 					if err := os.Remove(c.Path); err != nil {
@@ -147,16 +147,12 @@ func BenchmarkGenerate(b *testing.B) {
 			load(b, fresh)
 		}
 	})
-	for _, asCommand := range []bool{true, false} {
-		name := "elicitgen"
-		if !asCommand {
-			name = "Generate-GOGC100"
-		}
-		b.Run("current/"+name, func(b *testing.B) {
+	for _, v := range variants {
+		b.Run("current/"+v.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
 				collect(b)
-				if res := generate(b, current, asCommand); len(res.Changes) != 0 {
+				if res := generate(b, current, v.asCommand); len(res.Changes) != 0 {
 					b.Fatalf("changes %v", res.Changes)
 				}
 			}
