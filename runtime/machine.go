@@ -122,6 +122,12 @@ type ToolOptions struct {
 	// Principal names the user a request acts for; nil means the user id of
 	// the request's verified bearer token, if any.
 	Principal func(req *mcp.CallToolRequest) string
+	// Audience names this server in every state it seals (for example
+	// its public URL): a state sealed under another audience does not
+	// open. Set it when servers that share a key ring must not take each
+	// other's states (instances of one server share one audience). Empty:
+	// no audience.
+	Audience string
 	// Logger receives the reasons states are rejected (never sent to the
 	// client); nil means slog.Default().
 	Logger *slog.Logger
@@ -195,7 +201,7 @@ func PrincipalFrom(ctx context.Context) string {
 // answer of the round, and returns the next input_required result, the
 // handler's result, or an error.
 func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) (*mcp.CallToolResult, error) {
-	bind := Binding{Tool: m.tool, ArgsDigest: DigestArguments(req.Params.Arguments), Principal: m.principal(req)}
+	bind := Binding{Tool: m.tool, ArgsDigest: DigestArguments(req.Params.Arguments), Principal: m.principal(req), Audience: m.opts.Audience}
 	ctx = context.WithValue(ctx, principalKey{}, bind.Principal)
 	now := m.opts.Now()
 	st := flowState{Answers: make(Answers, len(m.steps))}

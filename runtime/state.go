@@ -26,8 +26,9 @@ import (
 // (big-endian) | payload, the GCM tag (16 bytes) is appended to the
 // ciphertext, and the additional data AD = "elicitgen.s1" | keyID[4] |
 // uvarint(len(tool)) | tool | argsDigest[32] | uvarint(len(principal)) |
-// principal. The key id selects the opening key; the AD binds the state to
-// its tool call without storing the binding in the state.
+// principal | uvarint(len(audience)) | audience. The key id selects the
+// opening key; the AD binds the state to its tool call without storing the
+// binding in the state.
 const (
 	statePrefix = "s1."
 	adVersion   = "elicitgen.s1"
@@ -93,6 +94,10 @@ type Binding struct {
 	// Principal identifies the authenticated user, or is empty when the
 	// request is unauthenticated.
 	Principal string
+	// Audience names the server (deployment) the state is for, or is
+	// empty. Servers that share a key ring but not their flows set
+	// different audiences, so that neither opens the other's states.
+	Audience string
 }
 
 // adLen returns the length of the additional data for b.
@@ -100,7 +105,8 @@ func (b *Binding) adLen() int {
 	return len(adVersion) + keyIDSize +
 		uvarintLen(uint64(len(b.Tool))) + len(b.Tool) +
 		len(b.ArgsDigest) +
-		uvarintLen(uint64(len(b.Principal))) + len(b.Principal)
+		uvarintLen(uint64(len(b.Principal))) + len(b.Principal) +
+		uvarintLen(uint64(len(b.Audience))) + len(b.Audience)
 }
 
 // appendAD appends the additional data binding a state sealed by key id to b.
@@ -112,6 +118,8 @@ func (b *Binding) appendAD(dst []byte, id uint32) []byte {
 	dst = append(dst, b.ArgsDigest[:]...)
 	dst = binary.AppendUvarint(dst, uint64(len(b.Principal)))
 	dst = append(dst, b.Principal...)
+	dst = binary.AppendUvarint(dst, uint64(len(b.Audience)))
+	dst = append(dst, b.Audience...)
 	return dst
 }
 

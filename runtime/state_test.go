@@ -194,14 +194,16 @@ func TestOpenRejectsOtherBinding(t *testing.T) {
 	otherDigest := testBinding.ArgsDigest
 	otherDigest[31] ^= 1
 	cases := map[string]Binding{
-		"tool":              {Tool: "book_hotel", ArgsDigest: testBinding.ArgsDigest, Principal: testBinding.Principal},
-		"tool prefix":       {Tool: "book_fligh", ArgsDigest: testBinding.ArgsDigest, Principal: testBinding.Principal},
-		"args digest":       {Tool: testBinding.Tool, ArgsDigest: otherDigest, Principal: testBinding.Principal},
-		"other args":        {Tool: testBinding.Tool, ArgsDigest: DigestArguments(json.RawMessage(`{"from":"BER","to":"ARN"}`)), Principal: testBinding.Principal},
-		"principal":         {Tool: testBinding.Tool, ArgsDigest: testBinding.ArgsDigest, Principal: "user-43"},
-		"no principal":      {Tool: testBinding.Tool, ArgsDigest: testBinding.ArgsDigest},
-		"principal in tool": {Tool: testBinding.Tool + "user-42", ArgsDigest: testBinding.ArgsDigest},
-		"zero binding":      {},
+		"tool":                  {Tool: "book_hotel", ArgsDigest: testBinding.ArgsDigest, Principal: testBinding.Principal},
+		"tool prefix":           {Tool: "book_fligh", ArgsDigest: testBinding.ArgsDigest, Principal: testBinding.Principal},
+		"args digest":           {Tool: testBinding.Tool, ArgsDigest: otherDigest, Principal: testBinding.Principal},
+		"other args":            {Tool: testBinding.Tool, ArgsDigest: DigestArguments(json.RawMessage(`{"from":"BER","to":"ARN"}`)), Principal: testBinding.Principal},
+		"principal":             {Tool: testBinding.Tool, ArgsDigest: testBinding.ArgsDigest, Principal: "user-43"},
+		"no principal":          {Tool: testBinding.Tool, ArgsDigest: testBinding.ArgsDigest},
+		"principal in tool":     {Tool: testBinding.Tool + "user-42", ArgsDigest: testBinding.ArgsDigest},
+		"zero binding":          {},
+		"audience":              {Tool: testBinding.Tool, ArgsDigest: testBinding.ArgsDigest, Principal: testBinding.Principal, Audience: "https://other.example"},
+		"principal as audience": {Tool: testBinding.Tool, ArgsDigest: testBinding.ArgsDigest, Audience: testBinding.Principal},
 	}
 	for name, b := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -229,6 +231,16 @@ func TestOpenRejectsOtherBinding(t *testing.T) {
 	assertRejected(t, k, Binding{Tool: "t", ArgsDigest: DigestArguments(nil), Principal: "u"}, s3, testNow, openAuthFailed)
 	if _, _, err := k.Open(anon, s3, testNow); err != nil {
 		t.Fatalf("anonymous state: %v", err)
+	}
+	// A state sealed for an audience opens only for it, and a state sealed
+	// without one not for any.
+	aud := testBinding
+	aud.Audience = "https://deploy.example"
+	s4 := k.Seal(aud, 0, nil, testNow, 0)
+	assertRejected(t, k, testBinding, s4, testNow, openAuthFailed)
+	assertRejected(t, k, aud, s, testNow, openAuthFailed)
+	if _, _, err := k.Open(aud, s4, testNow); err != nil {
+		t.Fatalf("state with an audience: %v", err)
 	}
 }
 

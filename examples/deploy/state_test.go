@@ -193,6 +193,29 @@ func TestStateBoundToPrincipal(t *testing.T) {
 	}
 }
 
+// TestStateBoundToAudience: two servers sharing a key ring under different
+// audiences do not take each other's states; two instances of one server
+// (one audience) do.
+func TestStateBoundToAudience(t *testing.T) {
+	at := func(audience string) *elicitrt.ToolOptions {
+		return &elicitrt.ToolOptions{Keys: keys, Audience: audience}
+	}
+	args := map[string]any{"service": "api"}
+	first, err := retry(manual(t, at("https://deploy.example")), args, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := mcp.InputResponseMap{onlyKey(t, first): &mcp.ElicitResult{Action: "accept", Content: map[string]any{"environment": "dev"}}}
+	for _, other := range []string{"https://staging.deploy.example", ""} {
+		_, err = retry(manual(t, at(other)), args, first.RequestState, answer)
+		wantInvalidState(t, "audience "+other, err)
+	}
+	res, err := retry(manual(t, at("https://deploy.example")), args, first.RequestState, answer)
+	if err != nil || res.NeedsInput() {
+		t.Fatalf("same audience: %+v %v", res, err)
+	}
+}
+
 // TestConfirmationIsSingleUse replays the retry that confirmed a production
 // deploy: the second one is refused, on this instance and on another one
 // sharing the replay guard: Complete, which deploys, runs once.
