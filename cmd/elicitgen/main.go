@@ -24,6 +24,9 @@
 //
 // Exit status: 0 success, 1 diagnostics or a failed --check, 2 usage or
 // another error.
+//
+// The garbage collector runs at GOGC=400 for the command's short run, unless
+// GOGC is set in the environment.
 package main
 
 import "os"
