@@ -16,15 +16,18 @@ var secretWords = []string{
 	"privatekey", "cvv", "cvc", "cardnumber", "ssn", "pin", "otp", "totp",
 }
 
-// secretPhrases are runs of words that look secret together.
-var secretPhrases = [][2]string{
-	{"api", "key"}, {"api", "keys"},
-	{"private", "key"}, {"card", "number"}, {"credit", "card"},
-	{"access", "key"}, {"security", "code"}, {"social", "security"},
+// secretPhrases are pairs of words that look secret together, with the
+// phrase a diagnostic names.
+var secretPhrases = []struct{ first, second, phrase string }{
+	{"api", "key", "api key"}, {"api", "keys", "api keys"},
+	{"private", "key", "private key"}, {"card", "number", "card number"},
+	{"credit", "card", "credit card"}, {"access", "key", "access key"},
+	{"security", "code", "security code"}, {"social", "security", "social security"},
 }
 
 // secretWord returns the secret word or phrase found in any of names, or "".
-// It runs for every field of every form, so it does not allocate.
+// It runs for every field of every form, so it does not allocate (but to
+// lower-case a non-ASCII word).
 func secretWord(names ...string) string {
 	for _, name := range names {
 		if w := secretWordIn(name); w != "" {
@@ -58,8 +61,8 @@ func secretWordIn(name string) string {
 		}
 		if prev != nil {
 			for _, p := range secretPhrases {
-				if string(prev) == p[0] && string(cur) == p[1] {
-					found = p[0] + " " + p[1]
+				if string(prev) == p.first && string(cur) == p.second {
+					found = p.phrase
 					return false
 				}
 			}

@@ -128,3 +128,29 @@ func TestSecretWord(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretWordDoesNotAllocate: the scan runs for every field of every
+// form; on ASCII names, found or not, it allocates nothing but the phrase
+// it returns.
+func TestSecretWordDoesNotAllocate(t *testing.T) {
+	for _, names := range [][]string{
+		{"DeliveryNotes", "delivery_notes", "Delivery notes", "Notes"},
+		{"userAPIKeys"},
+		{"ClientSecret", "client_secret"},
+		{"averyveryverylongwordthatisnotasecret", "CVV2"},
+	} {
+		if n := testing.AllocsPerRun(100, func() { secretWord(names...) }); n != 0 {
+			t.Errorf("secretWord(%q): %v allocations, want 0", names, n)
+		}
+	}
+}
+
+// TestSecretPhrasesSpellTheirWords: each phrase a diagnostic names is its
+// two words.
+func TestSecretPhrasesSpellTheirWords(t *testing.T) {
+	for _, p := range secretPhrases {
+		if p.phrase != p.first+" "+p.second {
+			t.Errorf("phrase %q for %q, %q", p.phrase, p.first, p.second)
+		}
+	}
+}
