@@ -160,24 +160,13 @@ func (k *Keyring) Seal(b Binding, round uint32, payload []byte, now time.Time, t
 	if exp < nowNS { // overflow
 		exp = math.MaxInt64
 	}
-	key := &k.keys[0]
-
 	// One scratch buffer: additional data | raw state.
 	aLen := b.adLen()
 	rawLen := stateOverhead + len(payload)
 	bufp := getScratch(aLen + rawLen)
 	buf := *bufp
-
-	ad := b.appendAD(buf[:0], key.id)
 	raw := buf[aLen : aLen+rawLen]
-	binary.BigEndian.PutUint32(raw, key.id)
-	nonce := raw[keyIDSize:headerSize]
-	rand.Read(nonce) // never fails (Go 1.24+: crashes the program instead)
-	pt := raw[headerSize : rawLen-tagSize]
-	binary.BigEndian.PutUint64(pt, uint64(exp))
-	binary.BigEndian.PutUint32(pt[expirySize:], round)
-	copy(pt[expirySize+roundSize:], payload)
-	key.aead.Seal(pt[:0], nonce, pt, ad) // in place; fills raw up to its end
+	k.sealRaw(raw, buf[:0], &b, round, payload, exp)
 
 	// The state is encoded straight into the memory of the string returned.
 	out := make([]byte, len(statePrefix)+b64EncodedLen(rawLen))
@@ -185,6 +174,23 @@ func (k *Keyring) Seal(b Binding, round uint32, payload []byte, now time.Time, t
 	b64Encode(out[len(statePrefix):], raw)
 	putScratch(bufp)
 	return unsafe.String(unsafe.SliceData(out), len(out)) // out is not used again
+}
+
+// sealRaw writes the raw (unencoded) state of payload into raw, of length
+// stateOverhead+len(payload), sealed by the first key of the ring and
+// expiring at exp (Unix nanoseconds). The additional data is built in
+// adBuf's memory (capacity b.adLen() avoids allocating).
+func (k *Keyring) sealRaw(raw, adBuf []byte, b *Binding, round uint32, payload []byte, exp int64) {
+	key := &k.keys[0]
+	ad := b.appendAD(adBuf[:0], key.id)
+	binary.BigEndian.PutUint32(raw, key.id)
+	nonce := raw[keyIDSize:headerSize]
+	rand.Read(nonce) // never fails (Go 1.24+: crashes the program instead)
+	pt := raw[headerSize : len(raw)-tagSize]
+	binary.BigEndian.PutUint64(pt, uint64(exp))
+	binary.BigEndian.PutUint32(pt[expirySize:], round)
+	copy(pt[expirySize+roundSize:], payload)
+	key.aead.Seal(pt[:0], nonce, pt, ad) // in place; fills raw up to its end
 }
 
 func getScratch(n int) *[]byte {
@@ -277,12 +283,19 @@ func (k *Keyring) open(b *Binding, state string, now time.Time) (uint32, []byte,
 	if !b64Decode(raw, enc) {
 		return 0, nil, openBadEncoding
 	}
+	return k.openRaw(raw, buf[rawLen:rawLen], b, now)
+}
+
+// openRaw verifies and decrypts the raw (decoded) state raw in place, of at
+// least stateOverhead bytes, building the additional data in adBuf's
+// memory. The payload returned aliases raw.
+func (k *Keyring) openRaw(raw, adBuf []byte, b *Binding, now time.Time) (uint32, []byte, openResult) {
 	id := binary.BigEndian.Uint32(raw)
 	aead := k.lookup(id)
 	if aead == nil {
 		return 0, nil, openUnknownKey
 	}
-	ad := b.appendAD(buf[rawLen:rawLen], id)
+	ad := b.appendAD(adBuf[:0], id)
 	ct := raw[headerSize:]
 	pt, err := aead.Open(ct[:0], raw[keyIDSize:headerSize], ct, ad)
 	if err != nil {
