@@ -318,7 +318,32 @@ func ParseDate(s string) (time.Time, bool) {
 	if !ok {
 		return time.Time{}, false
 	}
-	return time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC), true
+	return time.Unix(unixDays(y, m, d)*secondsPerDay, 0).UTC(), true
+}
+
+const secondsPerDay = 24 * 60 * 60
+
+// unixDays returns the number of days from 1970-01-01 to the proleptic
+// Gregorian date y-m-d (negative before 1970), for a checked date of
+// years 0 to 9999. It counts in eras of 400 years (146,097 days) that
+// begin on March 1st, so that the leap day ends a year, and from the year
+// -400 on, so that every quotient is of unsigned numbers: what time.Date
+// computes, without its normalisation and zone lookup.
+func unixDays(y, m, d int) int64 {
+	year := uint(y + 400)
+	var month uint // from March
+	if m > 2 {
+		month = uint(m - 3)
+	} else {
+		month = uint(m + 9)
+		year-- // January and February end the year begun in March
+	}
+	era := year / 400
+	yearOfEra := year - era*400
+	dayOfYear := (153*month+2)/5 + uint(d) - 1
+	dayOfEra := yearOfEra*365 + yearOfEra/4 - yearOfEra/100 + dayOfYear
+	const eraToUnixEpoch = 146097 + 719468 // days from -0400-03-01 to 1970-01-01
+	return int64(era*146097+dayOfEra) - eraToUnixEpoch
 }
 
 // IsDate reports whether s is a full-date that ParseDate accepts, without
@@ -333,13 +358,22 @@ func splitDate(s string) (y, m, d int, ok bool) {
 	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
 		return 0, 0, 0, false
 	}
-	y, ok1 := digits(s[0:4])
-	m, ok2 := digits(s[5:7])
-	d, ok3 := digits(s[8:10])
-	if !ok1 || !ok2 || !ok3 || m < 1 || m > 12 || d < 1 || d > daysIn(time.Month(m), y) {
+	century, ok1 := twoDigits(s, 0)
+	year, ok2 := twoDigits(s, 2)
+	m, ok3 := twoDigits(s, 5)
+	d, ok4 := twoDigits(s, 8)
+	y = century*100 + year
+	if !ok1 || !ok2 || !ok3 || !ok4 || m < 1 || m > 12 || d < 1 || d > daysIn(time.Month(m), y) {
 		return 0, 0, 0, false
 	}
 	return y, m, d, true
+}
+
+// twoDigits reads s[i] and s[i+1] as a two-digit decimal number; ok is
+// false unless both are ASCII digits (a byte below '0' wraps above 9).
+func twoDigits(s string, i int) (n int, ok bool) {
+	hi, lo := s[i]-'0', s[i+1]-'0'
+	return int(hi)*10 + int(lo), hi <= 9 && lo <= 9
 }
 
 // digits reads s, ASCII digits only, as a decimal number.
@@ -372,11 +406,11 @@ func daysIn(m time.Month, y int) int {
 // ParseDateTime parses an RFC 3339 date-time, which must carry a zone ("Z"
 // or an offset).
 func ParseDateTime(s string) (time.Time, bool) {
+	if t, ok := parseUTCDateTime(s); ok { // what it accepts has a valid tail
+		return t, true
+	}
 	if len(s) < 20 || !rfc3339Tail(s[19:]) {
 		return time.Time{}, false
-	}
-	if t, ok := parseUTCDateTime(s); ok {
-		return t, true
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	return t, err == nil
@@ -390,9 +424,9 @@ func parseUTCDateTime(s string) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	y, m, d, ok := splitDate(s[:10])
-	h, ok1 := digits(s[11:13])
-	mi, ok2 := digits(s[14:16])
-	sec, ok3 := digits(s[17:19])
+	h, ok1 := twoDigits(s, 11)
+	mi, ok2 := twoDigits(s, 14)
+	sec, ok3 := twoDigits(s, 17)
 	if !ok || !ok1 || !ok2 || !ok3 || h > 23 || mi > 59 || sec > 59 {
 		return time.Time{}, false
 	}
@@ -410,7 +444,8 @@ func parseUTCDateTime(s string) (time.Time, bool) {
 		}
 		ns = n
 	}
-	return time.Date(y, time.Month(m), d, h, mi, sec, ns, time.UTC), true
+	unix := unixDays(y, m, d)*secondsPerDay + int64(h*3600+mi*60+sec)
+	return time.Unix(unix, int64(ns)).UTC(), true
 }
 
 // rfc3339Tail checks what follows the seconds of a date-time: an optional

@@ -239,3 +239,21 @@ func BenchmarkFormats(b *testing.B) {
 		})
 	}
 }
+
+// TestUnixDaysEveryDate checks the calendar arithmetic of ParseDate and
+// ParseDateTime against time.Date on every date they accept, 0000-01-01
+// to 9999-12-31.
+func TestUnixDaysEveryDate(t *testing.T) {
+	day := time.Date(0, time.January, 1, 0, 0, 0, 0, time.UTC)
+	n := 0
+	for ; day.Year() <= 9999; day = day.AddDate(0, 0, 1) {
+		y, m, d := day.Date()
+		if got := unixDays(y, int(m), d) * secondsPerDay; got != day.Unix() {
+			t.Fatalf("unixDays(%d, %d, %d) = %d days, want %d", y, m, d, got/secondsPerDay, day.Unix()/secondsPerDay)
+		}
+		n++
+	}
+	if n != 3652425 { // 10,000 Gregorian years
+		t.Fatalf("checked %d dates, want 3652425", n)
+	}
+}
