@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"errors"
 	"go/token"
 	"math"
 	"slices"
@@ -49,25 +50,24 @@ func (c *checker) checkOptions(f *Field, spec tagSpec, pos, tagPos token.Pos) bo
 	if spec.Min != "" || spec.Max != "" {
 		switch f.Kind {
 		case KindInteger:
-			lo, hi := f.MinInt, f.MaxInt
-			if spec.Min != "" {
-				n, err := strconv.ParseInt(spec.Min, 10, 64)
-				if err != nil {
-					fail("min=%s on field %s: want an integer", spec.Min, f.GoName)
-				} else {
-					f.MinInt = max(n, lo)
+			lo, hi := f.MinInt, f.MaxInt // the range of the Go type
+			parse := func(opt, s string) int64 {
+				n, err := strconv.ParseInt(s, 10, 64)
+				switch {
+				case err != nil && errors.Is(err, strconv.ErrRange), err == nil && (n < lo || n > hi):
+					fail("%s=%s on field %s: outside the range of %s (%d to %d)", opt, s, f.GoName, f.Value, lo, hi)
+				case err != nil:
+					fail("%s=%s on field %s: want an integer", opt, s, f.GoName)
+				default:
+					return n
 				}
+				return 0
+			}
+			if spec.Min != "" {
+				f.MinInt = parse("min", spec.Min)
 			}
 			if spec.Max != "" {
-				n, err := strconv.ParseInt(spec.Max, 10, 64)
-				if err != nil {
-					fail("max=%s on field %s: want an integer", spec.Max, f.GoName)
-				} else {
-					f.MaxInt = min(n, hi)
-				}
-			}
-			if ok && (f.MinInt > hi || f.MaxInt < lo) {
-				fail("bounds of field %s lie outside the range of %s (%d to %d)", f.GoName, f.Value, lo, hi)
+				f.MaxInt = parse("max", spec.Max)
 			}
 		case KindNumber:
 			limit := math.MaxFloat64
