@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -113,4 +114,47 @@ func FuzzOpenFlow(f *testing.F) {
 			t.Fatalf("opened %q as %+v", token, got)
 		}
 	})
+}
+
+// TestAwaitFlow: the wait of a 2025-11-25 call for an accepted URL step
+// ends when the flow finishes for the call's principal, and only then; it
+// runs out, is skipped when negative, and ends with the call.
+func TestAwaitFlow(t *testing.T) {
+	ctx := context.Background()
+	machine := func(wait time.Duration) (*Machine, *MemoryGrants) {
+		g := &MemoryGrants{}
+		return NewMachine("t", nil, Flow{}, &ToolOptions{Keys: mustKeyring(t, testKey(1)), Grants: g, LegacyURLWait: wait}), g
+	}
+
+	m, g := machine(time.Minute)
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		_ = g.CompleteFlow(ctx, "f1", "alice", time.Minute)
+	}()
+	start := time.Now()
+	if finished, err := m.awaitFlow(ctx, "f1", "alice"); !finished || err != nil {
+		t.Fatalf("finished by alice: %v, %v", finished, err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("noticed after %v", d)
+	}
+
+	m, g = machine(300 * time.Millisecond)
+	_ = g.CompleteFlow(ctx, "f2", "mallory", time.Minute)
+	if finished, err := m.awaitFlow(ctx, "f2", "alice"); finished || err != nil {
+		t.Fatalf("finished by another user: %v, %v", finished, err)
+	}
+
+	m, _ = machine(-1)
+	start = time.Now()
+	if finished, err := m.awaitFlow(ctx, "f3", "alice"); finished || err != nil || time.Since(start) > time.Second {
+		t.Fatalf("negative wait: %v, %v after %v", finished, err, time.Since(start))
+	}
+
+	m, _ = machine(time.Minute)
+	cctx, cancel := context.WithCancel(ctx)
+	time.AfterFunc(50*time.Millisecond, cancel)
+	if finished, err := m.awaitFlow(cctx, "f4", "alice"); finished || !errors.Is(err, context.Canceled) {
+		t.Fatalf("call ended: %v, %v", finished, err)
+	}
 }

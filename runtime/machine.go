@@ -137,6 +137,14 @@ type ToolOptions struct {
 	// Replay enforces single use for flows whose final step is Once; nil
 	// means DefaultReplayGuard(). Instances serving one tool share one.
 	Replay ReplayGuard
+	// LegacyURLWait is how long a call of a 2025-11-25 client, which has
+	// no retry to come back with, waits after the user accepts a URL step
+	// for its flow to finish; then the machine sends
+	// notifications/elicitation/complete and goes on to the next step.
+	// When the wait runs out the call ends with LegacyURLUnfinished, and a
+	// later call finds the grant. 0 means DefaultLegacyURLWait; negative,
+	// no wait.
+	LegacyURLWait time.Duration
 }
 
 // Machine drives one tool's steps over MRTR rounds.
@@ -173,6 +181,9 @@ func NewMachine(tool string, steps []Step, flow Flow, opts *ToolOptions) *Machin
 	}
 	if m.opts.Replay == nil {
 		m.opts.Replay = DefaultReplayGuard()
+	}
+	if m.opts.LegacyURLWait == 0 {
+		m.opts.LegacyURLWait = DefaultLegacyURLWait
 	}
 	return m
 }
@@ -289,10 +300,22 @@ func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) 
 			if done {
 				return out, err
 			}
-			if step.Mode == ModeURL && st.Step == i {
-				// No retry will come on this era: the call ends here, and a
-				// later call finds the user's grant.
-				return Text("Finish in the browser, then ask again."), nil
+			if step.Mode == ModeURL && st.Step == i && res.Action == ActionAccept {
+				// Accepted, not finished yet, and no retry will come on this
+				// era: the call waits for the browser, then goes on.
+				flow := st.Flow
+				finished, err := m.awaitFlow(ctx, flow, bind.Principal)
+				if err != nil {
+					return nil, err
+				}
+				if !finished {
+					// A later call finds the user's grant.
+					return Text(LegacyURLUnfinished), nil
+				}
+				st.finishURLStep()
+				if err := req.Session.NotifyElicitationComplete(ctx, &mcp.ElicitationCompleteParams{ElicitationID: flow}); err != nil {
+					m.opts.Logger.Debug("elicitgen: notifying the completion of a URL step", "tool", m.tool, "err", err)
+				}
 			}
 			continue
 		}
@@ -382,10 +405,7 @@ func (m *Machine) take(ctx context.Context, req *mcp.CallToolRequest, args any, 
 			return true, nil, err
 		}
 		if finished && subject == principal {
-			st.Answers[i] = map[string]any{"flow": st.Flow}
-			st.Step++
-			st.Asks = 0
-			st.Flow, st.Token = "", ""
+			st.finishURLStep()
 		}
 		return false, nil, nil
 	}
@@ -403,6 +423,56 @@ func (m *Machine) take(ctx context.Context, req *mcp.CallToolRequest, args any, 
 	st.Asks = 0
 	st.Attempts, st.Reason = 0, ""
 	return false, nil, nil
+}
+
+// finishURLStep records the current URL step's flow as its answer and
+// moves to the next step.
+func (st *flowState) finishURLStep() {
+	st.Answers[st.Step] = map[string]any{"flow": st.Flow}
+	st.Step++
+	st.Asks = 0
+	st.Flow, st.Token = "", ""
+}
+
+// LegacyURLUnfinished is the result of a 2025-11-25 call whose URL step the
+// user accepted but did not finish within ToolOptions.LegacyURLWait.
+const LegacyURLUnfinished = "The step in the browser has not finished yet: finish it, then ask again."
+
+// DefaultLegacyURLWait is how long a 2025-11-25 call waits for the flow of
+// an accepted URL step to finish (see ToolOptions.LegacyURLWait).
+const DefaultLegacyURLWait = 10 * time.Minute
+
+// awaitFlow waits until flow finishes for principal, asking the grant
+// store at growing intervals (from 100 ms to 2 s), for at most
+// LegacyURLWait. finished is false when the wait ran out; err is the
+// store's error, or the context's when the call ends first.
+func (m *Machine) awaitFlow(ctx context.Context, flow, principal string) (finished bool, err error) {
+	if m.opts.LegacyURLWait < 0 {
+		return false, nil
+	}
+	deadline := time.NewTimer(m.opts.LegacyURLWait)
+	defer deadline.Stop()
+	interval := 100 * time.Millisecond
+	tick := time.NewTimer(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-deadline.C:
+			return false, nil
+		case <-tick.C:
+		}
+		subject, done, err := m.opts.Grants.FlowSubject(ctx, flow)
+		if err != nil {
+			return false, err
+		}
+		if done && subject == principal {
+			return true, nil
+		}
+		interval = min(2*interval, 2*time.Second)
+		tick.Reset(interval)
+	}
 }
 
 // message is the step's message, with the reason the last answer was

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -77,7 +78,7 @@ func (s *site) mcpClientEra(t *testing.T, transport, era, user string, o mcptest
 	if transport == "stdio" {
 		o.Command = func() *exec.Cmd {
 			cmd := exec.Command(serverBin, "-stdio")
-			cmd.Env = append(os.Environ(), "BILLING_USER="+user, "BILLING_BASE_URL="+s.url)
+			cmd.Env = append(os.Environ(), "BILLING_USER="+user, "BILLING_BASE_URL="+s.url, "BILLING_LEGACY_URL_WAIT=200ms")
 			return cmd
 		}
 		return mcptest.Connect(t, nil, "stdio", era, o)
@@ -90,6 +91,7 @@ func (s *site) mcpClientEra(t *testing.T, transport, era, user string, o mcptest
 	copts := &mcp.ClientOptions{Capabilities: o.Capabilities}
 	if o.User != nil {
 		copts.ElicitationHandler = o.User.Handle
+		copts.ElicitationCompleteHandler = o.User.HandleComplete
 	}
 	if o.Manual {
 		copts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
@@ -299,7 +301,8 @@ func TestNeedsURLMode(t *testing.T) {
 
 // TestEveryTransportAndEra: decline, cancel and the missing URL capability
 // over stdio (the binary), in memory and over HTTP, on both protocol eras;
-// and, on 2025-11-25, a URL step accepted before the sign-in finished.
+// and, on 2025-11-25, a URL step accepted before the sign-in finished: the
+// call waits for it, or ends when the wait runs out.
 func TestEveryTransportAndEra(t *testing.T) {
 	s := startSite(t)
 	for _, transport := range []string{"stdio", "memory", "http"} {
@@ -322,12 +325,49 @@ func TestEveryTransportAndEra(t *testing.T) {
 			if !errors.As(err, &werr) || werr.Code != mcp.CodeMissingRequiredClientCapabilities {
 				t.Errorf("%s: want -32021, got %v", name, err)
 			}
-			if era == "legacy" {
+			if era == "legacy" && transport == "stdio" {
+				// The binary's grant store is its own: the sign-in cannot
+				// finish, and the call ends when its wait (200ms) runs out.
 				u := &mcptest.User{Replies: []*mcp.ElicitResult{{Action: "accept"}}}
 				cs := s.mcpClientEra(t, transport, era, "bob", mcptest.Options{User: u, Capabilities: bothModes})
 				res, err := list(cs, "", nil)
-				if err != nil || mcptest.Text(res) != "Finish in the browser, then ask again." || u.Asked[0].ElicitationID == "" {
+				if err != nil || mcptest.Text(res) != elicitrt.LegacyURLUnfinished || u.Asked[0].ElicitationID == "" || len(u.CompletedIDs()) != 0 {
 					t.Errorf("%s accept: %+v %v", name, res, err)
+				}
+			}
+			if era == "legacy" && transport != "stdio" {
+				// The user accepts, then signs in while the call waits: the
+				// call goes on to the invoices, after telling the client the
+				// elicitation completed.
+				user := "carol-" + transport
+				b := s.browser(t, user)
+				signedIn := make(chan int, 1)
+				u := &mcptest.User{Replies: []*mcp.ElicitResult{{Action: "accept"}}, OnAsk: func(p *mcp.ElicitParams) {
+					go func() {
+						time.Sleep(150 * time.Millisecond) // the user reads, then clicks
+						resp, err := b.Get(p.URL)
+						if err != nil {
+							signedIn <- 0
+							return
+						}
+						resp.Body.Close()
+						signedIn <- resp.StatusCode
+					}()
+				}}
+				cs := s.mcpClientEra(t, transport, era, user, mcptest.Options{User: u, Capabilities: bothModes})
+				res, err := list(cs, "", nil)
+				if code := <-signedIn; code != http.StatusOK {
+					t.Errorf("%s: sign-in status %d", name, code)
+				}
+				if err != nil || mcptest.Text(res) != "2 open invoices." || len(u.Asked) != 1 {
+					t.Errorf("%s accept, then sign-in: %+v %v", name, res, err)
+				}
+				// The client handles notifications apart from the result.
+				for i := 0; i < 100 && len(u.CompletedIDs()) == 0; i++ {
+					time.Sleep(10 * time.Millisecond)
+				}
+				if id := u.Asked[0].ElicitationID; id == "" || !slices.Equal(u.CompletedIDs(), []string{id}) {
+					t.Errorf("%s: asked with elicitationId %q, completions %q", name, id, u.CompletedIDs())
 				}
 			}
 		}

@@ -45,12 +45,15 @@ type config struct {
 	grants elicitrt.GrantStore
 	// principal overrides the MCP principal (stdio and in-memory use).
 	principal func(*mcp.CallToolRequest) string
+	// legacyURLWait is how long a 2025-11-25 call waits for the sign-in
+	// (0: elicitrt.DefaultLegacyURLWait).
+	legacyURLWait time.Duration
 }
 
 func newServer(cfg config) *mcp.Server {
 	server := mcp.NewServer(&mcp.Implementation{Name: "billing", Version: "v1.0.0"}, nil)
 	RegisterListInvoices(server, &invoices{base: cfg.base, grants: cfg.grants},
-		&elicitrt.ToolOptions{Keys: cfg.keys, Grants: cfg.grants, Principal: cfg.principal})
+		&elicitrt.ToolOptions{Keys: cfg.keys, Grants: cfg.grants, Principal: cfg.principal, LegacyURLWait: cfg.legacyURLWait})
 	return server
 }
 
@@ -117,6 +120,13 @@ func main() {
 		user := os.Getenv("BILLING_USER")
 		cfg := config{base: os.Getenv("BILLING_BASE_URL"), keys: keys, grants: grants,
 			principal: func(*mcp.CallToolRequest) string { return user }}
+		if w := os.Getenv("BILLING_LEGACY_URL_WAIT"); w != "" {
+			d, err := time.ParseDuration(w)
+			if err != nil {
+				log.Fatalf("BILLING_LEGACY_URL_WAIT: %v", err)
+			}
+			cfg.legacyURLWait = d
+		}
 		if err := newServer(cfg).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			log.Fatal(err)
 		}

@@ -33,6 +33,12 @@ type User struct {
 	mu      sync.Mutex
 	Replies []*mcp.ElicitResult
 	Asked   []*mcp.ElicitParams
+	// OnAsk, if set, sees every question before it is answered (a test
+	// starts the user's browser from it).
+	OnAsk func(*mcp.ElicitParams)
+	// Completed lists the elicitationIds of the
+	// notifications/elicitation/complete received (2025-11-25).
+	Completed []string
 }
 
 // Handle is an mcp.ClientOptions.ElicitationHandler.
@@ -40,12 +46,29 @@ func (u *User) Handle(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitR
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.Asked = append(u.Asked, req.Params)
+	if u.OnAsk != nil {
+		u.OnAsk(req.Params)
+	}
 	if len(u.Replies) == 0 {
 		return nil, errors.New("unexpected question: " + req.Params.Message)
 	}
 	r := u.Replies[0]
 	u.Replies = u.Replies[1:]
 	return r, nil
+}
+
+// HandleComplete is an mcp.ClientOptions.ElicitationCompleteHandler.
+func (u *User) HandleComplete(ctx context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.Completed = append(u.Completed, req.Params.ElicitationID)
+}
+
+// CompletedIDs returns a copy of Completed.
+func (u *User) CompletedIDs() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]string(nil), u.Completed...)
 }
 
 // Accept is an accepting reply with content.
@@ -92,6 +115,7 @@ func Connect(t testing.TB, newServer func() *mcp.Server, transport, era string, 
 	copts := &mcp.ClientOptions{Capabilities: o.Capabilities}
 	if o.User != nil {
 		copts.ElicitationHandler = o.User.Handle
+		copts.ElicitationCompleteHandler = o.User.HandleComplete
 	}
 	if o.Manual {
 		copts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
