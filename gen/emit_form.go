@@ -3,6 +3,7 @@ package gen
 import (
 	"fmt"
 	"go/types"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -363,9 +364,14 @@ func (e *formText) decodeFieldText(fd *Field) {
 		switch fd.Kind {
 		case KindString:
 			if fd.HasMin || fd.HasMax {
-				n := e.local("n")
-				e.clause(&k, prop, quote(lengthReason(fd)), n, " := ", e.qual("unicode/utf8"), ".RuneCountInString(", s, "); ",
-					rangeText(n, fd.HasMin, fd.HasMax, intLit(fd.MinInt), intLit(fd.MaxInt)))
+				lo, hi := int64(0), int64(math.MaxInt32) // the bounds options accept
+				if fd.HasMin {
+					lo = fd.MinInt
+				}
+				if fd.HasMax {
+					hi = fd.MaxInt
+				}
+				e.clause(&k, prop, quote(lengthReason(fd)), "!", e.rt("CharCountWithin"), "(", s, ", ", intLit(lo), ", ", intLit(hi), ")")
 			}
 			switch fd.Format {
 			case "email":

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // FieldError is one property of accepted elicitation content that did not
@@ -77,7 +78,6 @@ const (
 // the value must be integral and within ±MaxSafeInteger. json.Number and Go
 // integer types are accepted too, for content built in Go.
 func Integer(v any) (int64, string) {
-	// The common case, small enough to be inlined into generated decoders.
 	if f, ok := v.(float64); ok && f >= -MaxSafeInteger && f <= MaxSafeInteger && f == float64(int64(f)) {
 		return int64(f), ""
 	}
@@ -123,13 +123,14 @@ func integer(v any) (int64, string) {
 }
 
 // Number reads a number property value (float64, json.Number or a Go int).
-func Number(v any) (float64, string) {
-	// The common case, small enough to be inlined into generated decoders:
-	// f-f is 0 unless f is NaN or infinite.
-	if f, ok := v.(float64); ok && f-f == 0 {
-		return f, ""
+func Number(v any) (f float64, reason string) {
+	// The common case, written to be inlined into generated decoders
+	// (TestHotPathsInline): f-f is 0 unless f is NaN or infinite.
+	f, ok := v.(float64)
+	if !ok || f-f != 0 {
+		f, reason = number(v)
 	}
-	return number(v)
+	return
 }
 
 func number(v any) (float64, string) {
@@ -166,6 +167,19 @@ func List(v any) ([]any, bool) {
 		return out, true
 	}
 	return nil, false
+}
+
+// CharCountWithin reports whether s has from lo to hi characters: Unicode
+// code points, what minLength and maxLength count (an invalid UTF-8 byte
+// counts as one, as in utf8.RuneCountInString). It counts them only when
+// the length in bytes leaves a doubt: s has at most len(s) characters, and
+// at least len(s)/4, rounded up.
+func CharCountWithin(s string, lo, hi int) bool {
+	if n := len(s); n <= hi && (n+3)/4 >= lo {
+		return true
+	}
+	n := utf8.RuneCountInString(s)
+	return lo <= n && n <= hi
 }
 
 // IsEmail reports whether s is a single addr-spec such as "ada@example.com"
@@ -260,17 +274,20 @@ func isAbsoluteURISlow(s string) bool {
 // user info, in plain ASCII. Every such s is a URI isAbsoluteURISlow
 // accepts; false means "not decided here".
 func plainAbsoluteURI(s string) bool {
-	i := 0
-	for i < len(s) && (isAlpha(s[i]) || i > 0 && (isDigit(s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.')) {
+	if s == "" || uriClass[s[0]]&uriAlpha == 0 {
+		return false
+	}
+	i := 1
+	for i < len(s) && uriClass[s[i]]&uriScheme != 0 {
 		i++
 	}
-	if i == 0 || i == len(s) || s[i] != ':' {
+	if i == len(s) || s[i] != ':' {
 		return false
 	}
 	rest := s[i+1:]
 	if len(rest) >= 2 && rest[0] == '/' && rest[1] == '/' {
 		j := 2
-		for j < len(rest) && (isAlpha(rest[j]) || isDigit(rest[j]) || rest[j] == '-' || rest[j] == '.') {
+		for j < len(rest) && uriClass[rest[j]]&uriHost != 0 {
 			j++
 		}
 		if j == 2 { // no host
@@ -290,19 +307,37 @@ func plainAbsoluteURI(s string) bool {
 		return false // an empty opaque part, or a path without a host
 	}
 	for j := 0; j < len(rest); j++ {
-		if !uriPlain[rest[j]] {
+		if uriClass[rest[j]]&uriPlain == 0 {
 			return false
 		}
 	}
 	return true
 }
 
-// uriPlain holds the characters plainAbsoluteURI accepts after the scheme:
-// RFC 3986 unreserved and sub-delims, ":", "@", "/" and "?" (no "%", "#").
-var uriPlain = func() (t [256]bool) {
+// The classes of plainAbsoluteURI's characters, as bits of uriClass.
+const (
+	uriAlpha  uint8 = 1 << iota // the first character of a scheme: ALPHA
+	uriScheme                   // the rest of a scheme: ALPHA, DIGIT, "+", "-", "."
+	uriHost                     // a host name: ALPHA, DIGIT, "-", "."
+	uriPlain                    // after the authority or the scheme: RFC 3986 unreserved and sub-delims, ":", "@", "/" and "?" (no "%", "#")
+)
+
+var uriClass = func() (t [256]uint8) {
 	for c := 0; c < 256; c++ {
 		b := byte(c)
-		t[c] = isAlpha(b) || isDigit(b) || strings.IndexByte("-._~!$&'()*+,;=:@/?", b) >= 0
+		alnum := isAlpha(b) || isDigit(b)
+		if isAlpha(b) {
+			t[c] |= uriAlpha
+		}
+		if alnum || strings.IndexByte("+-.", b) >= 0 {
+			t[c] |= uriScheme
+		}
+		if alnum || b == '-' || b == '.' {
+			t[c] |= uriHost
+		}
+		if alnum || strings.IndexByte("-._~!$&'()*+,;=:@/?", b) >= 0 {
+			t[c] |= uriPlain
+		}
 	}
 	return t
 }()

@@ -8,7 +8,6 @@ import (
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"time"
-	"unicode/utf8"
 )
 
 // The build fails on the next lines when this file and the elicitgen runtime
@@ -64,7 +63,7 @@ func (x *Five) DecodeElicit(content map[string]any) error {
 				Property: "name",
 				Reason:   elicitrt.ReasonString,
 			})
-		} else if n := utf8.RuneCountInString(s); n < 1 || n > 40 {
+		} else if !elicitrt.CharCountWithin(s, 1, 40) {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "name",
 				Reason:   "must have 1 to 40 characters",
@@ -126,7 +125,7 @@ func (x *Five) DecodeElicit(content map[string]any) error {
 				Property: "comment",
 				Reason:   elicitrt.ReasonString,
 			})
-		} else if n := utf8.RuneCountInString(s); n > 200 {
+		} else if !elicitrt.CharCountWithin(s, 0, 200) {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "comment",
 				Reason:   "must have at most 200 characters",
@@ -251,7 +250,7 @@ func (x *Twelve) DecodeElicit(content map[string]any) error {
 				Property: "title",
 				Reason:   elicitrt.ReasonString,
 			})
-		} else if n := utf8.RuneCountInString(s); n < 1 || n > 80 {
+		} else if !elicitrt.CharCountWithin(s, 1, 80) {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "title",
 				Reason:   "must have 1 to 80 characters",
@@ -473,7 +472,7 @@ func (x *Twelve) DecodeElicit(content map[string]any) error {
 				Property: "notes",
 				Reason:   elicitrt.ReasonString,
 			})
-		} else if n := utf8.RuneCountInString(s); n > 500 {
+		} else if !elicitrt.CharCountWithin(s, 0, 500) {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "notes",
 				Reason:   "must have at most 500 characters",

@@ -102,6 +102,9 @@ func rows(results map[string]*result) []row {
 				budget = -1
 			}
 			rs = append(rs, row{"decode " + form, n, "Decode/" + form + "/jsonschema", "DecodeElicit", "jsonschema-go", true, 100, budget})
+			if _, ok := results["Decode/"+form+"/floor"]; ok {
+				rs = append(rs, row{"decode " + form, "Decode/" + form + "/floor", "Decode/" + form + "/jsonschema", "floor: the lookups and allocation alone", "jsonschema-go", true, 0, -1})
+			}
 			if _, ok := results["Decode/"+form+"/hand"]; ok {
 				rs = append(rs, row{"decode " + form, n, "Decode/" + form + "/hand", "DecodeElicit", "hand-written", false, 1.5, budget})
 			}

@@ -11,7 +11,6 @@ import (
 	jsonschema "github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"math"
-	"unicode/utf8"
 )
 
 // The build fails on the next lines when this file and the elicitgen runtime
@@ -247,7 +246,7 @@ func (x *Name) DecodeElicit(content map[string]any) error {
 				Property: "name",
 				Reason:   elicitrt.ReasonString,
 			})
-		} else if n := utf8.RuneCountInString(s); n < 1 || n > 40 {
+		} else if !elicitrt.CharCountWithin(s, 1, 40) {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "name",
 				Reason:   "must have 1 to 40 characters",
@@ -513,7 +512,7 @@ func (x *Everything) DecodeElicit(content map[string]any) error {
 				Property: "note",
 				Reason:   elicitrt.ReasonString,
 			})
-		} else if n := utf8.RuneCountInString(s); n > 100 {
+		} else if !elicitrt.CharCountWithin(s, 0, 100) {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "note",
 				Reason:   "must have at most 100 characters",

@@ -9,7 +9,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"math"
 	"time"
-	"unicode/utf8"
 )
 
 // The build fails on the next lines when this file and the elicitgen runtime
@@ -213,7 +212,7 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 				Property: "name",
 				Reason:   elicitrt.ReasonString,
 			})
-		} else if n := utf8.RuneCountInString(s); n < 1 || n > 50 {
+		} else if !elicitrt.CharCountWithin(s, 1, 50) {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "name",
 				Reason:   "must have 1 to 50 characters",
