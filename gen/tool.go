@@ -5,6 +5,8 @@ import (
 	"go/token"
 	"go/types"
 	"strings"
+
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
 const (
@@ -120,6 +122,10 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 	if len(tool.Steps) == 0 {
 		c.errorf(ts.Name.Pos(), "tool %s has no steps: add a field whose type is a form", name)
 		return nil
+	}
+	if len(tool.Steps) > elicitrt.DefaultMaxRounds {
+		c.errorf(ts.Name.Pos(), "tool %s has %d steps; a call takes at most %d rounds of questions (MRTR clients stop after 10 attempts): merge steps into fewer forms",
+			name, len(tool.Steps), elicitrt.DefaultMaxRounds)
 	}
 	for _, s := range tool.Steps[:len(tool.Steps)-1] {
 		if s.Once {

@@ -113,6 +113,11 @@ type ToolOptions struct {
 	// MaxAttempts bounds how often one step is asked again after invalid
 	// content; 0 means 3.
 	MaxAttempts int
+	// MaxRounds bounds the input_required results of one call, its retries
+	// included, whatever the reason of each (steps, invalid or missing
+	// answers, a URL step not finished yet); the call that would return
+	// one more ends in a tool error instead. 0 means DefaultMaxRounds.
+	MaxRounds int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Overloaded, when it returns true, makes the machine shed load: an
@@ -169,6 +174,9 @@ func NewMachine(tool string, steps []Step, flow Flow, opts *ToolOptions) *Machin
 	}
 	if m.opts.MaxAttempts == 0 {
 		m.opts.MaxAttempts = 3
+	}
+	if m.opts.MaxRounds == 0 {
+		m.opts.MaxRounds = DefaultMaxRounds
 	}
 	if m.opts.Now == nil {
 		m.opts.Now = time.Now
@@ -319,6 +327,10 @@ func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) 
 			}
 			continue
 		}
+		if int(round) >= m.opts.MaxRounds {
+			// The client would give up before the answer came.
+			return toolError(fmt.Sprintf("%s: no answer after %d rounds of questions; call the tool again to start over", step.Key, round)), nil
+		}
 		round++
 		st.Asks++
 		return m.seal(bind, round, st, now, mcp.InputRequestMap{inputKey(step.Key, st.Asks): params}), nil
@@ -433,6 +445,12 @@ func (st *flowState) finishURLStep() {
 	st.Asks = 0
 	st.Flow, st.Token = "", ""
 }
+
+// DefaultMaxRounds is the most input_required results one call returns
+// by default: MRTR clients stop after ten attempts, the first call
+// included (the Go SDK's and the TypeScript SDK's clients), so a tenth
+// round of questions would never be answered.
+const DefaultMaxRounds = 9
 
 // LegacyURLUnfinished is the result of a 2025-11-25 call whose URL step the
 // user accepted but did not finish within ToolOptions.LegacyURLWait.

@@ -242,3 +242,25 @@ func TestConfirmationIsSingleUse(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundsAreBounded: a call takes at most DefaultMaxRounds rounds of
+// questions, missing answers included (they do not count as invalid ones),
+// and the call that would need one more ends in a tool error: the Go SDK's
+// client stops after ten attempts.
+func TestRoundsAreBounded(t *testing.T) {
+	cs := manual(t, &elicitrt.ToolOptions{Keys: keys})
+	args := map[string]any{"service": "api"}
+	res, err := retry(cs, args, "", nil)
+	for rounds := 1; err == nil && res.NeedsInput(); rounds++ {
+		if rounds > elicitrt.DefaultMaxRounds {
+			t.Fatalf("round %d asked", rounds)
+		}
+		res, err = retry(cs, args, res.RequestState, mcp.InputResponseMap{"nope": &mcp.ElicitResult{Action: "accept"}})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "target: no answer after 9 rounds of questions") {
+		t.Fatalf("end: %+v", res)
+	}
+}
