@@ -78,6 +78,8 @@ const (
 // the value must be integral and within ±MaxSafeInteger. json.Number and Go
 // integer types are accepted too, for content built in Go.
 func Integer(v any) (int64, string) {
+	// The common case first. (Too large to be inlined: a call's inline cost
+	// leaves too little of the budget for the check.)
 	if f, ok := v.(float64); ok && f >= -MaxSafeInteger && f <= MaxSafeInteger && f == float64(int64(f)) {
 		return int64(f), ""
 	}
