@@ -412,11 +412,11 @@ func (m *Machine) take(ctx context.Context, req *mcp.CallToolRequest, args any, 
 	if step.Mode == ModeURL {
 		// Accept is consent, not completion: the grant store says whether
 		// the flow finished, for this principal.
-		subject, finished, err := m.opts.Grants.FlowSubject(ctx, st.Flow)
+		finished, err := m.flowFinished(ctx, st.Flow, principal)
 		if err != nil {
 			return true, nil, err
 		}
-		if finished && subject == principal {
+		if finished {
 			st.finishURLStep()
 		}
 		return false, nil, nil
@@ -460,6 +460,13 @@ const LegacyURLUnfinished = "The step in the browser has not finished yet: finis
 // an accepted URL step to finish (see ToolOptions.LegacyURLWait).
 const DefaultLegacyURLWait = 10 * time.Minute
 
+// flowFinished reports whether the grant store recorded flow as finished
+// by principal (a completion for anyone else does not count).
+func (m *Machine) flowFinished(ctx context.Context, flow, principal string) (bool, error) {
+	subject, done, err := m.opts.Grants.FlowSubject(ctx, flow)
+	return err == nil && done && subject == principal, err
+}
+
 // awaitFlow waits until flow finishes for principal, asking the grant
 // store at growing intervals (from 100 ms to 2 s), for at most
 // LegacyURLWait. finished is false when the wait ran out; err is the
@@ -481,12 +488,8 @@ func (m *Machine) awaitFlow(ctx context.Context, flow, principal string) (finish
 			return false, nil
 		case <-tick.C:
 		}
-		subject, done, err := m.opts.Grants.FlowSubject(ctx, flow)
-		if err != nil {
-			return false, err
-		}
-		if done && subject == principal {
-			return true, nil
+		if finished, err := m.flowFinished(ctx, flow, principal); finished || err != nil {
+			return finished, err
 		}
 		interval = min(2*interval, 2*time.Second)
 		tick.Reset(interval)
