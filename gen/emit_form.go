@@ -3,7 +3,6 @@ package gen
 import (
 	"fmt"
 	"go/types"
-	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -364,14 +363,14 @@ func (e *formText) decodeFieldText(fd *Field) {
 		switch fd.Kind {
 		case KindString:
 			if fd.HasMin || fd.HasMax {
-				lo, hi := int64(0), int64(math.MaxInt32) // the bounds options accept
+				lo, hi := "0", intLit(fd.MaxInt)
 				if fd.HasMin {
-					lo = fd.MinInt
+					lo = intLit(fd.MinInt)
 				}
-				if fd.HasMax {
-					hi = fd.MaxInt
+				if !fd.HasMax {
+					hi = e.qual("math") + ".MaxInt" // no bound: none at all
 				}
-				e.clause(&k, prop, quote(lengthReason(fd)), "!", e.rt("CharCountWithin"), "(", s, ", ", intLit(lo), ", ", intLit(hi), ")")
+				e.clause(&k, prop, quote(lengthReason(fd)), "!", e.rt("CharCountWithin"), "(", s, ", ", lo, ", ", hi, ")")
 			}
 			switch fd.Format {
 			case "email":
