@@ -25,6 +25,11 @@ var (
 	colorsContent = map[string]any{"favorite": "blue", "also": []any{"red", "green"}}
 	ratingContent = map[string]any{"stars": 4.0}
 	nameContent   = map[string]any{"name": "Ada", "email": "ada@example.com"}
+	everyContent  = map[string]any{
+		"count": 42.0, "big": 1234567.0, "ratio": 0.25, "favorite": "red", "picks": []any{"green", "blue"},
+		"day": "2026-08-01", "at": "2026-07-28T09:30:00Z", "site": "https://example.com/ada",
+		"mail": "ada@example.com", "note": "Bring the benchmarks.", "agree": true,
+	}
 )
 
 // profileJSON is what encoding/json can fill from Profile's content: its
@@ -63,6 +68,9 @@ func BenchmarkDecode(b *testing.B) {
 	b.Run("flows.Name", func(b *testing.B) {
 		baseline.BenchDecode[flows.Name, *flows.Name, flows.Name](b, flows.Name{}.ElicitSchema(), nameContent)
 	})
+	b.Run("flows.Everything", func(b *testing.B) {
+		baseline.BenchDecode[flows.Everything, *flows.Everything, flows.Everything](b, flows.Everything{}.ElicitSchema(), everyContent)
+	})
 }
 
 func BenchmarkSchema(b *testing.B) {
@@ -74,46 +82,28 @@ func BenchmarkSchema(b *testing.B) {
 // content they are measured on, and agree on it.
 func TestExampleContents(t *testing.T) {
 	var d forms.DeployForm
-	if dj := decodeBoth[forms.DeployForm, *forms.DeployForm, forms.DeployForm](t, &d, deployContent); d != dj {
+	if dj := baseline.DecodeBoth[forms.DeployForm, *forms.DeployForm, forms.DeployForm](t, &d, deployContent); d != dj {
 		t.Errorf("DeployForm: generated %+v, jsonschema-go %+v", d, dj)
 	}
 	var p forms.Profile
-	pj := decodeBoth[forms.Profile, *forms.Profile, profileJSON](t, &p, profileContent)
+	pj := baseline.DecodeBoth[forms.Profile, *forms.Profile, profileJSON](t, &p, profileContent)
 	if p.Name != pj.Name || !slices.Equal(p.Palette, pj.Palette) || !p.MeetAt.Equal(*pj.MeetAt) || p.Birthday.Format(time.DateOnly) != pj.Birthday {
 		t.Errorf("Profile: generated %+v, jsonschema-go %+v", p, pj)
 	}
 	var c flows.Colors
-	if cj := decodeBoth[flows.Colors, *flows.Colors, flows.Colors](t, &c, colorsContent); !reflect.DeepEqual(c, cj) {
+	if cj := baseline.DecodeBoth[flows.Colors, *flows.Colors, flows.Colors](t, &c, colorsContent); !reflect.DeepEqual(c, cj) {
 		t.Errorf("Colors: generated %+v, jsonschema-go %+v", c, cj)
 	}
 	var r flows.Rating
-	if rj := decodeBoth[flows.Rating, *flows.Rating, flows.Rating](t, &r, ratingContent); r != rj {
+	if rj := baseline.DecodeBoth[flows.Rating, *flows.Rating, flows.Rating](t, &r, ratingContent); r != rj {
 		t.Errorf("Rating: generated %+v, jsonschema-go %+v", r, rj)
 	}
 	var n flows.Name
-	if nj := decodeBoth[flows.Name, *flows.Name, flows.Name](t, &n, nameContent); n != nj {
+	if nj := baseline.DecodeBoth[flows.Name, *flows.Name, flows.Name](t, &n, nameContent); n != nj {
 		t.Errorf("Name: generated %+v, jsonschema-go %+v", n, nj)
 	}
-}
-
-// decodeBoth decodes content with the form's DecodeElicit into *x and with
-// the jsonschema-go baseline into the M it returns.
-func decodeBoth[T baseline.Describer, P interface {
-	*T
-	DecodeElicit(map[string]any) error
-}, M any](t *testing.T, x P, content map[string]any) M {
-	t.Helper()
-	var m M
-	if err := x.DecodeElicit(content); err != nil {
-		t.Errorf("%T: generated: %v", x, err)
+	var e flows.Everything
+	if ej := baseline.DecodeBoth[flows.Everything, *flows.Everything, flows.Everything](t, &e, everyContent); !reflect.DeepEqual(e, ej) || e.Note == nil || len(e.Picks) != 2 {
+		t.Errorf("Everything: generated %+v, jsonschema-go %+v", e, ej)
 	}
-	var form T
-	d, err := baseline.NewDecoder[M](form.ElicitSchema())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Decode(content, &m); err != nil {
-		t.Errorf("%T: jsonschema-go: %v", x, err)
-	}
-	return m
 }

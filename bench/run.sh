@@ -28,7 +28,7 @@ run() { go test -run '^$' -benchmem -count 1 "$@" | tee -a "$out"; }
 for round in $(seq "$COUNT"); do
 	echo "# round $round of $COUNT" | tee -a "$out"
 	# Decoding and schemas: the example forms and the synthetic ones.
-	run -bench 'Decode|Schema' ./bench/... ./examples/deploy
+	run -bench 'Decode|Schema' ./bench/... ./examples/deploy ./examples/conformance
 	# Sealed state: Seal plus Open against bare AES-256-GCM (runtime/state_test.go).
 	run -bench 'SealOpen|BareAESGCM' ./runtime
 	# A deploy round trip through the SDK, generated machine against hand-written.

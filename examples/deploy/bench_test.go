@@ -407,11 +407,30 @@ func BenchmarkRoundTrip(b *testing.B) {
 	}
 }
 
+// Accepted content of the deploy forms, as the SDK hands it over.
+var (
+	targetContent       = map[string]any{"environment": "staging", "notify": true}
+	confirmationContent = map[string]any{"confirm": true}
+)
+
 func BenchmarkDecode(b *testing.B) {
 	b.Run("deploy.Target", func(b *testing.B) {
-		baseline.BenchDecode[Target, *Target, Target](b, Target{}.ElicitSchema(), map[string]any{"environment": "staging", "notify": true})
+		baseline.BenchDecode[Target, *Target, Target](b, Target{}.ElicitSchema(), targetContent)
 	})
 	b.Run("deploy.Confirmation", func(b *testing.B) {
-		baseline.BenchDecode[Confirmation, *Confirmation, Confirmation](b, Confirmation{}.ElicitSchema(), map[string]any{"confirm": true})
+		baseline.BenchDecode[Confirmation, *Confirmation, Confirmation](b, Confirmation{}.ElicitSchema(), confirmationContent)
 	})
+}
+
+// TestBenchedContents keeps the decode benchmarks honest: both decoders
+// accept the content they are measured on, and agree on it.
+func TestBenchedContents(t *testing.T) {
+	var target Target
+	if tj := baseline.DecodeBoth[Target, *Target, Target](t, &target, targetContent); target != tj || target != (Target{Staging, true}) {
+		t.Errorf("Target: generated %+v, jsonschema-go %+v", target, tj)
+	}
+	var c Confirmation
+	if cj := baseline.DecodeBoth[Confirmation, *Confirmation, Confirmation](t, &c, confirmationContent); c != cj || !c.Confirm {
+		t.Errorf("Confirmation: generated %+v, jsonschema-go %+v", c, cj)
+	}
 }
