@@ -132,6 +132,7 @@ func rows(results map[string]*result) []row {
 			row{"state " + size, "SealOpen/" + size, "BareAESGCM/" + size, "Seal + Open", "AES-256-GCM", false, target, -1},
 			row{"state " + size, "SealOpen/" + size, "BareAESGCMBase64/" + size, "Seal + Open", "AES-256-GCM + encoding/base64", false, 0, -1},
 			row{"state " + size, "SealOpenRaw/" + size, "BareAESGCM/" + size, "Seal + Open without text, reused buffers", "AES-256-GCM", false, 0, -1},
+			row{"state " + size, "SealOpenFloor/" + size, "BareAESGCM/" + size, "floor: without text, the two buffers new", "AES-256-GCM", false, 0, -1},
 		)
 	}
 	rs = append(rs, row{"round trip deploy", "RoundTrip/deploy/generated", "RoundTrip/deploy/hand", "generated machine", "hand-written handler", false, 1.10, -1})
