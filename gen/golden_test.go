@@ -82,16 +82,6 @@ func writeCase(t *testing.T, c *goldenCase, dir string, withTests bool) {
 	}
 }
 
-// repoRoot is the elicitgen module root.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
-
 // newModule writes go.mod and go.sum for a throwaway module in dir.
 func newModule(t *testing.T, dir, path string) { testmod.New(t, dir, path) }
 

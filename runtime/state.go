@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -55,12 +54,6 @@ const MaxPayloadLen = maxRawLen - stateOverhead
 // DefaultStateTTL is the recommended lifetime of a sealed requestState, and
 // the one [Keyring.Seal] uses when given a non-positive ttl.
 const DefaultStateTTL = 10 * time.Minute
-
-// stateEncoding is the base64 alphabet of a state. Strict: the unused low
-// bits of the last character must be zero, so every state has exactly one
-// accepted spelling. Seal and Open use the faster b64Encode and b64Decode,
-// which agree with it exactly.
-var stateEncoding = base64.RawURLEncoding.Strict()
 
 // minEncLen is the shortest possible encoded state (without prefix).
 var minEncLen = b64EncodedLen(stateOverhead)

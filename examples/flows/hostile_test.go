@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -69,7 +70,7 @@ func TestHostileAnswers(t *testing.T) {
 
 	// Edge values that are valid: negative zero is zero, 2^53-1 is safe.
 	res, err := callTool(cs, "strict", &mcp.CallToolParams{RequestState: first.RequestState, InputResponses: mcp.InputResponseMap{
-		key: mcptest.Accept(map[string]any{"count": -0.0, "favorite": "red", "big": 9007199254740991.0})}})
+		key: mcptest.Accept(map[string]any{"count": math.Copysign(0, -1), "favorite": "red", "big": 9007199254740991.0})}})
 	if err != nil || res.NeedsInput() || !strings.Contains(mcptest.Text(res), "Count:0 Big:9007199254740991") {
 		t.Fatalf("valid edges: %+v %v", res, err)
 	}
