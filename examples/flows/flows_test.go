@@ -173,8 +173,10 @@ func TestNonElicitationAnswerIsReasked(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := mcptest.OnlyKey(t, res)
+	//lint:ignore SA1019 a client may still send a (deprecated) roots result
+	roots := &mcp.ListRootsResult{Roots: []*mcp.Root{}}
 	again, err := callTool(cs, "poll", &mcp.CallToolParams{RequestState: res.RequestState,
-		InputResponses: mcp.InputResponseMap{key: &mcp.ListRootsResult{Roots: []*mcp.Root{}}}})
+		InputResponses: mcp.InputResponseMap{key: roots}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,9 @@ func TestHostileAnswers(t *testing.T) {
 
 	// Answers that are not elicitation results, or no content at all.
 	for name, resp := range map[string]mcp.InputResponse{
-		"sampling result":    &mcp.CreateMessageResult{Content: &mcp.TextContent{Text: "hi"}, Model: "m", Role: "assistant"},
+		//lint:ignore SA1019 a client may still send a (deprecated) sampling result
+		"sampling result": &mcp.CreateMessageResult{Content: &mcp.TextContent{Text: "hi"}, Model: "m", Role: "assistant"},
+		//lint:ignore SA1019 or a (deprecated) roots result
 		"roots result":       &mcp.ListRootsResult{Roots: []*mcp.Root{{URI: "file:///"}}},
 		"accept, no content": &mcp.ElicitResult{Action: "accept"},
 		"unknown action":     &mcp.ElicitResult{Action: "maybe", Content: valid()},
