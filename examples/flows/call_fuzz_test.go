@@ -1,0 +1,188 @@
+package flows
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/internal/formcheck"
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+)
+
+// rpcReply is a JSON-RPC response to tools/call, as far as the fuzz target
+// reads it.
+type rpcReply struct {
+	Result *struct {
+		ResultType   string `json:"resultType"`
+		IsError      bool   `json:"isError"`
+		RequestState string `json:"requestState"`
+		Content      []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+	} `json:"result"`
+	Error *struct {
+		Code int `json:"code"`
+	} `json:"error"`
+}
+
+// postToolCall posts one modern tools/call of tool to h, with requestState
+// (omitted when empty) and inputResponses (raw JSON, omitted when empty),
+// and returns the HTTP status and the body's JSON-RPC message.
+func postToolCall(h http.Handler, tool, requestState, inputResponses string) (int, string) {
+	params := `"name":` + strconv.Quote(tool) + `,"arguments":{"topic":"t"}`
+	if requestState != "" {
+		params += `,"requestState":` + strconv.Quote(requestState)
+	}
+	if inputResponses != "" {
+		params += `,"inputResponses":` + inputResponses
+	}
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + params +
+		`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}`
+	req := httptest.NewRequest("POST", "/", strings.NewReader(body))
+	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": tool} {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	raw, _ := io.ReadAll(rec.Result().Body)
+	data := string(raw)
+	if i := strings.Index(data, "data: "); i >= 0 {
+		data = strings.TrimSpace(data[i+len("data: "):])
+	}
+	return rec.Code, data
+}
+
+// FuzzStrictCall posts retries of the strict tool (one step: the
+// Everything form, asked under the key "everything") with any
+// inputResponses at all, through the HTTP handler and the SDK's own
+// parsing, carrying the real state of the first round, no state, the poll
+// tool's state or a tampered one. Whatever arrives, the reply is a JSON-RPC
+// error or a result (HTTP 400 for a body that is not JSON), never a panic; and a completed result that is not a
+// tool error follows either a decline or cancel under "everything", or an
+// accepted content there that the independent validator (formcheck)
+// accepts: never a completed call with invalid data.
+func FuzzStrictCall(f *testing.F) {
+	server := newServer()
+	h := elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, &elicitrt.HTTPOptions{JSONResponse: true})
+	firstState := func(tool string) string {
+		_, data := postToolCall(h, tool, "", "")
+		var r rpcReply
+		if err := json.Unmarshal([]byte(data), &r); err != nil || r.Result == nil || r.Result.RequestState == "" {
+			f.Fatalf("%s: first round: %s", tool, data)
+		}
+		return r.Result.RequestState
+	}
+	strictState, pollState := firstState("strict"), firstState("poll")
+	tampered := []byte(strictState)
+	if i := len(tampered) / 2; tampered[i] == 'A' {
+		tampered[i] = 'B'
+	} else {
+		tampered[i] = 'A'
+	}
+	states := []string{strictState, "", pollState, string(tampered)}
+	checker, err := formcheck.New(Everything{}.ElicitSchema())
+	if err != nil {
+		f.Fatal(err)
+	}
+
+	for _, seed := range []string{
+		`{"everything":{"action":"accept","content":{"count":5,"favorite":"red"}}}`,
+		`{"everything":{"action":"accept","content":{"count":200,"favorite":"blue","picks":["red","green"],"day":"2024-02-29","at":"2026-01-01T00:00:00.5Z","site":"mailto:a@b.c","mail":"a@b.co","note":"hi","agree":true}}}`,
+		`{"everything":{"action":"accept","content":{"count":5.5,"favorite":"red"}}}`,
+		`{"everything":{"action":"accept","content":{"favorite":"red"}}}`,
+		`{"everything":{"action":"decline"}}`,
+		`{"everything":{"action":"cancel","content":{"count":1}}}`,
+		`{"everything":{"action":"maybe"}}`,
+		`{"everything.2":{"action":"accept","content":{"count":5,"favorite":"red"}}}`,
+		`{"everything":{"role":"assistant","content":{"type":"text","text":"hi"},"model":"m"}}`,
+		`{"everything":{"roots":[]}}`,
+		`{"everything":12345}`, `{"everything":null}`, `[1]`, `null`, `{}`, `{"everything":{"action":"accept","content":[]}}`,
+	} {
+		for mode := range states {
+			f.Add(uint8(mode), seed)
+		}
+	}
+	f.Fuzz(func(t *testing.T, mode uint8, inputResponses string) {
+		state := states[int(mode)%len(states)]
+		status, data := postToolCall(h, "strict", state, inputResponses)
+		if inputResponses != "" && !json.Valid([]byte(inputResponses)) {
+			// Not JSON at all: the streamable transport answers with HTTP
+			// 400 and a plain-text reason, which the transport spec allows.
+			if status != http.StatusBadRequest {
+				t.Fatalf("a body that is not JSON: HTTP %d: %q", status, data)
+			}
+			return
+		}
+		var r rpcReply
+		if err := json.Unmarshal([]byte(data), &r); err != nil || (r.Result == nil) == (r.Error == nil) {
+			t.Fatalf("HTTP %d: neither a result nor an error: %q", status, data)
+		}
+		if r.Error != nil || r.Result.IsError || r.Result.ResultType == "input_required" {
+			return
+		}
+		// Completed: the answer under the asked key decided it, decoded as
+		// the SDK decodes it.
+		var responses mcp.InputResponseMap
+		if err := json.Unmarshal([]byte(inputResponses), &responses); err != nil {
+			t.Fatalf("completed on inputResponses the SDK cannot read (%v): %s", err, data)
+		}
+		// The question is "everything" with the first round's state, and
+		// also without a state (a call may carry the answer to its first
+		// question); another tool's state or a tampered one never opens.
+		answer, _ := responses["everything"].(*mcp.ElicitResult)
+		if (state != strictState && state != "") || answer == nil {
+			t.Fatalf("completed without an answer to this state's question (state %d): %s", int(mode)%len(states), data)
+		}
+		switch answer.Action {
+		case "decline", "cancel":
+			return
+		case "accept":
+			if err := checker.Check(answer.Content); err != nil {
+				t.Fatalf("completed with content the validator rejects (%v): %s", err, data)
+			}
+		default:
+			t.Fatalf("completed on action %q: %s", answer.Action, data)
+		}
+	})
+}
+
+// TestStrictCallHarness checks the fuzz target's harness on known calls:
+// a valid answer completes, with or without the first round's state; a
+// tampered state or another tool's is a JSON-RPC error.
+func TestStrictCallHarness(t *testing.T) {
+	server := newServer()
+	h := elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, &elicitrt.HTTPOptions{JSONResponse: true})
+	read := func(status int, data string) rpcReply {
+		t.Helper()
+		var r rpcReply
+		if err := json.Unmarshal([]byte(data), &r); err != nil {
+			t.Fatalf("HTTP %d: %q", status, data)
+		}
+		return r
+	}
+	first := read(postToolCall(h, "strict", "", ""))
+	poll := read(postToolCall(h, "poll", "", ""))
+	if first.Result == nil || first.Result.ResultType != "input_required" || poll.Result == nil {
+		t.Fatalf("first rounds: %+v %+v", first, poll)
+	}
+	valid := `{"everything":{"action":"accept","content":{"count":5,"favorite":"red"}}}`
+	for _, state := range []string{first.Result.RequestState, ""} {
+		r := read(postToolCall(h, "strict", state, valid))
+		if r.Result == nil || r.Result.IsError || r.Result.ResultType == "input_required" || len(r.Result.Content) == 0 ||
+			!strings.HasPrefix(r.Result.Content[0].Text, "completed ") {
+			t.Errorf("state %.10q: a valid answer did not complete: %+v", state, r)
+		}
+	}
+	for name, state := range map[string]string{"poll's state": poll.Result.RequestState, "tampered": first.Result.RequestState + "A"} {
+		if r := read(postToolCall(h, "strict", state, valid)); r.Error == nil || r.Error.Code != -32602 {
+			t.Errorf("%s: want a -32602 error, got %+v", name, r)
+		}
+	}
+}
