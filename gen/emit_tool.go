@@ -140,6 +140,9 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) error {
 		if s.Once {
 			d[jen.Id("Once")] = jen.True()
 		}
+		if s.Together {
+			d[jen.Id("Together")] = jen.True()
+		}
 		if s.Prefill {
 			props := make([]jen.Code, len(s.Form.Fields))
 			var schema struct {

@@ -133,6 +133,9 @@ type ToolStep struct {
 	AskHandler     bool
 	Prefill        bool
 	Once           bool   // completing the flow is single use (final step)
+	Together       bool   // asked in the same round as the step before it
 	Fallback       string // error, defaults, arguments, handler
 	Missing        string // text of the arguments fallback
+
+	pos token.Pos // of the tag, for the diagnostics of together
 }

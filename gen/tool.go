@@ -21,7 +21,7 @@ type pendingTool struct {
 }
 
 // stepOptions lists the options of a step's elicit tag.
-var stepOptions = map[string]bool{"message": true, "ask": true, "prefill": false, "fallback": true, "once": false}
+var stepOptions = map[string]bool{"message": true, "ask": true, "prefill": false, "fallback": true, "once": false, "together": false}
 
 // resolveTools checks the package's tool declarations against its forms.
 func (c *checker) resolveTools(p *Package) {
@@ -127,6 +127,15 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 		c.errorf(ts.Name.Pos(), "tool %s has %d steps; a call takes at most %d rounds of questions (MRTR clients stop after 10 attempts): merge steps into fewer forms",
 			name, len(tool.Steps), elicitrt.DefaultMaxRounds)
 	}
+	for i, s := range tool.Steps {
+		switch {
+		case !s.Together:
+		case i == 0:
+			c.errorf(s.pos, "step %s: together joins the round of the step before it, and it is the first step", s.GoName)
+		case tool.Steps[i-1].URL:
+			c.errorf(s.pos, "step %s: together cannot join URL step %s, which is asked alone", s.GoName, tool.Steps[i-1].GoName)
+		}
+	}
 	for _, s := range tool.Steps[:len(tool.Steps)-1] {
 		if s.Once {
 			c.errorf(ts.Name.Pos(), "tool %s: once belongs on the final step (it makes completing the flow single use), not on %s", name, s.GoName)
@@ -171,7 +180,7 @@ func (c *checker) checkStep(tool string, v *types.Var, af *ast.Field, pos token.
 				c.errorf(tagPos, "empty step option in elicit tag %q", value)
 				continue
 			case !known:
-				c.errorf(tagPos, "unknown step option %q (known: ask, fallback, message, once, prefill)", key)
+				c.errorf(tagPos, "unknown step option %q (known: ask, fallback, message, once, prefill, together)", key)
 				continue
 			case takes && (!hasVal || val == ""):
 				c.errorf(tagPos, "step option %q needs a value", key)
@@ -196,6 +205,8 @@ func (c *checker) checkStep(tool string, v *types.Var, af *ast.Field, pos token.
 				step.Prefill = true
 			case "once":
 				step.Once = true
+			case "together":
+				step.Together = true
 			case "fallback":
 				switch val {
 				case "error", "defaults", "arguments", "handler":
@@ -208,6 +219,15 @@ func (c *checker) checkStep(tool string, v *types.Var, af *ast.Field, pos token.
 	}
 	if step.Message == "" && !step.MessageHandler {
 		c.errorf(tagPos, "step %s of tool %s has no message: message=TEXT or message=handler", v.Name(), tool)
+	}
+	if step.Together {
+		switch {
+		case step.URL:
+			c.errorf(tagPos, "step %s: together is for form steps; a URL step finishes in the browser, not in its answer, so it is asked alone", v.Name())
+		case step.AskHandler || step.MessageHandler:
+			c.errorf(tagPos, "step %s: together cannot have ask=handler or message=handler: the handler would decide before the answers of the round it joins are in", v.Name())
+		}
+		step.pos = tagPos
 	}
 	if step.URL {
 		if step.Prefill || step.Fallback == "defaults" || step.Fallback == "arguments" {

@@ -71,6 +71,11 @@ type Step struct {
 	// only once per requestState (a replayed retry of a destructive
 	// confirmation gets ErrReplayed). Set on the final step.
 	Once bool
+	// Together asks the step in the same round as the step before it: a
+	// form step with a static message, whose asking no handler decides
+	// (the machine never calls Flow.Ask or Flow.Message for it), after a
+	// form step. A 2025-11-25 call asks it after that step, as any other.
+	Together bool
 	// Missing is the tool error text of FallbackArguments.
 	Missing string
 	// Params builds the input request of a form step.
@@ -198,13 +203,18 @@ func NewMachine(tool string, steps []Step, flow Flow, opts *ToolOptions) *Machin
 
 // flowState is the payload sealed into requestState.
 type flowState struct {
-	Step     int     `json:"s"`           // the step asked in this round
-	Attempts int     `json:"t,omitempty"` // invalid answers to it so far
-	Reason   string  `json:"e,omitempty"` // why the last answer was invalid
-	Answers  Answers `json:"a"`
-	Asks     int     `json:"n,omitempty"` // how often the current step was asked
-	Flow     string  `json:"f,omitempty"` // the URL step's flow id
-	Token    string  `json:"k,omitempty"` // its flow token (the same link on every retry)
+	Step    int         `json:"s"` // the first step not answered yet: the round's first
+	Answers Answers     `json:"a"`
+	Steps   []stepState `json:"q"`           // per step
+	Flow    string      `json:"f,omitempty"` // the URL step's flow id
+	Token   string      `json:"k,omitempty"` // its flow token (the same link on every retry)
+}
+
+// stepState is what the state keeps of one step while it is asked.
+type stepState struct {
+	Asks   int    `json:"n,omitempty"` // how often it was asked
+	Tries  int    `json:"t,omitempty"` // invalid answers to it so far
+	Reason string `json:"e,omitempty"` // why the last answer was invalid
 }
 
 type principalKey struct{}
@@ -223,7 +233,7 @@ func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) 
 	bind := Binding{Tool: m.tool, ArgsDigest: DigestArguments(req.Params.Arguments), Principal: m.principal(req), Audience: m.opts.Audience}
 	ctx = context.WithValue(ctx, principalKey{}, bind.Principal)
 	now := m.opts.Now()
-	st := flowState{Answers: make(Answers, len(m.steps))}
+	st := flowState{Answers: make(Answers, len(m.steps)), Steps: make([]stepState, len(m.steps))}
 	round := uint32(0)
 	asked := false
 	if s := req.Params.RequestState; s != "" {
@@ -232,7 +242,8 @@ func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) 
 			m.opts.Logger.Debug("elicitgen: requestState rejected", "tool", m.tool)
 			return nil, err
 		}
-		if err := json.Unmarshal(payload, &st); err != nil || st.Step < 0 || st.Step > len(m.steps) || len(st.Answers) != len(m.steps) {
+		if err := json.Unmarshal(payload, &st); err != nil || st.Step < 0 || st.Step > len(m.steps) ||
+			len(st.Answers) != len(m.steps) || len(st.Steps) != len(m.steps) {
 			return nil, ErrInvalidState
 		}
 		round, asked = r, r > 0
@@ -243,60 +254,66 @@ func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) 
 	legacy := isLegacy(req)
 	for st.Step < len(m.steps) {
 		i := st.Step
-		step := &m.steps[i]
 		if asked {
+			// The retry of the round that began at step i: each of its
+			// questions is answered under its own key, or not at all.
 			asked = false
-			resp, _ := req.Params.InputResponses[inputKey(step.Key, st.Asks)].(*mcp.ElicitResult)
-			if resp != nil {
-				done, res, err := m.take(ctx, req, args, &st, resp, bind.Principal)
-				if done {
-					return res, err
-				}
-				if st.Step != i {
+			for _, j := range m.round(&st, legacy) {
+				resp, _ := req.Params.InputResponses[inputKey(m.steps[j].Key, st.Steps[j].Asks)].(*mcp.ElicitResult)
+				if resp == nil {
 					continue
 				}
+				if done, res, err := m.take(ctx, req, args, &st, j, resp, bind.Principal); done {
+					return res, err
+				}
 			}
-			// Missing or invalid: ask again, in a new round.
+			if m.advance(&st) {
+				continue
+			}
+			// Missing or invalid: ask again, in a new round, with the
+			// round's other unanswered questions.
 		} else {
-			handled, res, err := m.skip(ctx, req, args, &st)
+			handled, res, err := m.skip(ctx, req, args, &st, i)
 			if handled {
 				if res != nil || err != nil {
 					return res, err
 				}
 				continue
 			}
-			// A call without state may already carry the answer to the first
-			// question it is to ask, under that question's key (a client that
-			// knows the form). It is taken like any answer: decoded and
-			// validated, and only for that one question.
-			if round == 0 && !legacy && st.Asks == 0 {
-				if resp, _ := req.Params.InputResponses[inputKey(step.Key, 1)].(*mcp.ElicitResult); resp != nil && step.Mode == ModeForm {
-					st.Asks = 1
-					done, res, err := m.take(ctx, req, args, &st, resp, bind.Principal)
-					if done {
-						return res, err
-					}
-					if st.Step != i {
+			for _, j := range m.round(&st, legacy)[1:] {
+				if handled, res, err := m.skip(ctx, req, args, &st, j); handled && (res != nil || err != nil) {
+					return res, err
+				}
+			}
+			// A call without state may already carry the answers to the
+			// first questions it is to ask, under those questions' keys (a
+			// client that knows the forms). They are taken like any answer:
+			// decoded and validated, and only for those questions.
+			if round == 0 && !legacy {
+				for _, j := range m.round(&st, legacy) {
+					resp, _ := req.Params.InputResponses[inputKey(m.steps[j].Key, 1)].(*mcp.ElicitResult)
+					if resp == nil || st.Steps[j].Asks != 0 || m.steps[j].Mode != ModeForm {
 						continue
 					}
+					st.Steps[j].Asks = 1
+					if done, res, err := m.take(ctx, req, args, &st, j, resp, bind.Principal); done {
+						return res, err
+					}
+				}
+				if m.advance(&st) {
+					continue
 				}
 			}
 		}
-		if st.Attempts >= m.opts.MaxAttempts {
-			return toolError(fmt.Sprintf("%s: gave up after %d invalid answers: %s", step.Key, st.Attempts, st.Reason)), nil
-		}
-		var params *mcp.ElicitParams
-		if step.Mode == ModeURL {
-			if st.Flow == "" {
-				st.Flow = newFlowID()
-				st.Token = m.opts.Keys.SealFlow(ConnectFlow{ID: st.Flow, Subject: bind.Principal, Tool: m.tool, Step: step.Key}, now, m.opts.TTL)
+		asking := m.round(&st, legacy)
+		for _, j := range asking {
+			if t := st.Steps[j]; t.Tries >= m.opts.MaxAttempts {
+				return toolError(fmt.Sprintf("%s: gave up after %d invalid answers: %s", m.steps[j].Key, t.Tries, t.Reason)), nil
 			}
-			params = &mcp.ElicitParams{Mode: "url", Message: m.message(ctx, req, args, i, st),
-				URL: m.flow.Link(ctx, req, args, i, st.Answers, st.Token)}
-		} else {
-			params = step.Params(m.message(ctx, req, args, i, st))
 		}
+		step := &m.steps[i]
 		if legacy {
+			params := m.params(ctx, req, args, &st, i, bind.Principal, now)
 			if step.Mode == ModeURL {
 				params.ElicitationID = st.Flow // 2025-11-25 URL mode needs one
 			}
@@ -304,11 +321,11 @@ func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) 
 			if err != nil {
 				return nil, err
 			}
-			done, out, err := m.take(ctx, req, args, &st, res, bind.Principal)
+			done, out, err := m.take(ctx, req, args, &st, i, res, bind.Principal)
 			if done {
 				return out, err
 			}
-			if step.Mode == ModeURL && st.Step == i && res.Action == ActionAccept {
+			if step.Mode == ModeURL && st.Answers[i] == nil && res.Action == ActionAccept {
 				// Accepted, not finished yet, and no retry will come on this
 				// era: the call waits for the browser, then goes on.
 				flow := st.Flow
@@ -320,11 +337,12 @@ func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) 
 					// A later call finds the user's grant.
 					return Text(LegacyURLUnfinished), nil
 				}
-				st.finishURLStep()
+				st.finishURLStep(i)
 				if err := req.Session.NotifyElicitationComplete(ctx, &mcp.ElicitationCompleteParams{ElicitationID: flow}); err != nil {
 					m.opts.Logger.Debug("elicitgen: notifying the completion of a URL step", "tool", m.tool, "err", err)
 				}
 			}
+			m.advance(&st)
 			continue
 		}
 		if int(round) >= m.opts.MaxRounds {
@@ -332,8 +350,12 @@ func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) 
 			return toolError(fmt.Sprintf("%s: no answer after %d rounds of questions; call the tool again to start over", step.Key, round)), nil
 		}
 		round++
-		st.Asks++
-		return m.seal(bind, round, st, now, mcp.InputRequestMap{inputKey(step.Key, st.Asks): params}), nil
+		requests := make(mcp.InputRequestMap, len(asking))
+		for _, j := range asking {
+			st.Steps[j].Asks++
+			requests[inputKey(m.steps[j].Key, st.Steps[j].Asks)] = m.params(ctx, req, args, &st, j, bind.Principal, now)
+		}
+		return m.seal(bind, round, st, now, requests), nil
 	}
 	if s := req.Params.RequestState; s != "" && len(m.steps) > 0 && m.steps[len(m.steps)-1].Once {
 		first, err := m.opts.Replay.Claim(ctx, stateID(m.tool, s), now.Add(m.opts.TTL))
@@ -347,15 +369,57 @@ func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) 
 	return m.flow.Complete(ctx, req, args, st.Answers)
 }
 
-// skip decides, for a step about to be asked, whether it is asked at all:
-// the handler may skip it, the arguments may answer it, or the client may
-// be unable to show it. handled is false when the step is to be asked.
-func (m *Machine) skip(ctx context.Context, req *mcp.CallToolRequest, args any, st *flowState) (handled bool, res *mcp.CallToolResult, err error) {
+// round lists the steps asked together in a round that begins at st.Step:
+// that step, then the Together form steps right after it not answered yet.
+// A 2025-11-25 call asks one step at a time, and a URL step is asked alone.
+func (m *Machine) round(st *flowState, legacy bool) []int {
 	i := st.Step
-	step := &m.steps[i]
-	if m.flow.Ask != nil && !m.flow.Ask(ctx, req, args, i, st.Answers) {
+	steps := []int{i}
+	if legacy || m.steps[i].Mode != ModeForm {
+		return steps
+	}
+	for j := i + 1; j < len(m.steps) && m.steps[j].Together && m.steps[j].Mode == ModeForm; j++ {
+		if st.Answers[j] == nil {
+			steps = append(steps, j)
+		}
+	}
+	return steps
+}
+
+// advance moves st.Step past the answered steps at its start (the round's
+// first step and the Together steps answered with it) and reports whether
+// it moved.
+func (m *Machine) advance(st *flowState) bool {
+	from := st.Step
+	for st.Step < len(m.steps) && st.Answers[st.Step] != nil {
 		st.Step++
-		st.Asks = 0
+	}
+	return st.Step != from
+}
+
+// params builds the input request of step j, with the reason its last
+// answer was invalid; a URL step's flow starts at its first asking.
+func (m *Machine) params(ctx context.Context, req *mcp.CallToolRequest, args any, st *flowState, j int, principal string, now time.Time) *mcp.ElicitParams {
+	step := &m.steps[j]
+	if step.Mode != ModeURL {
+		return step.Params(m.message(ctx, req, args, j, st))
+	}
+	if st.Flow == "" {
+		st.Flow = newFlowID()
+		st.Token = m.opts.Keys.SealFlow(ConnectFlow{ID: st.Flow, Subject: principal, Tool: m.tool, Step: step.Key}, now, m.opts.TTL)
+	}
+	return &mcp.ElicitParams{Mode: "url", Message: m.message(ctx, req, args, j, st),
+		URL: m.flow.Link(ctx, req, args, j, st.Answers, st.Token)}
+}
+
+// skip decides, for step j about to be asked, whether it is asked at all:
+// the handler may skip it (the round's first step only), the arguments may
+// answer it, or the client may be unable to show it. handled is false when
+// the step is to be asked.
+func (m *Machine) skip(ctx context.Context, req *mcp.CallToolRequest, args any, st *flowState, j int) (handled bool, res *mcp.CallToolResult, err error) {
+	step := &m.steps[j]
+	if !step.Together && m.flow.Ask != nil && !m.flow.Ask(ctx, req, args, j, st.Answers) {
+		st.Step++ // only a round's first step has a handler to skip it
 		return true, nil, nil
 	}
 	if step.Prefill != nil {
@@ -363,9 +427,8 @@ func (m *Machine) skip(ctx context.Context, req *mcp.CallToolRequest, args any, 
 			if err := step.Check(content); err != nil {
 				return true, toolError("invalid arguments: " + strings.TrimPrefix(err.Error(), "invalid content: ")), nil
 			}
-			st.Answers[i] = content
-			st.Step++
-			st.Asks = 0
+			st.Answers[j] = content
+			m.advance(st)
 			return true, nil, nil
 		}
 	}
@@ -376,9 +439,8 @@ func (m *Machine) skip(ctx context.Context, req *mcp.CallToolRequest, args any, 
 	case FallbackDefaults:
 		content := map[string]any{}
 		if err := step.Check(content); err == nil {
-			st.Answers[i] = content
-			st.Step++
-			st.Asks = 0
+			st.Answers[j] = content
+			m.advance(st)
 			return true, nil, nil
 		}
 		if step.Missing != "" {
@@ -387,26 +449,27 @@ func (m *Machine) skip(ctx context.Context, req *mcp.CallToolRequest, args any, 
 	case FallbackArguments:
 		return true, toolError(step.Missing), nil
 	case FallbackHandler:
-		res, err := m.flow.Unavailable(ctx, req, args, i, st.Answers)
+		res, err := m.flow.Unavailable(ctx, req, args, j, st.Answers)
 		return true, res, err
 	}
 	return true, nil, MissingCapability(step.Mode)
 }
 
-// take applies an elicitation result to the current step. done is true when
-// the call ends with (res, err); otherwise the step advanced, or the answer
-// was invalid and st records why.
-func (m *Machine) take(ctx context.Context, req *mcp.CallToolRequest, args any, st *flowState, resp *mcp.ElicitResult, principal string) (done bool, res *mcp.CallToolResult, err error) {
-	i := st.Step
-	step := &m.steps[i]
+// take applies an elicitation result to step j. done is true when the call
+// ends with (res, err); otherwise the step is answered (st.Answers[j] set),
+// or the answer was invalid and st records why, or a URL step's flow has
+// not finished yet.
+func (m *Machine) take(ctx context.Context, req *mcp.CallToolRequest, args any, st *flowState, j int, resp *mcp.ElicitResult, principal string) (done bool, res *mcp.CallToolResult, err error) {
+	step := &m.steps[j]
+	t := &st.Steps[j]
 	switch resp.Action {
 	case ActionDecline, ActionCancel:
-		res, err := m.flow.Ended(ctx, req, args, i, resp.Action, st.Answers)
+		res, err := m.flow.Ended(ctx, req, args, j, resp.Action, st.Answers)
 		return true, res, err
 	case ActionAccept:
 	default:
-		st.Attempts++
-		st.Reason = "unknown action " + strconv.Quote(resp.Action)
+		t.Tries++
+		t.Reason = "unknown action " + strconv.Quote(resp.Action)
 		return false, nil, nil
 	}
 	if step.Mode == ModeURL {
@@ -417,7 +480,7 @@ func (m *Machine) take(ctx context.Context, req *mcp.CallToolRequest, args any, 
 			return true, nil, err
 		}
 		if finished {
-			st.finishURLStep()
+			st.finishURLStep(j)
 		}
 		return false, nil, nil
 	}
@@ -426,23 +489,18 @@ func (m *Machine) take(ctx context.Context, req *mcp.CallToolRequest, args any, 
 		content = map[string]any{}
 	}
 	if err := step.Check(content); err != nil {
-		st.Attempts++
-		st.Reason = strings.TrimPrefix(err.Error(), "invalid content: ")
+		t.Tries++
+		t.Reason = strings.TrimPrefix(err.Error(), "invalid content: ")
 		return false, nil, nil
 	}
-	st.Answers[i] = content
-	st.Step++
-	st.Asks = 0
-	st.Attempts, st.Reason = 0, ""
+	st.Answers[j] = content
+	t.Tries, t.Reason = 0, ""
 	return false, nil, nil
 }
 
-// finishURLStep records the current URL step's flow as its answer and
-// moves to the next step.
-func (st *flowState) finishURLStep() {
-	st.Answers[st.Step] = map[string]any{"flow": st.Flow}
-	st.Step++
-	st.Asks = 0
+// finishURLStep records URL step j's flow as its answer.
+func (st *flowState) finishURLStep(j int) {
+	st.Answers[j] = map[string]any{"flow": st.Flow}
 	st.Flow, st.Token = "", ""
 }
 
@@ -498,13 +556,13 @@ func (m *Machine) awaitFlow(ctx context.Context, flow, principal string) (finish
 
 // message is the step's message, with the reason the last answer was
 // refused when it is asked again.
-func (m *Machine) message(ctx context.Context, req *mcp.CallToolRequest, args any, i int, st flowState) string {
+func (m *Machine) message(ctx context.Context, req *mcp.CallToolRequest, args any, i int, st *flowState) string {
 	msg := m.steps[i].Message
 	if msg == "" && m.flow.Message != nil {
 		msg = m.flow.Message(ctx, req, args, i, st.Answers)
 	}
-	if st.Reason != "" {
-		msg += "\n\nPlease correct: " + st.Reason + "."
+	if r := st.Steps[i].Reason; r != "" {
+		msg += "\n\nPlease correct: " + r + "."
 	}
 	return msg
 }

@@ -186,3 +186,86 @@ func TestStrictCallHarness(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSignupCall is FuzzStrictCall for the signup, whose three steps are
+// one round (together): a retry of the first round's state, or a first call
+// without one, completes only when every question's answer is valid, or
+// ends at the first question (in step order) declined or cancelled.
+func FuzzSignupCall(f *testing.F) {
+	server := newServer()
+	h := elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, &elicitrt.HTTPOptions{JSONResponse: true})
+	_, data := postToolCall(h, "signup", "", "")
+	var first rpcReply
+	if err := json.Unmarshal([]byte(data), &first); err != nil || first.Result == nil || first.Result.RequestState == "" {
+		f.Fatalf("first round: %s", data)
+	}
+	states := []string{first.Result.RequestState, ""}
+	steps := []struct {
+		key  string
+		form json.RawMessage
+	}{{"name", Name{}.ElicitSchema()}, {"rating", Rating{}.ElicitSchema()}, {"colors", Colors{}.ElicitSchema()}}
+	checkers := make([]*formcheck.Checker, len(steps))
+	for i, s := range steps {
+		c, err := formcheck.New(s.form)
+		if err != nil {
+			f.Fatal(err)
+		}
+		checkers[i] = c
+	}
+	for _, seed := range []string{
+		`{"name":{"action":"accept","content":{"name":"Ada"}},"rating":{"action":"accept","content":{"stars":4}},"colors":{"action":"accept","content":{"favorite":"blue"}}}`,
+		`{"name":{"action":"accept","content":{"name":"Ada"}},"rating":{"action":"accept","content":{"stars":9}},"colors":{"action":"accept","content":{}}}`,
+		`{"name":{"action":"accept","content":{"name":""}},"rating":{"action":"decline"},"colors":{"action":"cancel"}}`,
+		`{"name":{"action":"accept","content":{"name":"Ada"}},"colors":{"action":"accept","content":{"also":["red"]}}}`,
+		`{"rating.2":{"action":"accept","content":{"stars":4}}}`,
+	} {
+		for mode := range states {
+			f.Add(uint8(mode), seed)
+		}
+	}
+	f.Fuzz(func(t *testing.T, mode uint8, inputResponses string) {
+		state := states[int(mode)%len(states)]
+		status, data := postToolCall(h, "signup", state, inputResponses)
+		if inputResponses != "" && !json.Valid([]byte(inputResponses)) {
+			if status != http.StatusBadRequest {
+				t.Fatalf("a body that is not JSON: HTTP %d: %q", status, data)
+			}
+			return
+		}
+		var r rpcReply
+		if err := json.Unmarshal([]byte(data), &r); err != nil || (r.Result == nil) == (r.Error == nil) {
+			t.Fatalf("HTTP %d: neither a result nor an error: %q", status, data)
+		}
+		if r.Error != nil || r.Result.IsError || r.Result.ResultType == "input_required" {
+			return
+		}
+		var responses mcp.InputResponseMap
+		if err := json.Unmarshal([]byte(inputResponses), &responses); err != nil {
+			t.Fatalf("completed on inputResponses the SDK cannot read (%v): %s", err, data)
+		}
+		text := ""
+		if len(r.Result.Content) > 0 {
+			text = r.Result.Content[0].Text
+		}
+		// The first question declined or cancelled, in step order, ends
+		// the flow whatever the others say.
+		for _, s := range steps {
+			if answer, _ := responses[s.key].(*mcp.ElicitResult); answer != nil && (answer.Action == "decline" || answer.Action == "cancel") {
+				if want := map[string]string{"decline": "no signup: declined at ", "cancel": "no signup: cancelled at "}[answer.Action] + s.key; text != want {
+					t.Fatalf("completed with %q, want %q", text, want)
+				}
+				return
+			}
+		}
+		// Otherwise every answer is an accepted, valid content.
+		for i, s := range steps {
+			answer, _ := responses[s.key].(*mcp.ElicitResult)
+			if answer == nil || answer.Action != "accept" {
+				t.Fatalf("completed (%q) without an accepted answer to %s", text, s.key)
+			}
+			if err := checkers[i].Check(answer.Content); err != nil {
+				t.Fatalf("completed (%q) with %s content the validator rejects: %v", text, s.key, err)
+			}
+		}
+	})
+}

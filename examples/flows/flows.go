@@ -58,6 +58,18 @@ type Poll struct {
 	Name Name `elicit:"name,message=What is your name?"`
 }
 
+// Signup asks three forms in one round: the rating and the colours join
+// the name's round (together), so a client shows all three at once and
+// retries once.
+//
+//elicit:tool signup
+type Signup struct {
+	Args   SurveyArgs
+	Name   Name   `elicit:"name,message=What is your name?"`
+	Rating Rating `elicit:"rating,message=How many stars?,together"`
+	Colors Colors `elicit:"colors,message=Which colours?,together,fallback=defaults"`
+}
+
 // Everything has one property of every kind, for the hostile-answer table.
 type Everything struct {
 	Count    uint8   `elicit:"count,required,max=200"`

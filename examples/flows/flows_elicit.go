@@ -705,6 +705,101 @@ func RegisterPoll(server *mcp.Server, h PollHandler, opts *elicitrt.ToolOptions)
 	}, m)
 }
 
+// SignupStep names a step of the signup tool.
+type SignupStep int
+
+const (
+	SignupStepName   SignupStep = 0
+	SignupStepRating SignupStep = 1
+	SignupStepColors SignupStep = 2
+)
+
+// String returns the step's key.
+func (s SignupStep) String() string {
+	switch s {
+	case 0:
+		return "name"
+	case 1:
+		return "rating"
+	case 2:
+		return "colors"
+	}
+	return fmt.Sprintf("SignupStep(%d)", int(s))
+}
+
+// SignupAnswers holds the answers of the signup tool's steps; a step not asked (yet) is nil.
+type SignupAnswers struct {
+	Name   *Name
+	Rating *Rating
+	Colors *Colors
+}
+
+// SignupHandler is what the signup tool's author implements.
+type SignupHandler interface {
+	// Complete runs once every step to be asked has been answered.
+	Complete(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, answers SignupAnswers) (*mcp.CallToolResult, error)
+	// Declined runs when the user declined the step: a normal outcome, which ends in a complete result.
+	Declined(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, answers SignupAnswers, step SignupStep) (*mcp.CallToolResult, error)
+	// Cancelled runs when the user dismissed the step without choosing.
+	Cancelled(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, answers SignupAnswers, step SignupStep) (*mcp.CallToolResult, error)
+}
+
+func _elicit_Signup_answers(a elicitrt.Answers) SignupAnswers {
+	return SignupAnswers{
+		Colors: elicitrt.Decoded[Colors](a[2]),
+		Name:   elicitrt.Decoded[Name](a[0]),
+		Rating: elicitrt.Decoded[Rating](a[1]),
+	}
+}
+
+// RegisterSignup adds the signup tool to server, driven by a state machine over
+// multi round-trip requests that calls h's typed methods. opts may be nil.
+func RegisterSignup(server *mcp.Server, h SignupHandler, opts *elicitrt.ToolOptions) {
+	base, err := jsonschema.For[SurveyArgs](nil)
+	m := elicitrt.NewMachine("signup", []elicitrt.Step{{
+		Check:    elicitrt.Check[Name],
+		Fallback: elicitrt.FallbackError,
+		Key:      "name",
+		Message:  "What is your name?",
+		Missing:  "name is required",
+		Mode:     elicitrt.ModeForm,
+		Params:   Name{}.ElicitParams,
+	}, {
+		Check:    elicitrt.Check[Rating],
+		Fallback: elicitrt.FallbackError,
+		Key:      "rating",
+		Message:  "How many stars?",
+		Missing:  "stars is required",
+		Mode:     elicitrt.ModeForm,
+		Params:   Rating{}.ElicitParams,
+		Together: true,
+	}, {
+		Check:    elicitrt.Check[Colors],
+		Fallback: elicitrt.FallbackDefaults,
+		Key:      "colors",
+		Message:  "Which colours?",
+		Missing:  "favorite is required: one of red, green, blue; also is required: one of red, green, blue",
+		Mode:     elicitrt.ModeForm,
+		Params:   Colors{}.ElicitParams,
+		Together: true,
+	}}, elicitrt.Typed[SurveyArgs, SignupAnswers, SignupStep]{
+		Answers:   _elicit_Signup_answers,
+		Cancelled: h.Cancelled,
+		Complete:  h.Complete,
+		Declined:  h.Declined,
+	}.Flow(), opts)
+	elicitrt.AddTool[SurveyArgs](server, &mcp.Tool{
+		Annotations: &mcp.ToolAnnotations{
+			DestructiveHint: elicitrt.Bool(false),
+			IdempotentHint:  false,
+			ReadOnlyHint:    false,
+		},
+		Description: "Signup asks three forms in one round: the rating and the colours join the name's round (together), so a client shows all three at once and retries once.",
+		InputSchema: elicitrt.MustInputSchema("signup", base, err, nil),
+		Name:        "signup",
+	}, m)
+}
+
 // StrictStep names a step of the strict tool.
 type StrictStep int
 

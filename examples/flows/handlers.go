@@ -58,7 +58,23 @@ func NewServer(opts *elicitrt.ToolOptions) *mcp.Server {
 	RegisterSurvey(s, survey{}, opts)
 	RegisterPoll(s, poll{}, opts)
 	RegisterStrict(s, strict{}, opts)
+	RegisterSignup(s, signup{}, opts)
 	return s
+}
+
+// signup implements SignupHandler.
+type signup struct{}
+
+func (signup) Complete(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, a SignupAnswers) (*mcp.CallToolResult, error) {
+	return elicitrt.Text(fmt.Sprintf("signup: %s, %d stars, %s", a.Name.Name, a.Rating.Stars, a.Colors.Favorite)), nil
+}
+
+func (signup) Declined(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, a SignupAnswers, step SignupStep) (*mcp.CallToolResult, error) {
+	return elicitrt.Text("no signup: declined at " + step.String()), nil
+}
+
+func (signup) Cancelled(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, a SignupAnswers, step SignupStep) (*mcp.CallToolResult, error) {
+	return elicitrt.Text("no signup: cancelled at " + step.String()), nil
 }
 
 // strict implements StrictHandler; Complete reports what it was given.

@@ -36,6 +36,9 @@ type User struct {
 	// OnAsk, if set, sees every question before it is answered (a test
 	// starts the user's browser from it).
 	OnAsk func(*mcp.ElicitParams)
+	// Answer, if set, answers each question instead of Replies: a client
+	// may show the questions of one round in any order.
+	Answer func(*mcp.ElicitParams) *mcp.ElicitResult
 	// Completed lists the elicitationIds of the
 	// notifications/elicitation/complete received (2025-11-25).
 	Completed []string
@@ -48,6 +51,9 @@ func (u *User) Handle(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitR
 	u.Asked = append(u.Asked, req.Params)
 	if u.OnAsk != nil {
 		u.OnAsk(req.Params)
+	}
+	if u.Answer != nil {
+		return u.Answer(req.Params), nil
 	}
 	if len(u.Replies) == 0 {
 		return nil, errors.New("unexpected question: " + req.Params.Message)
