@@ -123,9 +123,15 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 		c.errorf(ts.Name.Pos(), "tool %s has no steps: add a field whose type is a form", name)
 		return nil
 	}
-	if len(tool.Steps) > elicitrt.DefaultMaxRounds {
-		c.errorf(ts.Name.Pos(), "tool %s has %d steps; a call takes at most %d rounds of questions (MRTR clients stop after 10 attempts): merge steps into fewer forms",
-			name, len(tool.Steps), elicitrt.DefaultMaxRounds)
+	rounds := 0
+	for _, s := range tool.Steps {
+		if !s.Together {
+			rounds++
+		}
+	}
+	if rounds > elicitrt.DefaultMaxRounds {
+		c.errorf(ts.Name.Pos(), "tool %s asks %d rounds of questions (%d steps); a call takes at most %d (MRTR clients stop after 10 attempts): merge steps into fewer forms, or ask some together",
+			name, rounds, len(tool.Steps), elicitrt.DefaultMaxRounds)
 	}
 	for i, s := range tool.Steps {
 		switch {
