@@ -59,6 +59,63 @@ func postToolCall(h http.Handler, tool, requestState, inputResponses string) (in
 	return rec.Code, data
 }
 
+// newFuzzHandler is the flows server behind the HTTP handler, answering
+// in plain JSON.
+func newFuzzHandler() http.Handler {
+	server := newServer()
+	return elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, &elicitrt.HTTPOptions{JSONResponse: true})
+}
+
+// firstState is the requestState of tool's first round.
+func firstState(f *testing.F, h http.Handler, tool string) string {
+	_, data := postToolCall(h, tool, "", "")
+	var r rpcReply
+	if err := json.Unmarshal([]byte(data), &r); err != nil || r.Result == nil || r.Result.RequestState == "" {
+		f.Fatalf("%s: first round: %s", tool, data)
+	}
+	return r.Result.RequestState
+}
+
+// completedCall posts a fuzzed retry of tool and checks the reply's shape:
+// a JSON-RPC error or a result (HTTP 400 for a body that is not JSON). It
+// returns completed true for a completed result that is not a tool error,
+// with its text and the inputResponses as the SDK decodes them.
+func completedCall(t *testing.T, h http.Handler, tool, state, inputResponses string) (completed bool, text string, responses mcp.InputResponseMap) {
+	t.Helper()
+	status, data := postToolCall(h, tool, state, inputResponses)
+	if inputResponses != "" && !json.Valid([]byte(inputResponses)) {
+		// Not JSON at all: the streamable transport answers with HTTP 400
+		// and a plain-text reason, which the transport spec allows.
+		if status != http.StatusBadRequest {
+			t.Fatalf("a body that is not JSON: HTTP %d: %q", status, data)
+		}
+		return false, "", nil
+	}
+	var r rpcReply
+	if err := json.Unmarshal([]byte(data), &r); err != nil || (r.Result == nil) == (r.Error == nil) {
+		t.Fatalf("HTTP %d: neither a result nor an error: %q", status, data)
+	}
+	if r.Error != nil || r.Result.IsError || r.Result.ResultType == "input_required" {
+		return false, "", nil
+	}
+	if err := json.Unmarshal([]byte(inputResponses), &responses); err != nil {
+		t.Fatalf("completed on inputResponses the SDK cannot read (%v): %s", err, data)
+	}
+	if len(r.Result.Content) > 0 {
+		text = r.Result.Content[0].Text
+	}
+	return true, text, responses
+}
+
+// addSeeds adds every seed with each of the target's states.
+func addSeeds(f *testing.F, states int, seeds ...string) {
+	for _, seed := range seeds {
+		for mode := range states {
+			f.Add(uint8(mode), seed)
+		}
+	}
+}
+
 // FuzzStrictCall posts retries of the strict tool (one step: the
 // Everything form, asked under the key "everything") with any
 // inputResponses at all, through the HTTP handler and the SDK's own
@@ -69,17 +126,8 @@ func postToolCall(h http.Handler, tool, requestState, inputResponses string) (in
 // accepted content there that the independent validator (formcheck)
 // accepts: never a completed call with invalid data.
 func FuzzStrictCall(f *testing.F) {
-	server := newServer()
-	h := elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, &elicitrt.HTTPOptions{JSONResponse: true})
-	firstState := func(tool string) string {
-		_, data := postToolCall(h, tool, "", "")
-		var r rpcReply
-		if err := json.Unmarshal([]byte(data), &r); err != nil || r.Result == nil || r.Result.RequestState == "" {
-			f.Fatalf("%s: first round: %s", tool, data)
-		}
-		return r.Result.RequestState
-	}
-	strictState, pollState := firstState("strict"), firstState("poll")
+	h := newFuzzHandler()
+	strictState, pollState := firstState(f, h, "strict"), firstState(f, h, "poll")
 	tampered := []byte(strictState)
 	if i := len(tampered) / 2; tampered[i] == 'A' {
 		tampered[i] = 'B'
@@ -92,7 +140,7 @@ func FuzzStrictCall(f *testing.F) {
 		f.Fatal(err)
 	}
 
-	for _, seed := range []string{
+	addSeeds(f, len(states),
 		`{"everything":{"action":"accept","content":{"count":5,"favorite":"red"}}}`,
 		`{"everything":{"action":"accept","content":{"count":200,"favorite":"blue","picks":["red","green"],"day":"2024-02-29","at":"2026-01-01T00:00:00.5Z","site":"mailto:a@b.c","mail":"a@b.co","note":"hi","agree":true}}}`,
 		`{"everything":{"action":"accept","content":{"count":5.5,"favorite":"red"}}}`,
@@ -103,52 +151,29 @@ func FuzzStrictCall(f *testing.F) {
 		`{"everything.2":{"action":"accept","content":{"count":5,"favorite":"red"}}}`,
 		`{"everything":{"role":"assistant","content":{"type":"text","text":"hi"},"model":"m"}}`,
 		`{"everything":{"roots":[]}}`,
-		`{"everything":12345}`, `{"everything":null}`, `[1]`, `null`, `{}`, `{"everything":{"action":"accept","content":[]}}`,
-	} {
-		for mode := range states {
-			f.Add(uint8(mode), seed)
-		}
-	}
+		`{"everything":12345}`, `{"everything":null}`, `[1]`, `null`, `{}`, `{"everything":{"action":"accept","content":[]}}`)
 	f.Fuzz(func(t *testing.T, mode uint8, inputResponses string) {
 		state := states[int(mode)%len(states)]
-		status, data := postToolCall(h, "strict", state, inputResponses)
-		if inputResponses != "" && !json.Valid([]byte(inputResponses)) {
-			// Not JSON at all: the streamable transport answers with HTTP
-			// 400 and a plain-text reason, which the transport spec allows.
-			if status != http.StatusBadRequest {
-				t.Fatalf("a body that is not JSON: HTTP %d: %q", status, data)
-			}
+		completed, text, responses := completedCall(t, h, "strict", state, inputResponses)
+		if !completed {
 			return
-		}
-		var r rpcReply
-		if err := json.Unmarshal([]byte(data), &r); err != nil || (r.Result == nil) == (r.Error == nil) {
-			t.Fatalf("HTTP %d: neither a result nor an error: %q", status, data)
-		}
-		if r.Error != nil || r.Result.IsError || r.Result.ResultType == "input_required" {
-			return
-		}
-		// Completed: the answer under the asked key decided it, decoded as
-		// the SDK decodes it.
-		var responses mcp.InputResponseMap
-		if err := json.Unmarshal([]byte(inputResponses), &responses); err != nil {
-			t.Fatalf("completed on inputResponses the SDK cannot read (%v): %s", err, data)
 		}
 		// The question is "everything" with the first round's state, and
 		// also without a state (a call may carry the answer to its first
 		// question); another tool's state or a tampered one never opens.
 		answer, _ := responses["everything"].(*mcp.ElicitResult)
 		if (state != strictState && state != "") || answer == nil {
-			t.Fatalf("completed without an answer to this state's question (state %d): %s", int(mode)%len(states), data)
+			t.Fatalf("completed (%q) without an answer to this state's question (state %d)", text, int(mode)%len(states))
 		}
 		switch answer.Action {
 		case "decline", "cancel":
 			return
 		case "accept":
 			if err := checker.Check(answer.Content); err != nil {
-				t.Fatalf("completed with content the validator rejects (%v): %s", err, data)
+				t.Fatalf("completed (%q) with content the validator rejects: %v", text, err)
 			}
 		default:
-			t.Fatalf("completed on action %q: %s", answer.Action, data)
+			t.Fatalf("completed (%q) on action %q", text, answer.Action)
 		}
 	})
 }
@@ -157,8 +182,7 @@ func FuzzStrictCall(f *testing.F) {
 // a valid answer completes, with or without the first round's state; a
 // tampered state or another tool's is a JSON-RPC error.
 func TestStrictCallHarness(t *testing.T) {
-	server := newServer()
-	h := elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, &elicitrt.HTTPOptions{JSONResponse: true})
+	h := newFuzzHandler()
 	read := func(status int, data string) rpcReply {
 		t.Helper()
 		var r rpcReply
@@ -192,14 +216,8 @@ func TestStrictCallHarness(t *testing.T) {
 // without one, completes only when every question's answer is valid, or
 // ends at the first question (in step order) declined or cancelled.
 func FuzzSignupCall(f *testing.F) {
-	server := newServer()
-	h := elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, &elicitrt.HTTPOptions{JSONResponse: true})
-	_, data := postToolCall(h, "signup", "", "")
-	var first rpcReply
-	if err := json.Unmarshal([]byte(data), &first); err != nil || first.Result == nil || first.Result.RequestState == "" {
-		f.Fatalf("first round: %s", data)
-	}
-	states := []string{first.Result.RequestState, ""}
+	h := newFuzzHandler()
+	states := []string{firstState(f, h, "signup"), ""}
 	steps := []struct {
 		key  string
 		form json.RawMessage
@@ -212,40 +230,17 @@ func FuzzSignupCall(f *testing.F) {
 		}
 		checkers[i] = c
 	}
-	for _, seed := range []string{
+	addSeeds(f, len(states),
 		`{"name":{"action":"accept","content":{"name":"Ada"}},"rating":{"action":"accept","content":{"stars":4}},"colors":{"action":"accept","content":{"favorite":"blue"}}}`,
 		`{"name":{"action":"accept","content":{"name":"Ada"}},"rating":{"action":"accept","content":{"stars":9}},"colors":{"action":"accept","content":{}}}`,
 		`{"name":{"action":"accept","content":{"name":""}},"rating":{"action":"decline"},"colors":{"action":"cancel"}}`,
 		`{"name":{"action":"accept","content":{"name":"Ada"}},"colors":{"action":"accept","content":{"also":["red"]}}}`,
-		`{"rating.2":{"action":"accept","content":{"stars":4}}}`,
-	} {
-		for mode := range states {
-			f.Add(uint8(mode), seed)
-		}
-	}
+		`{"rating.2":{"action":"accept","content":{"stars":4}}}`)
 	f.Fuzz(func(t *testing.T, mode uint8, inputResponses string) {
 		state := states[int(mode)%len(states)]
-		status, data := postToolCall(h, "signup", state, inputResponses)
-		if inputResponses != "" && !json.Valid([]byte(inputResponses)) {
-			if status != http.StatusBadRequest {
-				t.Fatalf("a body that is not JSON: HTTP %d: %q", status, data)
-			}
+		completed, text, responses := completedCall(t, h, "signup", state, inputResponses)
+		if !completed {
 			return
-		}
-		var r rpcReply
-		if err := json.Unmarshal([]byte(data), &r); err != nil || (r.Result == nil) == (r.Error == nil) {
-			t.Fatalf("HTTP %d: neither a result nor an error: %q", status, data)
-		}
-		if r.Error != nil || r.Result.IsError || r.Result.ResultType == "input_required" {
-			return
-		}
-		var responses mcp.InputResponseMap
-		if err := json.Unmarshal([]byte(inputResponses), &responses); err != nil {
-			t.Fatalf("completed on inputResponses the SDK cannot read (%v): %s", err, data)
-		}
-		text := ""
-		if len(r.Result.Content) > 0 {
-			text = r.Result.Content[0].Text
 		}
 		// The first question declined or cancelled, in step order, ends
 		// the flow whatever the others say.
