@@ -60,12 +60,13 @@ type Poll struct {
 
 // Signup asks three forms in one round: the rating and the colours join
 // the name's round (together), so a client shows all three at once and
-// retries once.
+// retries once. An anonymous signup skips the name (ask=handler): its
+// round is the rating and the colours.
 //
 //elicit:tool signup
 type Signup struct {
 	Args   SurveyArgs
-	Name   Name   `elicit:"name,message=What is your name?"`
+	Name   Name   `elicit:"name,message=What is your name?,ask=handler"`
 	Rating Rating `elicit:"rating,message=How many stars?,together"`
 	Colors Colors `elicit:"colors,message=Which colours?,together,fallback=defaults"`
 }

@@ -742,6 +742,8 @@ type SignupHandler interface {
 	Declined(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, answers SignupAnswers, step SignupStep) (*mcp.CallToolResult, error)
 	// Cancelled runs when the user dismissed the step without choosing.
 	Cancelled(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, answers SignupAnswers, step SignupStep) (*mcp.CallToolResult, error)
+	// AskName reports whether the name step is asked at all.
+	AskName(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, answers SignupAnswers) bool
 }
 
 func _elicit_Signup_answers(a elicitrt.Answers) SignupAnswers {
@@ -784,6 +786,7 @@ func RegisterSignup(server *mcp.Server, h SignupHandler, opts *elicitrt.ToolOpti
 		Together: true,
 	}}, elicitrt.Typed[SurveyArgs, SignupAnswers, SignupStep]{
 		Answers:   _elicit_Signup_answers,
+		Asks:      map[SignupStep]func(context.Context, *mcp.CallToolRequest, SurveyArgs, SignupAnswers) bool{SignupStepName: h.AskName},
 		Cancelled: h.Cancelled,
 		Complete:  h.Complete,
 		Declined:  h.Declined,
@@ -794,7 +797,7 @@ func RegisterSignup(server *mcp.Server, h SignupHandler, opts *elicitrt.ToolOpti
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
-		Description: "Signup asks three forms in one round: the rating and the colours join the name's round (together), so a client shows all three at once and retries once.",
+		Description: "Signup asks three forms in one round: the rating and the colours join the name's round (together), so a client shows all three at once and retries once. An anonymous signup skips the name (ask=handler): its round is the rating and the colours.",
 		InputSchema: elicitrt.MustInputSchema("signup", base, err, nil),
 		Name:        "signup",
 	}, m)

@@ -66,7 +66,17 @@ func NewServer(opts *elicitrt.ToolOptions) *mcp.Server {
 type signup struct{}
 
 func (signup) Complete(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, a SignupAnswers) (*mcp.CallToolResult, error) {
-	return elicitrt.Text(fmt.Sprintf("signup: %s, %d stars, %s", a.Name.Name, a.Rating.Stars, a.Colors.Favorite)), nil
+	name := "anonymous"
+	if a.Name != nil {
+		name = a.Name.Name
+	}
+	return elicitrt.Text(fmt.Sprintf("signup: %s, %d stars, %s", name, a.Rating.Stars, a.Colors.Favorite)), nil
+}
+
+// AskName skips the name on an anonymous signup: the round then begins
+// with the rating.
+func (signup) AskName(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, a SignupAnswers) bool {
+	return args.Topic != "anonymous"
 }
 
 func (signup) Declined(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, a SignupAnswers, step SignupStep) (*mcp.CallToolResult, error) {

@@ -119,6 +119,20 @@ func TestTogetherRounds(t *testing.T) {
 				t.Fatalf("cancel: %+v %v", res, err)
 			}
 
+			// When the handler skips the name, the round is the other two.
+			anon, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "signup", Arguments: map[string]any{"topic": "anonymous"}})
+			if err != nil || !anon.NeedsInput() {
+				t.Fatalf("anonymous: %+v %v", anon, err)
+			}
+			if keys := slices.Sorted(maps.Keys(anon.InputRequests)); !slices.Equal(keys, []string{"colors", "rating"}) {
+				t.Fatalf("anonymous round asks %v, want colors and rating", keys)
+			}
+			res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "signup", Arguments: map[string]any{"topic": "anonymous"},
+				RequestState: anon.RequestState, InputResponses: mcp.InputResponseMap{"rating": signupRating, "colors": signupColors}})
+			if err != nil || mcptest.Text(res) != "signup: anonymous, 4 stars, blue" {
+				t.Fatalf("anonymous: %+v %v", res, err)
+			}
+
 			// A first call may carry every answer of the first round.
 			res, err = callTool(cs, "signup", &mcp.CallToolParams{InputResponses: mcp.InputResponseMap{
 				"name": signupName, "rating": signupRating, "colors": signupColors}})
