@@ -35,16 +35,7 @@ type rpcReply struct {
 // (omitted when empty) and inputResponses (raw JSON, omitted when empty),
 // and returns the HTTP status and the body's JSON-RPC message.
 func postToolCall(h http.Handler, tool, requestState, inputResponses string) (int, string) {
-	params := `"name":` + strconv.Quote(tool) + `,"arguments":{"topic":"t"}`
-	if requestState != "" {
-		params += `,"requestState":` + strconv.Quote(requestState)
-	}
-	if inputResponses != "" {
-		params += `,"inputResponses":` + inputResponses
-	}
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + params +
-		`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}`
-	req := httptest.NewRequest("POST", "/", strings.NewReader(body))
+	req := httptest.NewRequest("POST", "/", strings.NewReader(toolCallBody(tool, requestState, inputResponses)))
 	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
 		"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": tool} {
 		req.Header.Set(k, v)
@@ -57,6 +48,20 @@ func postToolCall(h http.Handler, tool, requestState, inputResponses string) (in
 		data = strings.TrimSpace(data[i+len("data: "):])
 	}
 	return rec.Code, data
+}
+
+// toolCallBody is the JSON-RPC request of postToolCall. inputResponses is
+// spliced in as it is.
+func toolCallBody(tool, requestState, inputResponses string) string {
+	params := `"name":` + strconv.Quote(tool) + `,"arguments":{"topic":"t"}`
+	if requestState != "" {
+		params += `,"requestState":` + strconv.Quote(requestState)
+	}
+	if inputResponses != "" {
+		params += `,"inputResponses":` + inputResponses
+	}
+	return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + params +
+		`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}`
 }
 
 // newFuzzHandler is the flows server behind the HTTP handler, answering
@@ -83,7 +88,7 @@ func firstState(f *testing.F, h http.Handler, tool string) string {
 func completedCall(t *testing.T, h http.Handler, tool, state, inputResponses string) (completed bool, text string, responses mcp.InputResponseMap) {
 	t.Helper()
 	status, data := postToolCall(h, tool, state, inputResponses)
-	if inputResponses != "" && !json.Valid([]byte(inputResponses)) {
+	if !json.Valid([]byte(toolCallBody(tool, state, inputResponses))) {
 		// Not JSON at all: the streamable transport answers with HTTP 400
 		// and a plain-text reason, which the transport spec allows.
 		if status != http.StatusBadRequest {
@@ -95,7 +100,10 @@ func completedCall(t *testing.T, h http.Handler, tool, state, inputResponses str
 	if err := json.Unmarshal([]byte(data), &r); err != nil || (r.Result == nil) == (r.Error == nil) {
 		t.Fatalf("HTTP %d: neither a result nor an error: %q", status, data)
 	}
-	if r.Error != nil || r.Result.IsError || r.Result.ResultType == "input_required" {
+	if r.Error != nil || r.Result.IsError || r.Result.ResultType == "input_required" || (inputResponses != "" && !json.Valid([]byte(inputResponses))) {
+		// Done, or params spliced into the request beyond inputResponses
+		// (such as a second inputResponses), of which nothing more is
+		// known than that the reply is well formed.
 		return false, "", nil
 	}
 	if err := json.Unmarshal([]byte(inputResponses), &responses); err != nil {
