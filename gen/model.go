@@ -136,6 +136,4 @@ type ToolStep struct {
 	Together       bool   // asked in the same round as the step before it
 	Fallback       string // error, defaults, arguments, handler
 	Missing        string // text of the arguments fallback
-
-	pos token.Pos // of the tag, for the diagnostics of together
 }

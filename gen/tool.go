@@ -105,7 +105,11 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 				tool.Args = v.Type()
 				continue
 			}
-			if step := c.checkStep(name, v, af, pos, tstruct.Tag(index-1), forms); step != nil {
+			var prev *ToolStep // the step before, for together
+			if n := len(tool.Steps); n > 0 {
+				prev = tool.Steps[n-1]
+			}
+			if step := c.checkStep(name, v, af, pos, tstruct.Tag(index-1), forms, prev); step != nil {
 				if keys[step.Key] {
 					c.errorf(pos, "step key %q used twice in tool %s", step.Key, name)
 					continue
@@ -133,15 +137,6 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 		c.errorf(ts.Name.Pos(), "tool %s asks %d rounds of questions (%d steps); a call takes at most %d (MRTR clients stop after 10 attempts): merge steps into fewer forms, or ask some together",
 			name, rounds, len(tool.Steps), elicitrt.DefaultMaxRounds)
 	}
-	for i, s := range tool.Steps {
-		switch {
-		case !s.Together:
-		case i == 0:
-			c.errorf(s.pos, "step %s: together joins the round of the step before it, and it is the first step", s.GoName)
-		case tool.Steps[i-1].URL:
-			c.errorf(s.pos, "step %s: together cannot join URL step %s, which is asked alone", s.GoName, tool.Steps[i-1].GoName)
-		}
-	}
 	for _, s := range tool.Steps[:len(tool.Steps)-1] {
 		if s.Once {
 			c.errorf(ts.Name.Pos(), "tool %s: once belongs on the final step (it makes completing the flow single use), not on %s", name, s.GoName)
@@ -153,7 +148,7 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 	return tool
 }
 
-func (c *checker) checkStep(tool string, v *types.Var, af *ast.Field, pos token.Pos, rawTag string, forms map[string]*Form) *ToolStep {
+func (c *checker) checkStep(tool string, v *types.Var, af *ast.Field, pos token.Pos, rawTag string, forms map[string]*Form, prev *ToolStep) *ToolStep {
 	named, _ := types.Unalias(v.Type()).(*types.Named)
 	var form *Form
 	isURL := named != nil && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == runtimePath && named.Obj().Name() == "URLStep"
@@ -228,12 +223,15 @@ func (c *checker) checkStep(tool string, v *types.Var, af *ast.Field, pos token.
 	}
 	if step.Together {
 		switch {
+		case prev == nil:
+			c.errorf(tagPos, "step %s: together joins the round of the step before it, and it is the first step", v.Name())
 		case step.URL:
 			c.errorf(tagPos, "step %s: together is for form steps; a URL step finishes in the browser, not in its answer, so it is asked alone", v.Name())
+		case prev.URL:
+			c.errorf(tagPos, "step %s: together cannot join URL step %s, which is asked alone", v.Name(), prev.GoName)
 		case step.AskHandler || step.MessageHandler:
 			c.errorf(tagPos, "step %s: together cannot have ask=handler or message=handler: the handler would decide before the answers of the round it joins are in", v.Name())
 		}
-		step.pos = tagPos
 	}
 	if step.URL {
 		if step.Prefill || step.Fallback == "defaults" || step.Fallback == "arguments" {
