@@ -71,10 +71,10 @@ type Step struct {
 	// only once per requestState (a replayed retry of a destructive
 	// confirmation gets ErrReplayed). Set on the final step.
 	Once bool
-	// Together asks the step in the same round as the step before it: a
-	// form step with a static message, whose asking no handler decides
-	// (the machine never calls Flow.Ask or Flow.Message for it), after a
-	// form step. A 2025-11-25 call asks it after that step, as any other.
+	// Together asks the step in the same round as the step before it, a
+	// form step. It must be a form step with a static Message (generated
+	// code guarantees both); the machine never calls Flow.Ask for it. A
+	// 2025-11-25 call asks it after that step, as any other.
 	Together bool
 	// Missing is the tool error text of FallbackArguments.
 	Missing string
