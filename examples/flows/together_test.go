@@ -1,11 +1,13 @@
 package flows
 
 import (
+	"errors"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/mcptest"
@@ -147,7 +149,10 @@ func TestTogetherRounds(t *testing.T) {
 // forms: the name's fallback (error) decides before the colours' defaults.
 func TestTogetherFallback(t *testing.T) {
 	cs := mcptest.Connect(t, newServer, "memory", "modern", mcptest.Options{})
-	if _, err := callTool(cs, "signup", nil); err == nil || !strings.Contains(err.Error(), "form-mode elicitation") {
-		t.Fatalf("want -32021 for form mode, got %v", err)
+	_, err := callTool(cs, "signup", nil)
+	var werr *jsonrpc.Error
+	if !errors.As(err, &werr) || werr.Code != mcp.CodeMissingRequiredClientCapabilities ||
+		string(werr.Data) != `{"requiredCapabilities":{"elicitation":{"form":{}}}}` {
+		t.Fatalf("want -32021 naming form mode, got %v", err)
 	}
 }
