@@ -26,9 +26,12 @@ type ConnectFlow struct {
 	Step string `json:"k"`
 }
 
-// flowBinding is the binding of flow tokens: they never open as a
-// requestState, nor a requestState as a flow token.
-var flowBinding = Binding{Tool: "elicitgen/connect-flow"}
+// flowBinding is the binding of flow tokens under audience: they never
+// open as a requestState, nor a requestState as a flow token, nor a token
+// of one audience under another.
+func flowBinding(audience string) Binding {
+	return Binding{Tool: "elicitgen/connect-flow", Audience: audience}
+}
 
 // MaxFlowTokenLen bounds a flow token read from a URL.
 const MaxFlowTokenLen = 2048
@@ -40,22 +43,27 @@ func newFlowID() string {
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
-// SealFlow makes the opaque flow token of f, valid for ttl: encrypted and
-// authenticated with the keyring, so it carries no readable data and
-// cannot be altered.
-func (k *Keyring) SealFlow(f ConnectFlow, now time.Time, ttl time.Duration) string {
-	payload, _ := json.Marshal(f) // only strings
-	return k.Seal(flowBinding, 0, payload, now, ttl)
+// SealFlow makes the opaque flow token of f for audience (the
+// ToolOptions.Audience of the tool, the ConnectOptions.Audience of its
+// pages), valid for ttl: encrypted and authenticated with the keyring, so
+// it carries no readable data and cannot be altered.
+func (k *Keyring) SealFlow(f ConnectFlow, audience string, now time.Time, ttl time.Duration) (string, error) {
+	payload, err := json.Marshal(f) // only strings
+	if err != nil {
+		return "", err
+	}
+	return k.Seal(flowBinding(audience), 0, payload, now, ttl)
 }
 
-// OpenFlow opens a flow token. Any failure (tampered, truncated, expired,
-// another key, not a flow token) is ErrInvalidFlowToken.
-func (k *Keyring) OpenFlow(token string, now time.Time) (ConnectFlow, error) {
+// OpenFlow opens a flow token sealed for audience. Any failure (tampered,
+// truncated, expired, another key or audience, not a flow token) is
+// ErrInvalidFlowToken.
+func (k *Keyring) OpenFlow(token, audience string, now time.Time) (ConnectFlow, error) {
 	var f ConnectFlow
 	if len(token) > MaxFlowTokenLen {
 		return f, ErrInvalidFlowToken
 	}
-	_, payload, err := k.Open(flowBinding, token, now)
+	_, payload, err := k.Open(flowBinding(audience), token, now)
 	if err != nil {
 		return f, ErrInvalidFlowToken
 	}
@@ -73,6 +81,9 @@ type ConnectOptions struct {
 	// Keys open flow tokens: the same keyring as the tools' (nil: the
 	// DefaultKeyring).
 	Keys *Keyring
+	// Audience is the tools' ToolOptions.Audience: flow tokens sealed under
+	// another audience do not open.
+	Audience string
 	// Grants records completed flows and grants (nil: DefaultGrants); the
 	// same store as the tools'.
 	Grants GrantStore
@@ -141,7 +152,7 @@ func (c *connect) verify(w http.ResponseWriter, r *http.Request, token string) (
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return ConnectFlow{}, false
 	}
-	f, err := c.opts.Keys.OpenFlow(token, c.opts.Now())
+	f, err := c.opts.Keys.OpenFlow(token, c.opts.Audience, c.opts.Now())
 	if err != nil {
 		c.opts.Logger.Info("elicitgen: connect: flow token refused", "path", r.URL.Path)
 		http.Error(w, "This link is invalid or has expired. Start again from your assistant.", http.StatusBadRequest)

@@ -68,26 +68,26 @@ func TestFlowTokens(t *testing.T) {
 	k := RandomKeyring()
 	now := time.Now()
 	f := ConnectFlow{ID: newFlowID(), Subject: "alice", Tool: "t", Step: "s"}
-	tok := k.SealFlow(f, now, time.Minute)
+	tok := mustSealFlow(k, f, "", now, time.Minute)
 	if strings.Contains(tok, "alice") {
 		t.Fatal("token readable")
 	}
-	got, err := k.OpenFlow(tok, now)
+	got, err := k.OpenFlow(tok, "", now)
 	if err != nil || got != f {
 		t.Fatalf("%+v %v", got, err)
 	}
-	if _, err := k.OpenFlow(tok, now.Add(2*time.Minute)); err != ErrInvalidFlowToken {
+	if _, err := k.OpenFlow(tok, "", now.Add(2*time.Minute)); err != ErrInvalidFlowToken {
 		t.Fatal("expired token opened")
 	}
 	// A requestState never opens as a flow token, nor the reverse.
-	state := k.Seal(Binding{Tool: "t"}, 1, []byte(`{"f":"x","s":"alice"}`), now, time.Minute)
-	if _, err := k.OpenFlow(state, now); err != ErrInvalidFlowToken {
+	state := mustSeal(k, Binding{Tool: "t"}, 1, []byte(`{"f":"x","s":"alice"}`), now, time.Minute)
+	if _, err := k.OpenFlow(state, "", now); err != ErrInvalidFlowToken {
 		t.Fatal("a requestState opened as a flow token")
 	}
 	if _, _, err := k.Open(Binding{Tool: "t"}, tok, now); err == nil {
 		t.Fatal("a flow token opened as a requestState")
 	}
-	if _, err := k.OpenFlow(strings.Repeat("A", MaxFlowTokenLen+1), now); err != ErrInvalidFlowToken {
+	if _, err := k.OpenFlow(strings.Repeat("A", MaxFlowTokenLen+1), "", now); err != ErrInvalidFlowToken {
 		t.Fatal("oversized token")
 	}
 }
@@ -95,13 +95,13 @@ func TestFlowTokens(t *testing.T) {
 func FuzzOpenFlow(f *testing.F) {
 	k, _ := NewKeyring([]byte("fuzz-flow-key-0123456789abcdef!!"))
 	now := time.Unix(1_800_000_000, 0)
-	valid := k.SealFlow(ConnectFlow{ID: "id", Subject: "s", Tool: "t", Step: "k"}, now, time.Hour)
+	valid := mustSealFlow(k, ConnectFlow{ID: "id", Subject: "s", Tool: "t", Step: "k"}, "", now, time.Hour)
 	f.Add(valid)
 	f.Add("")
 	f.Add("s1.")
 	f.Add(valid[:len(valid)-1])
 	f.Fuzz(func(t *testing.T, token string) {
-		got, err := k.OpenFlow(token, now)
+		got, err := k.OpenFlow(token, "", now)
 		if err != nil {
 			if err != ErrInvalidFlowToken {
 				t.Fatalf("error %v", err)

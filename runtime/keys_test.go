@@ -49,12 +49,12 @@ func TestKeyID(t *testing.T) {
 func TestKeyringFirstKeySealsAllOpen(t *testing.T) {
 	a, b, c := testKey(1), testKey(2), testKey(3)
 	ring := mustKeyring(t, a, b, c)
-	s := ring.Seal(testBinding, 1, nil, testNow, 0)
+	s := mustSeal(ring, testBinding, 1, nil, testNow, 0)
 	if id := binary.BigEndian.Uint32(decodeState(t, s)); id != keyID(a) {
 		t.Fatalf("sealed with key id %08x, want first key %08x", id, keyID(a))
 	}
 	for _, key := range [][]byte{a, b, c} {
-		s := mustKeyring(t, key).Seal(testBinding, 2, []byte("x"), testNow, 0)
+		s := mustSeal(mustKeyring(t, key), testBinding, 2, []byte("x"), testNow, 0)
 		if r, p, err := ring.Open(testBinding, s, testNow); err != nil || r != 2 || string(p) != "x" {
 			t.Fatalf("ring cannot open a state of one of its keys: %v", err)
 		}
@@ -64,19 +64,19 @@ func TestKeyringFirstKeySealsAllOpen(t *testing.T) {
 func TestKeyringDoesNotAliasKeyBytes(t *testing.T) {
 	key := testKey(1)
 	ring := mustKeyring(t, key)
-	s := ring.Seal(testBinding, 1, []byte("x"), testNow, 0)
+	s := mustSeal(ring, testBinding, 1, []byte("x"), testNow, 0)
 	clear(key)
 	if _, _, err := ring.Open(testBinding, s, testNow); err != nil {
 		t.Fatalf("Open after the caller cleared its key slice: %v", err)
 	}
-	if _, _, err := mustKeyring(t, testKey(1)).Open(testBinding, ring.Seal(testBinding, 1, nil, testNow, 0), testNow); err != nil {
+	if _, _, err := mustKeyring(t, testKey(1)).Open(testBinding, mustSeal(ring, testBinding, 1, nil, testNow, 0), testNow); err != nil {
 		t.Fatalf("ring changed its key after the caller cleared its key slice: %v", err)
 	}
 }
 
 func TestRandomKeyring(t *testing.T) {
 	a, b := RandomKeyring(), RandomKeyring()
-	s := a.Seal(testBinding, 1, []byte("x"), testNow, 0)
+	s := mustSeal(a, testBinding, 1, []byte("x"), testNow, 0)
 	if _, _, err := a.Open(testBinding, s, testNow); err != nil {
 		t.Fatalf("random keyring cannot open its own state: %v", err)
 	}
@@ -97,7 +97,7 @@ func TestGenerateKey(t *testing.T) {
 	if err != nil {
 		t.Fatalf("KeyringFromEnv(generated keys): %v", err)
 	}
-	if id := binary.BigEndian.Uint32(decodeState(t, ring.Seal(testBinding, 0, nil, testNow, 0))); id != keyID(raw) {
+	if id := binary.BigEndian.Uint32(decodeState(t, mustSeal(ring, testBinding, 0, nil, testNow, 0))); id != keyID(raw) {
 		t.Fatal("generated key is not the sealing key")
 	}
 }
@@ -119,7 +119,7 @@ func TestKeyringFromEnv(t *testing.T) {
 		"whitespace":   " \t" + std(k1) + "\n",
 		"with newline": std(k1)[:20] + std(k1)[20:],
 	}
-	want := mustKeyring(t, k1).Seal(testBinding, 7, []byte("from k1"), testNow, 0)
+	want := mustSeal(mustKeyring(t, k1), testBinding, 7, []byte("from k1"), testNow, 0)
 	for sp, val := range spellings {
 		t.Run(sp, func(t *testing.T) {
 			t.Setenv(name, val)
@@ -146,7 +146,7 @@ func TestKeyringFromEnv(t *testing.T) {
 		if _, _, err := ring.Open(testBinding, want, testNow); err != nil {
 			t.Fatalf("cannot open a state of the old (second) key: %v", err)
 		}
-		s := ring.Seal(testBinding, 1, nil, testNow, 0)
+		s := mustSeal(ring, testBinding, 1, nil, testNow, 0)
 		if id := binary.BigEndian.Uint32(decodeState(t, s)); id != keyID(k2) {
 			t.Fatalf("sealed with key id %08x, want first listed key %08x", id, keyID(k2))
 		}
@@ -205,7 +205,7 @@ func TestKeyringFromEnvUnset(t *testing.T) {
 		}
 		// Each process (here: each call) gets its own key.
 		b, _ := KeyringFromEnv(name, captureLogger(&bytes.Buffer{}))
-		s := a.Seal(testBinding, 1, nil, testNow, 0)
+		s := mustSeal(a, testBinding, 1, nil, testNow, 0)
 		if _, _, err := a.Open(testBinding, s, testNow); err != nil {
 			t.Fatalf("random keyring cannot open its own state: %v", err)
 		}

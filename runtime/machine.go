@@ -406,7 +406,7 @@ func (m *Machine) params(ctx context.Context, req *mcp.CallToolRequest, args any
 	}
 	if st.Flow == "" {
 		st.Flow = newFlowID()
-		st.Token = m.opts.Keys.SealFlow(ConnectFlow{ID: st.Flow, Subject: principal, Tool: m.tool, Step: step.Key}, now, m.opts.TTL)
+		st.Token, _ = m.opts.Keys.SealFlow(ConnectFlow{ID: st.Flow, Subject: principal, Tool: m.tool, Step: step.Key}, m.opts.Audience, now, m.opts.TTL)
 	}
 	return &mcp.ElicitParams{Mode: "url", Message: m.message(ctx, req, args, j, st),
 		URL: m.flow.Link(ctx, req, args, j, st.Answers, st.Token)}
@@ -573,10 +573,11 @@ func (m *Machine) seal(bind Binding, round uint32, st flowState, now time.Time, 
 		// Answers hold only JSON values decoded from the wire.
 		panic(fmt.Sprintf("elicitgen: sealing state: %v", err))
 	}
-	return &mcp.CallToolResult{
-		InputRequests: requests,
-		RequestState:  m.opts.Keys.Seal(bind, round, payload, now, m.opts.TTL),
+	state, err := m.opts.Keys.Seal(bind, round, payload, now, m.opts.TTL)
+	if err != nil {
+		return toolError("elicitgen: " + err.Error())
 	}
+	return &mcp.CallToolResult{InputRequests: requests, RequestState: state}
 }
 
 func (m *Machine) principal(req *mcp.CallToolRequest) string {

@@ -136,14 +136,14 @@ const maxPooledScratch = 256 << 10
 // It uses the first key of the ring. payload is opaque to Seal and is
 // encrypted, not merely signed; Seal does not retain it.
 //
-// Seal panics if k is nil or if len(payload) > [MaxPayloadLen].
-func (k *Keyring) Seal(b Binding, round uint32, payload []byte, now time.Time, ttl time.Duration) string {
+// Seal returns [ErrNoKeys] if k is nil or empty and [ErrStateTooLarge] if
+// len(payload) > [MaxPayloadLen]; it never panics.
+func (k *Keyring) Seal(b Binding, round uint32, payload []byte, now time.Time, ttl time.Duration) (string, error) {
 	if k == nil || len(k.keys) == 0 {
-		panic("elicitrt: Seal on a nil or empty Keyring")
+		return "", ErrNoKeys
 	}
 	if len(payload) > MaxPayloadLen {
-		panic("elicitrt: requestState payload of " + strconv.Itoa(len(payload)) +
-			" bytes exceeds MaxPayloadLen (" + strconv.Itoa(MaxPayloadLen) + ")")
+		return "", ErrStateTooLarge
 	}
 	if ttl <= 0 {
 		ttl = DefaultStateTTL
@@ -166,8 +166,16 @@ func (k *Keyring) Seal(b Binding, round uint32, payload []byte, now time.Time, t
 	copy(out, statePrefix)
 	b64Encode(out[len(statePrefix):], raw)
 	putScratch(bufp)
-	return unsafe.String(unsafe.SliceData(out), len(out)) // out is not used again
+	return unsafe.String(unsafe.SliceData(out), len(out)), nil // out is not used again
 }
+
+// ErrNoKeys is the error of [Keyring.Seal] on a nil or empty Keyring.
+var ErrNoKeys = errors.New("elicitrt: Seal on a nil or empty Keyring")
+
+// ErrStateTooLarge is the error of [Keyring.Seal] for a payload over
+// [MaxPayloadLen]: what a flow keeps between rounds did not fit in a
+// requestState.
+var ErrStateTooLarge = errors.New("elicitrt: requestState payload exceeds MaxPayloadLen (" + strconv.Itoa(MaxPayloadLen) + " bytes)")
 
 // sealRaw writes the raw (unencoded) state of payload into raw, of length
 // stateOverhead+len(payload), sealed by the first key of the ring and

@@ -115,7 +115,7 @@ func TestSealOpenRoundTrip(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 3, 4, 5, 100, 1024, 8192, MaxPayloadLen} {
 		for _, round := range []uint32{0, 1, 7, math.MaxUint32} {
 			payload := bytes.Repeat([]byte{byte(n), 0xA5, byte(round)}, n)[:n]
-			s := k.Seal(testBinding, round, payload, testNow, time.Minute)
+			s := mustSeal(k, testBinding, round, payload, testNow, time.Minute)
 			if !strings.HasPrefix(s, "s1.") {
 				t.Fatalf("state %.20q lacks the s1. prefix", s)
 			}
@@ -139,8 +139,8 @@ func TestSealOpenRoundTrip(t *testing.T) {
 func TestSealHidesPayloadAndRandomizes(t *testing.T) {
 	k := mustKeyring(t, testKey(1))
 	payload := []byte("SECRET-PAYLOAD-SECRET-PAYLOAD")
-	s1 := k.Seal(testBinding, 1, payload, testNow, 0)
-	s2 := k.Seal(testBinding, 1, payload, testNow, 0)
+	s1 := mustSeal(k, testBinding, 1, payload, testNow, 0)
+	s2 := mustSeal(k, testBinding, 1, payload, testNow, 0)
 	if s1 == s2 {
 		t.Fatal("two seals of the same input are identical: nonce not random")
 	}
@@ -156,7 +156,7 @@ func TestSealHidesPayloadAndRandomizes(t *testing.T) {
 func TestSealDoesNotRetainPayloadAndOpenReturnsFreshSlice(t *testing.T) {
 	k := mustKeyring(t, testKey(1))
 	payload := []byte("hello, world")
-	s := k.Seal(testBinding, 2, payload, testNow, 0)
+	s := mustSeal(k, testBinding, 2, payload, testNow, 0)
 	copy(payload, "XXXXX")
 	_, got, err := k.Open(testBinding, s, testNow)
 	if err != nil || string(got) != "hello, world" {
@@ -170,7 +170,7 @@ func TestSealDoesNotRetainPayloadAndOpenReturnsFreshSlice(t *testing.T) {
 	}
 }
 
-func TestSealPanicsOnOversizedPayload(t *testing.T) {
+func TestSealRefusesOversizedPayload(t *testing.T) {
 	k := mustKeyring(t, testKey(1))
 	if MaxPayloadLen != 49105 { // as documented
 		t.Fatalf("MaxPayloadLen = %d, documented as 49105", MaxPayloadLen)
@@ -178,19 +178,41 @@ func TestSealPanicsOnOversizedPayload(t *testing.T) {
 	if n := len(statePrefix) + base64.RawURLEncoding.EncodedLen(stateOverhead+MaxPayloadLen+1); n <= MaxStateLen {
 		t.Fatalf("MaxPayloadLen is not maximal: one more byte gives a %d-byte state", n)
 	}
-	defer func() {
-		if recover() == nil {
-			t.Fatal("Seal of MaxPayloadLen+1 bytes did not panic")
-		}
-	}()
-	k.Seal(testBinding, 0, make([]byte, MaxPayloadLen+1), testNow, 0)
+	if s, err := k.Seal(testBinding, 0, make([]byte, MaxPayloadLen+1), testNow, 0); err != ErrStateTooLarge || s != "" {
+		t.Fatalf("Seal of MaxPayloadLen+1 bytes = %q, %v; want ErrStateTooLarge", s, err)
+	}
+	if _, err := k.Seal(testBinding, 0, make([]byte, MaxPayloadLen), testNow, 0); err != nil {
+		t.Fatalf("Seal of MaxPayloadLen bytes: %v", err)
+	}
+	var none *Keyring
+	if _, err := none.Seal(testBinding, 0, nil, testNow, 0); err != ErrNoKeys {
+		t.Fatalf("Seal on a nil Keyring: %v, want ErrNoKeys", err)
+	}
+}
+
+// mustSeal is Seal for payloads that fit.
+func mustSeal(k *Keyring, b Binding, round uint32, payload []byte, now time.Time, ttl time.Duration) string {
+	s, err := k.Seal(b, round, payload, now, ttl)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// mustSealFlow is SealFlow for flows that fit.
+func mustSealFlow(k *Keyring, f ConnectFlow, audience string, now time.Time, ttl time.Duration) string {
+	s, err := k.SealFlow(f, audience, now, ttl)
+	if err != nil {
+		panic(err)
+	}
+	return s
 }
 
 func TestOpenRejectsOtherBinding(t *testing.T) {
 	before := rejected
 	defer func() { t.Logf("%d hostile states rejected with -32602 and no detail", rejected-before) }()
 	k := mustKeyring(t, testKey(1))
-	s := k.Seal(testBinding, 3, []byte("p"), testNow, 0)
+	s := mustSeal(k, testBinding, 3, []byte("p"), testNow, 0)
 	otherDigest := testBinding.ArgsDigest
 	otherDigest[31] ^= 1
 	cases := map[string]Binding{
@@ -212,7 +234,7 @@ func TestOpenRejectsOtherBinding(t *testing.T) {
 	}
 	// Fields cannot be shifted into each other.
 	ab := Binding{Tool: "ab", Principal: "c"}
-	s2 := k.Seal(ab, 0, nil, testNow, 0)
+	s2 := mustSeal(k, ab, 0, nil, testNow, 0)
 	assertRejected(t, k, Binding{Tool: "a", Principal: "bc"}, s2, testNow, openAuthFailed)
 	assertRejected(t, k, Binding{Tool: "abc"}, s2, testNow, openAuthFailed)
 	// Length prefixes matter: without the one on Tool these two bindings
@@ -223,11 +245,11 @@ func TestOpenRejectsOtherBinding(t *testing.T) {
 	d2[31] = 2 // len("\x01x")
 	shiftA := Binding{Tool: "t", ArgsDigest: d1, Principal: "\x01x"}
 	shiftB := Binding{Tool: "t" + string(d1[:1]), ArgsDigest: d2, Principal: "x"}
-	assertRejected(t, k, shiftB, k.Seal(shiftA, 0, nil, testNow, 0), testNow, openAuthFailed)
-	assertRejected(t, k, shiftA, k.Seal(shiftB, 0, nil, testNow, 0), testNow, openAuthFailed)
+	assertRejected(t, k, shiftB, mustSeal(k, shiftA, 0, nil, testNow, 0), testNow, openAuthFailed)
+	assertRejected(t, k, shiftA, mustSeal(k, shiftB, 0, nil, testNow, 0), testNow, openAuthFailed)
 	// An unauthenticated state does not open for an authenticated user.
 	anon := Binding{Tool: "t", ArgsDigest: DigestArguments(nil)}
-	s3 := k.Seal(anon, 0, nil, testNow, 0)
+	s3 := mustSeal(k, anon, 0, nil, testNow, 0)
 	assertRejected(t, k, Binding{Tool: "t", ArgsDigest: DigestArguments(nil), Principal: "u"}, s3, testNow, openAuthFailed)
 	if _, _, err := k.Open(anon, s3, testNow); err != nil {
 		t.Fatalf("anonymous state: %v", err)
@@ -236,7 +258,7 @@ func TestOpenRejectsOtherBinding(t *testing.T) {
 	// without one not for any.
 	aud := testBinding
 	aud.Audience = "https://deploy.example"
-	s4 := k.Seal(aud, 0, nil, testNow, 0)
+	s4 := mustSeal(k, aud, 0, nil, testNow, 0)
 	assertRejected(t, k, testBinding, s4, testNow, openAuthFailed)
 	assertRejected(t, k, aud, s, testNow, openAuthFailed)
 	if _, _, err := k.Open(aud, s4, testNow); err != nil {
@@ -248,7 +270,7 @@ func TestOpenExpiry(t *testing.T) {
 	before := rejected
 	defer func() { t.Logf("%d hostile states rejected with -32602 and no detail", rejected-before) }()
 	k := mustKeyring(t, testKey(1))
-	s := k.Seal(testBinding, 1, []byte("x"), testNow, time.Minute)
+	s := mustSeal(k, testBinding, 1, []byte("x"), testNow, time.Minute)
 	for _, ok := range []time.Time{testNow.Add(-time.Hour), testNow, testNow.Add(59 * time.Second), testNow.Add(time.Minute)} {
 		if _, _, err := k.Open(testBinding, s, ok); err != nil {
 			t.Fatalf("Open at %v: %v", ok.Sub(testNow), err)
@@ -260,7 +282,7 @@ func TestOpenExpiry(t *testing.T) {
 
 	// Non-positive ttl means DefaultStateTTL.
 	for _, ttl := range []time.Duration{0, -time.Second} {
-		s := k.Seal(testBinding, 1, nil, testNow, ttl)
+		s := mustSeal(k, testBinding, 1, nil, testNow, ttl)
 		if _, _, err := k.Open(testBinding, s, testNow.Add(DefaultStateTTL)); err != nil {
 			t.Fatalf("ttl %v: Open at DefaultStateTTL: %v", ttl, err)
 		}
@@ -268,7 +290,7 @@ func TestOpenExpiry(t *testing.T) {
 	}
 
 	// A huge ttl saturates instead of wrapping into the past.
-	s = k.Seal(testBinding, 1, nil, testNow, math.MaxInt64)
+	s = mustSeal(k, testBinding, 1, nil, testNow, math.MaxInt64)
 	if _, _, err := k.Open(testBinding, s, testNow.AddDate(200, 0, 0)); err != nil {
 		t.Fatalf("huge ttl: %v", err)
 	}
@@ -278,7 +300,7 @@ func TestOpenRejectsEveryBitFlip(t *testing.T) {
 	before := rejected
 	defer func() { t.Logf("%d hostile states rejected with -32602 and no detail", rejected-before) }()
 	k := mustKeyring(t, testKey(1))
-	s := k.Seal(testBinding, 9, []byte(`{"step":2,"answers":{"seat":"12A"}}`), testNow, 0)
+	s := mustSeal(k, testBinding, 9, []byte(`{"step":2,"answers":{"seat":"12A"}}`), testNow, 0)
 	raw := decodeState(t, s)
 	for i := range raw {
 		for bit := range 8 {
@@ -305,7 +327,7 @@ func TestOpenRejectsTruncationAndExtension(t *testing.T) {
 	defer func() { t.Logf("%d hostile states rejected with -32602 and no detail", rejected-before) }()
 	k := mustKeyring(t, testKey(1))
 	for _, n := range []int{0, 1, 2, 3, 40} { // all residues of the raw length mod 3
-		s := k.Seal(testBinding, 1, make([]byte, n), testNow, 0)
+		s := mustSeal(k, testBinding, 1, make([]byte, n), testNow, 0)
 		for i := range len(s) {
 			assertRejected(t, k, testBinding, s[:i], testNow, openOK)
 		}
@@ -330,7 +352,7 @@ func TestOpenRejectsMalformed(t *testing.T) {
 	before := rejected
 	defer func() { t.Logf("%d hostile states rejected with -32602 and no detail", rejected-before) }()
 	k := mustKeyring(t, testKey(1))
-	s := k.Seal(testBinding, 1, []byte("payload"), testNow, 0)
+	s := mustSeal(k, testBinding, 1, []byte("payload"), testNow, 0)
 	body := s[len(statePrefix):]
 	huge := strings.Repeat("A", 1<<20)
 	cases := []struct {
@@ -370,7 +392,7 @@ func TestOpenRejectsSwappedKeyID(t *testing.T) {
 	defer func() { t.Logf("%d hostile states rejected with -32602 and no detail", rejected-before) }()
 	a, b := testKey(1), testKey(2)
 	ring := mustKeyring(t, a, b)
-	s := ring.Seal(testBinding, 1, []byte("p"), testNow, 0)
+	s := mustSeal(ring, testBinding, 1, []byte("p"), testNow, 0)
 	raw := decodeState(t, s)
 	if got := binary.BigEndian.Uint32(raw); got != keyID(a) {
 		t.Fatalf("key id %08x, want first key's %08x", got, keyID(a))
@@ -385,12 +407,12 @@ func TestKeyRotation(t *testing.T) {
 	rotated := mustKeyring(t, newKey, oldKey)
 	retired := mustKeyring(t, newKey)
 
-	oldState := oldRing.Seal(testBinding, 4, []byte("old"), testNow, 0)
+	oldState := mustSeal(oldRing, testBinding, 4, []byte("old"), testNow, 0)
 	if r, p, err := rotated.Open(testBinding, oldState, testNow); err != nil || r != 4 || string(p) != "old" {
 		t.Fatalf("rotated ring cannot open old state: %d %q %v", r, p, err)
 	}
 
-	newState := rotated.Seal(testBinding, 5, []byte("new"), testNow, 0)
+	newState := mustSeal(rotated, testBinding, 5, []byte("new"), testNow, 0)
 	raw := decodeState(t, newState)
 	if got := binary.BigEndian.Uint32(raw[:keyIDSize]); got != keyID(newKey) || got == keyID(oldKey) {
 		t.Fatalf("rotated ring sealed with key id %08x, want new key %08x", got, keyID(newKey))
@@ -435,7 +457,7 @@ func TestKeyringConcurrentUse(t *testing.T) {
 			b := Binding{Tool: fmt.Sprint("tool", g), Principal: "p"}
 			for i := range 200 {
 				payload := []byte(fmt.Sprint(g, "/", i))
-				s := k.Seal(b, uint32(i), payload, testNow, 0)
+				s := mustSeal(k, b, uint32(i), payload, testNow, 0)
 				r, p, err := k.Open(b, s, testNow)
 				if err != nil || r != uint32(i) || !bytes.Equal(p, payload) {
 					t.Errorf("goroutine %d iteration %d: %d %q %v", g, i, r, p, err)
@@ -538,7 +560,7 @@ func fuzzKeyring(tb testing.TB) *Keyring { return mustKeyring(tb, testKey(0xF0),
 
 func FuzzOpenState(f *testing.F) {
 	k := fuzzKeyring(f)
-	valid := k.Seal(fuzzBinding, fuzzRound, fuzzPayload, fuzzNow, DefaultStateTTL)
+	valid := mustSeal(k, fuzzBinding, fuzzRound, fuzzPayload, fuzzNow, DefaultStateTTL)
 	raw := decodeState(f, valid)
 	f.Add(valid)
 	f.Add(valid[:len(valid)-1])
@@ -612,7 +634,7 @@ func BenchmarkSealOpen(b *testing.B) {
 			b.SetBytes(int64(sz.n))
 			b.ReportAllocs()
 			for b.Loop() {
-				s := k.Seal(testBinding, 3, payload, testNow, DefaultStateTTL)
+				s := mustSeal(k, testBinding, 3, payload, testNow, DefaultStateTTL)
 				if _, _, err := k.Open(testBinding, s, testNow); err != nil {
 					b.Fatal(err)
 				}

@@ -192,7 +192,7 @@ func TestSignInFlow(t *testing.T) {
 			// Even a completion recorded for another subject (a shared store
 			// written by something else) does not complete alice's flow.
 			u, _ := url.Parse(p.URL)
-			f, err := keys.OpenFlow(u.Query().Get("flow"), time.Now())
+			f, err := keys.OpenFlow(u.Query().Get("flow"), "", time.Now())
 			if err != nil || f.Subject != "alice" || f.Step != "billing" || f.Tool != "list_invoices" {
 				t.Fatalf("flow token: %+v %v", f, err)
 			}
@@ -228,12 +228,12 @@ func TestFlowTokenRefused(t *testing.T) {
 	s := startSite(t)
 	b := s.browser(t, "alice")
 	f := elicitrt.ConnectFlow{ID: "flow-1", Subject: "alice", Tool: "list_invoices", Step: "billing"}
-	token := keys.SealFlow(f, time.Now(), time.Minute)
+	token := sealFlow(keys, f, time.Now())
 	for name, tok := range map[string]string{
 		"tampered":  token[:len(token)-2] + map[bool]string{true: "AA", false: "BB"}[!strings.HasSuffix(token, "AA")],
 		"truncated": token[:len(token)/2],
-		"expired":   keys.SealFlow(f, time.Now().Add(-time.Hour), time.Minute),
-		"other key": func() string { k := elicitrt.RandomKeyring(); return k.SealFlow(f, time.Now(), time.Minute) }(),
+		"expired":   sealFlow(keys, f, time.Now().Add(-time.Hour)),
+		"other key": func() string { k := elicitrt.RandomKeyring(); return sealFlow(k, f, time.Now()) }(),
 		"empty":     "",
 	} {
 		for _, page := range []string{"/connect?flow=", "/callback?code=stand-in-code&state="} {
@@ -372,4 +372,13 @@ func TestEveryTransportAndEra(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sealFlow seals f for a minute from now, under no audience.
+func sealFlow(k *elicitrt.Keyring, f elicitrt.ConnectFlow, now time.Time) string {
+	s, err := k.SealFlow(f, "", now, time.Minute)
+	if err != nil {
+		panic(err)
+	}
+	return s
 }
