@@ -88,10 +88,13 @@ type HTTPOptions struct {
 // one for the legacy protocol (2025-11-25 and earlier). See [NewHTTPHandler]
 // for the routing rules.
 type HTTPHandler struct {
-	modern  *mcp.StreamableHTTPHandler // Stateless: true
-	legacy  *mcp.StreamableHTTPHandler // Stateless: false
-	maxBody int64                      // < 0: unlimited
-	logger  *slog.Logger               // nil: no route logging
+	modern *mcp.StreamableHTTPHandler // Stateless: true
+	legacy *mcp.StreamableHTTPHandler // Stateless: false
+	// sessions end the questions waiting on legacy sessions that are
+	// deleted or idle (see elicitLegacy).
+	sessions *legacySessions
+	maxBody  int64        // < 0: unlimited
+	logger   *slog.Logger // nil: no route logging
 }
 
 // NewHTTPHandler returns an [HTTPHandler] serving the servers that getServer
@@ -166,10 +169,11 @@ func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts *HTTPOptions
 		maxBody = mcp.DefaultMaxRequestBodyBytes
 	}
 	return &HTTPHandler{
-		modern:  mcp.NewStreamableHTTPHandler(getServer, &modern),
-		legacy:  mcp.NewStreamableHTTPHandler(getServer, &legacy),
-		maxBody: maxBody,
-		logger:  opts.Logger,
+		modern:   mcp.NewStreamableHTTPHandler(getServer, &modern),
+		legacy:   mcp.NewStreamableHTTPHandler(getServer, &legacy),
+		maxBody:  maxBody,
+		logger:   opts.Logger,
+		sessions: &legacySessions{idle: opts.SessionTimeout},
 	}
 }
 
@@ -192,7 +196,7 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"session", r.Header.Get(httpSessionHeader) != "")
 	}
 	if route == RouteLegacy {
-		h.legacy.ServeHTTP(w, r)
+		h.sessions.serve(h.legacy, w, r, reason == "initialize")
 		return
 	}
 	h.modern.ServeHTTP(w, r)

@@ -3,11 +3,15 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"math"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -67,9 +71,12 @@ type Step struct {
 	// else those without a default); the rest come from the arguments when
 	// present, else from the form's defaults.
 	PrefillNeeds []string
-	// Once makes the flow single use: the call that completes it may do so
-	// only once per requestState (a replayed retry of a destructive
-	// confirmation gets ErrReplayed). Set on the final step.
+	// Once makes the step a confirmation that is asked, once: it is never
+	// answered from the arguments, from answers the server did not ask for,
+	// or by its defaults when the client cannot show it; and a flow that
+	// answered it completes once (a flow has one identity from its first
+	// round; any later completion, from whichever of its states, gets
+	// ErrReplayed). Set on the final step.
 	Once bool
 	// Together asks the step in the same round as the step before it, a
 	// form step. It must be a form step with a static Message (generated
@@ -144,7 +151,7 @@ type ToolOptions struct {
 	// Grants tells URL steps whether their flow finished; nil means
 	// DefaultGrants(). Share it with the connect handlers.
 	Grants GrantStore
-	// Replay enforces single use for flows whose final step is Once; nil
+	// Replay enforces single use for flows that answered a Once step; nil
 	// means DefaultReplayGuard(). Instances serving one tool share one.
 	Replay ReplayGuard
 	// LegacyURLWait is how long a call of a 2025-11-25 client, which has
@@ -155,19 +162,33 @@ type ToolOptions struct {
 	// later call finds the grant. 0 means DefaultLegacyURLWait; negative,
 	// no wait.
 	LegacyURLWait time.Duration
+	// LegacyAnswerWait is how long a call of a 2025-11-25 client waits for
+	// the answer to one question (a server-to-client elicitation/create);
+	// then the call ends with an error. The question also ends when its
+	// session is deleted, or left idle for HTTPOptions.SessionTimeout (see
+	// HTTPHandler). 0 or negative means DefaultLegacyAnswerWait.
+	LegacyAnswerWait time.Duration
 }
+
+// DefaultLegacyAnswerWait is how long a 2025-11-25 call waits for the
+// answer to one question by default: as long as a state lives.
+const DefaultLegacyAnswerWait = DefaultStateTTL
 
 // Machine drives one tool's steps over MRTR rounds.
 type Machine struct {
 	tool  string
 	steps []Step
+	props []map[string]struct{} // per step: the form's declared properties
 	flow  Flow
 	opts  ToolOptions
 }
 
 // NewMachine returns the machine of tool, with its step table and flow.
 func NewMachine(tool string, steps []Step, flow Flow, opts *ToolOptions) *Machine {
-	m := &Machine{tool: tool, steps: steps, flow: flow}
+	m := &Machine{tool: tool, steps: steps, flow: flow, props: make([]map[string]struct{}, len(steps))}
+	for i := range steps {
+		m.props[i] = formProperties(&steps[i])
+	}
 	if opts != nil {
 		m.opts = *opts
 	}
@@ -198,12 +219,19 @@ func NewMachine(tool string, steps []Step, flow Flow, opts *ToolOptions) *Machin
 	if m.opts.LegacyURLWait == 0 {
 		m.opts.LegacyURLWait = DefaultLegacyURLWait
 	}
+	if m.opts.LegacyAnswerWait <= 0 {
+		m.opts.LegacyAnswerWait = DefaultLegacyAnswerWait
+	}
 	return m
 }
 
-// flowState is the payload sealed into requestState.
+// flowState is the payload sealed into requestState: only what the flow
+// needs between rounds (the declared properties of valid answers, bounded
+// reasons, the flow's identity and the keys of the round's questions).
 type flowState struct {
-	Step    int         `json:"s"` // the first step not answered yet: the round's first
+	ID      string      `json:"i,omitempty"` // the flow's identity, from its first round
+	Step    int         `json:"s"`           // the first step not answered yet: the round's first
+	Asked   []int       `json:"r,omitempty"` // the steps asked in the round this state answers
 	Answers Answers     `json:"a"`
 	Steps   []stepState `json:"q"`           // per step
 	Flow    string      `json:"f,omitempty"` // the URL step's flow id
@@ -214,7 +242,7 @@ type flowState struct {
 type stepState struct {
 	Asks   int    `json:"n,omitempty"` // how often it was asked
 	Tries  int    `json:"t,omitempty"` // invalid answers to it so far
-	Reason string `json:"e,omitempty"` // why the last answer was invalid
+	Reason string `json:"e,omitempty"` // why the last answer was invalid (at most maxReasonLen bytes)
 }
 
 type principalKey struct{}
@@ -226,139 +254,213 @@ func PrincipalFrom(ctx context.Context) string {
 	return p
 }
 
-// Call runs one tools/call of the flow: it opens the state, takes the
-// answer of the round, and returns the next input_required result, the
-// handler's result, or an error.
-func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) (*mcp.CallToolResult, error) {
-	bind := Binding{Tool: m.tool, ArgsDigest: DigestArguments(req.Params.Arguments), Principal: m.principal(req), Audience: m.opts.Audience}
-	ctx = context.WithValue(ctx, principalKey{}, bind.Principal)
-	now := m.opts.Now()
-	st := flowState{Answers: make(Answers, len(m.steps)), Steps: make([]stepState, len(m.steps))}
-	round := uint32(0)
-	asked := false
-	if s := req.Params.RequestState; s != "" {
-		r, payload, err := m.opts.Keys.Open(bind, s, now)
-		if err != nil {
-			m.opts.Logger.Debug("elicitgen: requestState rejected", "tool", m.tool)
-			return nil, err
-		}
-		if err := json.Unmarshal(payload, &st); err != nil || st.Step < 0 || st.Step > len(m.steps) ||
-			len(st.Answers) != len(m.steps) || len(st.Steps) != len(m.steps) {
-			return nil, ErrInvalidState
-		}
-		round, asked = r, r > 0
+// call is one tools/call as the machine runs it: the request, the binding
+// its state is sealed under, and the flow's state so far.
+type call struct {
+	m      *Machine
+	ctx    context.Context
+	req    *mcp.CallToolRequest
+	args   any
+	bind   Binding
+	now    time.Time
+	legacy bool
+	round  uint32 // input_required results of this flow so far
+	st     flowState
+}
+
+// Call runs one tools/call of the flow, in the order of the protocol: open
+// the state, take the answers to the questions it asked, decide the next
+// round, and seal it or complete. A panic in generated code or a handler
+// method ends this call with a JSON-RPC internal error, logged with its
+// stack, and never the process.
+func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) (res *mcp.CallToolResult, err error) {
+	defer m.recoverCall(&res, &err)
+	c, err := m.open(ctx, req, args)
+	if err != nil {
+		return nil, err
 	}
-	if m.opts.Overloaded != nil && m.opts.Overloaded(ctx) {
-		return m.seal(bind, round, st, now, mcp.InputRequestMap{}), nil
+	if m.opts.Overloaded != nil && m.opts.Overloaded(c.ctx) {
+		return c.seal(mcp.InputRequestMap{})
 	}
-	legacy := isLegacy(req)
-	for st.Step < len(m.steps) {
-		i := st.Step
-		if asked {
-			// The retry of the round that began at step i: each of its
-			// questions is answered under its own key, or not at all.
-			asked = false
-			for _, j := range m.round(&st, legacy) {
-				resp, _ := req.Params.InputResponses[inputKey(m.steps[j].Key, st.Steps[j].Asks)].(*mcp.ElicitResult)
-				if resp == nil {
-					continue
-				}
-				if done, res, err := m.take(ctx, req, args, &st, j, resp, bind.Principal); done {
-					return res, err
-				}
+	reask := false
+	if len(c.st.Asked) > 0 {
+		if res, err, done := c.takeAnswers(); done {
+			return res, err
+		}
+		// Missing or invalid answers are asked again, in a new round,
+		// with the round's other unanswered questions.
+		reask = !m.advance(&c.st)
+	}
+	for c.st.Step < len(m.steps) {
+		if !reask {
+			res, err, done, moved := c.decide()
+			if done {
+				return res, err
 			}
-			if m.advance(&st) {
+			if moved {
 				continue
 			}
-			// Missing or invalid: ask again, in a new round, with the
-			// round's other unanswered questions.
-		} else {
-			handled, res, err := m.skip(ctx, req, args, &st, i)
-			if handled {
-				if res != nil || err != nil {
-					return res, err
-				}
-				continue
-			}
-			for _, j := range m.round(&st, legacy)[1:] {
-				if handled, res, err := m.skip(ctx, req, args, &st, j); handled && (res != nil || err != nil) {
-					return res, err
-				}
-			}
-			// A call without state may already carry the answers to the
-			// first questions it is to ask, under those questions' keys (a
-			// client that knows the forms). They are taken like any answer:
-			// decoded and validated, and only for those questions.
-			if round == 0 && !legacy {
-				for _, j := range m.round(&st, legacy) {
-					resp, _ := req.Params.InputResponses[inputKey(m.steps[j].Key, 1)].(*mcp.ElicitResult)
-					if resp == nil || st.Steps[j].Asks != 0 || m.steps[j].Mode != ModeForm {
-						continue
-					}
-					st.Steps[j].Asks = 1
-					if done, res, err := m.take(ctx, req, args, &st, j, resp, bind.Principal); done {
-						return res, err
-					}
-				}
-				if m.advance(&st) {
-					continue
-				}
-			}
 		}
-		asking := m.round(&st, legacy)
+		reask = false
+		asking := m.round(&c.st, c.legacy)
 		for _, j := range asking {
-			if t := st.Steps[j]; t.Tries >= m.opts.MaxAttempts {
+			if t := c.st.Steps[j]; t.Tries >= m.opts.MaxAttempts {
 				return toolError(fmt.Sprintf("%s: gave up after %d invalid answers: %s", m.steps[j].Key, t.Tries, t.Reason)), nil
 			}
 		}
-		step := &m.steps[i]
-		if legacy {
-			params := m.params(ctx, req, args, &st, i, bind.Principal, now)
-			if step.Mode == ModeURL {
-				params.ElicitationID = st.Flow // 2025-11-25 URL mode needs one
+		if c.legacy {
+			if res, err, done := c.askNow(c.st.Step); done {
+				return res, err
 			}
-			res, err := req.Session.Elicit(ctx, params)
-			if err != nil {
-				return nil, err
-			}
-			done, out, err := m.take(ctx, req, args, &st, i, res, bind.Principal)
-			if done {
-				return out, err
-			}
-			if step.Mode == ModeURL && st.Answers[i] == nil && res.Action == ActionAccept {
-				// Accepted, not finished yet, and no retry will come on this
-				// era: the call waits for the browser, then goes on.
-				flow := st.Flow
-				finished, err := m.awaitFlow(ctx, flow, bind.Principal)
-				if err != nil {
-					return nil, err
-				}
-				if !finished {
-					// A later call finds the user's grant.
-					return Text(LegacyURLUnfinished), nil
-				}
-				st.finishURLStep(i)
-				if err := req.Session.NotifyElicitationComplete(ctx, &mcp.ElicitationCompleteParams{ElicitationID: flow}); err != nil {
-					m.opts.Logger.Debug("elicitgen: notifying the completion of a URL step", "tool", m.tool, "err", err)
-				}
-			}
-			m.advance(&st)
+			m.advance(&c.st)
 			continue
 		}
-		if int(round) >= m.opts.MaxRounds {
-			// The client would give up before the answer came.
-			return toolError(fmt.Sprintf("%s: no answer after %d rounds of questions; call the tool again to start over", step.Key, round)), nil
-		}
-		round++
-		requests := make(mcp.InputRequestMap, len(asking))
-		for _, j := range asking {
-			st.Steps[j].Asks++
-			requests[inputKey(m.steps[j].Key, st.Steps[j].Asks)] = m.params(ctx, req, args, &st, j, bind.Principal, now)
-		}
-		return m.seal(bind, round, st, now, requests), nil
+		return c.ask(asking)
 	}
-	if s := req.Params.RequestState; s != "" && len(m.steps) > 0 && m.steps[len(m.steps)-1].Once {
-		first, err := m.opts.Replay.Claim(ctx, stateID(m.tool, s), now.Add(m.opts.TTL))
+	return c.complete()
+}
+
+// open binds the call and opens its requestState, if any.
+func (m *Machine) open(ctx context.Context, req *mcp.CallToolRequest, args any) (*call, error) {
+	bind := Binding{Tool: m.tool, ArgsDigest: DigestArguments(req.Params.Arguments), Principal: m.principal(req), Audience: m.opts.Audience}
+	c := &call{
+		m: m, ctx: context.WithValue(ctx, principalKey{}, bind.Principal), req: req, args: args,
+		bind: bind, now: m.opts.Now(), legacy: isLegacy(req),
+		st: flowState{Answers: make(Answers, len(m.steps)), Steps: make([]stepState, len(m.steps))},
+	}
+	s := req.Params.RequestState
+	if s == "" {
+		return c, nil
+	}
+	round, payload, err := m.opts.Keys.Open(bind, s, c.now)
+	if err != nil {
+		m.opts.Logger.Debug("elicitgen: requestState rejected", "tool", m.tool)
+		return nil, err
+	}
+	st := &c.st
+	if err := json.Unmarshal(payload, st); err != nil || st.Step < 0 || st.Step > len(m.steps) ||
+		len(st.Answers) != len(m.steps) || len(st.Steps) != len(m.steps) {
+		return nil, ErrInvalidState
+	}
+	for _, j := range st.Asked {
+		if j < st.Step || j >= len(m.steps) || st.Steps[j].Asks < 1 {
+			return nil, ErrInvalidState
+		}
+	}
+	c.round = round
+	return c, nil
+}
+
+// takeAnswers applies the retry's answers to the questions the state says
+// were asked, each under its own key; answers under any other key are
+// ignored (the spec: a server ignores what it did not ask).
+func (c *call) takeAnswers() (res *mcp.CallToolResult, err error, done bool) {
+	asked := c.st.Asked
+	c.st.Asked = nil
+	for _, j := range asked {
+		resp, _ := c.req.Params.InputResponses[inputKey(c.m.steps[j].Key, c.st.Steps[j].Asks)].(*mcp.ElicitResult)
+		if resp == nil {
+			continue
+		}
+		if res, err, done := c.take(j, resp); done {
+			return res, err, true
+		}
+	}
+	return nil, nil, false
+}
+
+// decide settles the round that begins at st.Step before it is asked: the
+// handler may skip its first step, the arguments may answer its steps, or
+// the client may be unable to show them. moved is true when st.Step moved
+// (decide again); done when the call ends with (res, err).
+func (c *call) decide() (res *mcp.CallToolResult, err error, done, moved bool) {
+	from := c.st.Step
+	if res, err, handled := c.skip(from); handled {
+		return res, err, res != nil || err != nil, true
+	}
+	for _, j := range c.m.round(&c.st, c.legacy)[1:] {
+		if res, err, handled := c.skip(j); handled && (res != nil || err != nil) {
+			return res, err, true, false
+		}
+	}
+	return nil, nil, false, c.st.Step != from
+}
+
+// ask ends the call with the round's questions and the sealed state.
+func (c *call) ask(asking []int) (*mcp.CallToolResult, error) {
+	m := c.m
+	if int(c.round) >= m.opts.MaxRounds {
+		// The client would give up before the answer came.
+		return toolError(fmt.Sprintf("%s: no answer after %d rounds of questions; call the tool again to start over", m.steps[c.st.Step].Key, c.round)), nil
+	}
+	if c.st.ID == "" {
+		c.st.ID = newFlowID()
+	}
+	c.round++
+	requests := make(mcp.InputRequestMap, len(asking))
+	for _, j := range asking {
+		c.st.Steps[j].Asks++
+		params, err := c.params(j)
+		if err != nil {
+			return nil, err
+		}
+		requests[inputKey(m.steps[j].Key, c.st.Steps[j].Asks)] = params
+	}
+	c.st.Asked = asking
+	return c.seal(requests)
+}
+
+// askNow asks step i of a 2025-11-25 call with a server-to-client request
+// and waits for the answer, at most ToolOptions.LegacyAnswerWait, and no
+// longer than the session lives (see HTTPHandler). An accepted URL step
+// then waits for its flow to finish.
+func (c *call) askNow(i int) (res *mcp.CallToolResult, err error, done bool) {
+	m := c.m
+	step := &m.steps[i]
+	params, err := c.params(i)
+	if err != nil {
+		return nil, err, true
+	}
+	if step.Mode == ModeURL {
+		params.ElicitationID = c.st.Flow // 2025-11-25 URL mode needs one
+	}
+	resp, err := elicitLegacy(c.ctx, c.req.Session, params, m.opts.LegacyAnswerWait)
+	if errors.Is(err, errNoAnswer) {
+		return toolError(step.Key + ": no answer came; call the tool again to be asked again"), nil, true
+	}
+	if err != nil {
+		return nil, err, true
+	}
+	if res, err, done := c.take(i, resp); done {
+		return res, err, true
+	}
+	if step.Mode == ModeURL && c.st.Answers[i] == nil && resp.Action == ActionAccept {
+		// Accepted, not finished yet, and no retry will come on this
+		// era: the call waits for the browser, then goes on.
+		flow := c.st.Flow
+		finished, err := m.awaitFlow(c.ctx, flow, c.bind.Principal)
+		if err != nil {
+			return nil, err, true
+		}
+		if !finished {
+			// A later call finds the user's grant.
+			return Text(LegacyURLUnfinished), nil, true
+		}
+		c.st.finishURLStep(i)
+		if err := c.req.Session.NotifyElicitationComplete(c.ctx, &mcp.ElicitationCompleteParams{ElicitationID: flow}); err != nil {
+			m.opts.Logger.Debug("elicitgen: notifying the completion of a URL step", "tool", m.tool, "err", err)
+		}
+	}
+	return nil, nil, false
+}
+
+// complete ends the flow with every answer in. A flow that answered a Once
+// step completes once: the first completion claims the flow's identity,
+// and any other, from whichever of its states, gets ErrReplayed.
+func (c *call) complete() (*mcp.CallToolResult, error) {
+	m := c.m
+	if c.st.ID != "" && m.answeredOnce(&c.st) {
+		first, err := m.opts.Replay.Claim(c.ctx, flowClaimID(m.tool, c.bind, c.st.ID), c.now.Add(m.opts.TTL))
 		if err != nil {
 			return nil, err
 		}
@@ -366,8 +468,31 @@ func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) 
 			return nil, ErrReplayed
 		}
 	}
-	return m.flow.Complete(ctx, req, args, st.Answers)
+	return m.flow.Complete(c.ctx, c.req, c.args, c.st.Answers)
 }
+
+// answeredOnce reports whether st holds the answer of a Once step.
+func (m *Machine) answeredOnce(st *flowState) bool {
+	for j := range m.steps {
+		if m.steps[j].Once && st.Answers[j] != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// recoverCall is Call's last line of defence.
+func (m *Machine) recoverCall(res **mcp.CallToolResult, err *error) {
+	if r := recover(); r != nil {
+		m.opts.Logger.Error("elicitgen: panic in a tool call", "tool", m.tool, "panic", r, "stack", string(debug.Stack()))
+		*res, *err = nil, ErrInternal
+	}
+}
+
+// ErrInternal is the error of a call that failed inside the server (a
+// panic in a handler method, a state that could not be sealed): the
+// details go to the server log, never to the client.
+var ErrInternal = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error"}
 
 // round lists the steps asked together in a round that begins at st.Step:
 // that step, then the Together form steps right after it not answered yet.
@@ -399,90 +524,102 @@ func (m *Machine) advance(st *flowState) bool {
 
 // params builds the input request of step j, with the reason its last
 // answer was invalid; a URL step's flow starts at its first asking.
-func (m *Machine) params(ctx context.Context, req *mcp.CallToolRequest, args any, st *flowState, j int, principal string, now time.Time) *mcp.ElicitParams {
+func (c *call) params(j int) (*mcp.ElicitParams, error) {
+	m := c.m
 	step := &m.steps[j]
 	if step.Mode != ModeURL {
-		return step.Params(m.message(ctx, req, args, j, st))
+		return step.Params(c.message(j)), nil
 	}
-	if st.Flow == "" {
-		st.Flow = newFlowID()
-		st.Token, _ = m.opts.Keys.SealFlow(ConnectFlow{ID: st.Flow, Subject: principal, Tool: m.tool, Step: step.Key}, m.opts.Audience, now, m.opts.TTL)
+	if c.st.Flow == "" {
+		flow := newFlowID()
+		token, err := m.opts.Keys.SealFlow(ConnectFlow{ID: flow, Subject: c.bind.Principal, Tool: m.tool, Step: step.Key}, m.opts.Audience, c.now, m.opts.TTL)
+		if err != nil {
+			m.opts.Logger.Warn("elicitgen: cannot seal a flow token", "tool", m.tool, "err", err)
+			return nil, ErrInternal
+		}
+		c.st.Flow, c.st.Token = flow, token
 	}
-	return &mcp.ElicitParams{Mode: "url", Message: m.message(ctx, req, args, j, st),
-		URL: m.flow.Link(ctx, req, args, j, st.Answers, st.Token)}
+	return &mcp.ElicitParams{Mode: "url", Message: c.message(j),
+		URL: m.flow.Link(c.ctx, c.req, c.args, j, c.st.Answers, c.st.Token)}, nil
 }
 
 // skip decides, for step j about to be asked, whether it is asked at all:
 // the handler may skip it (the round's first step only), the arguments may
-// answer it, or the client may be unable to show it. handled is false when
-// the step is to be asked.
-func (m *Machine) skip(ctx context.Context, req *mcp.CallToolRequest, args any, st *flowState, j int) (handled bool, res *mcp.CallToolResult, err error) {
+// answer it (never a Once step), or the client may be unable to show it
+// (a Once step then never falls back to its defaults). handled is false
+// when the step is to be asked.
+func (c *call) skip(j int) (res *mcp.CallToolResult, err error, handled bool) {
+	m, st := c.m, &c.st
 	step := &m.steps[j]
-	if !step.Together && m.flow.Ask != nil && !m.flow.Ask(ctx, req, args, j, st.Answers) {
+	if !step.Together && m.flow.Ask != nil && !m.flow.Ask(c.ctx, c.req, c.args, j, st.Answers) {
 		st.Step++ // only a round's first step has a handler to skip it
-		return true, nil, nil
+		return nil, nil, true
 	}
-	if step.Prefill != nil {
-		if content, all := prefill(req.Params.Arguments, step.Prefill, step.PrefillNeeds); all {
+	if step.Prefill != nil && !step.Once {
+		if content, all := prefill(c.req.Params.Arguments, step.Prefill, step.PrefillNeeds); all {
 			if err := step.Check(content); err != nil {
-				return true, toolError("invalid arguments: " + strings.TrimPrefix(err.Error(), "invalid content: ")), nil
+				return toolError("invalid arguments: " + bounded(strings.TrimPrefix(err.Error(), "invalid content: "))), nil, true
 			}
-			st.Answers[j] = content
+			st.Answers[j] = m.declared(j, content)
 			m.advance(st)
-			return true, nil, nil
+			return nil, nil, true
 		}
 	}
-	if canShow(req, step.Mode) {
-		return false, nil, nil
+	if canShow(c.req, step.Mode) {
+		return nil, nil, false
 	}
 	switch step.Fallback {
 	case FallbackDefaults:
+		if step.Once {
+			break // a confirmation is never answered for the user
+		}
 		content := map[string]any{}
 		if err := step.Check(content); err == nil {
 			st.Answers[j] = content
 			m.advance(st)
-			return true, nil, nil
+			return nil, nil, true
 		}
 		if step.Missing != "" {
-			return true, toolError(step.Missing), nil
+			return toolError(step.Missing), nil, true
 		}
 	case FallbackArguments:
-		return true, toolError(step.Missing), nil
+		return toolError(step.Missing), nil, true
 	case FallbackHandler:
-		res, err := m.flow.Unavailable(ctx, req, args, j, st.Answers)
-		return true, res, err
+		res, err := m.flow.Unavailable(c.ctx, c.req, c.args, j, st.Answers)
+		return res, err, true
 	}
-	return true, nil, MissingCapability(step.Mode)
+	return nil, MissingCapability(step.Mode), true
 }
 
 // take applies an elicitation result to step j. done is true when the call
-// ends with (res, err); otherwise the step is answered (st.Answers[j] set),
-// or the answer was invalid and st records why, or a URL step's flow has
-// not finished yet.
-func (m *Machine) take(ctx context.Context, req *mcp.CallToolRequest, args any, st *flowState, j int, resp *mcp.ElicitResult, principal string) (done bool, res *mcp.CallToolResult, err error) {
+// ends with (res, err); otherwise the step is answered (st.Answers[j] set,
+// with the form's declared properties only), or the answer was invalid and
+// st records why, or a URL step's flow has not finished yet.
+func (c *call) take(j int, resp *mcp.ElicitResult) (res *mcp.CallToolResult, err error, done bool) {
+	m := c.m
 	step := &m.steps[j]
-	t := &st.Steps[j]
+	t := &c.st.Steps[j]
 	switch resp.Action {
 	case ActionDecline, ActionCancel:
-		res, err := m.flow.Ended(ctx, req, args, j, resp.Action, st.Answers)
-		return true, res, err
+		res, err := m.flow.Ended(c.ctx, c.req, c.args, j, resp.Action, c.st.Answers)
+		return res, err, true
 	case ActionAccept:
 	default:
 		t.Tries++
-		t.Reason = "unknown action " + strconv.Quote(resp.Action)
-		return false, nil, nil
+		t.Reason = "unknown action " + strconv.Quote(bounded(resp.Action))
+		return nil, nil, false
 	}
 	if step.Mode == ModeURL {
 		// Accept is consent, not completion: the grant store says whether
 		// the flow finished, for this principal.
-		finished, err := m.flowFinished(ctx, st.Flow, principal)
+		finished, err := m.flowFinished(c.ctx, c.st.Flow, c.bind.Principal)
 		if err != nil {
-			return true, nil, err
+			return nil, err, true
 		}
 		if finished {
-			st.finishURLStep(j)
+			c.st.finishURLStep(j)
 		}
-		return false, nil, nil
+		return nil, nil, false
 	}
 	content := resp.Content
 	if content == nil {
@@ -490,12 +627,95 @@ func (m *Machine) take(ctx context.Context, req *mcp.CallToolRequest, args any, 
 	}
 	if err := step.Check(content); err != nil {
 		t.Tries++
-		t.Reason = strings.TrimPrefix(err.Error(), "invalid content: ")
-		return false, nil, nil
+		t.Reason = bounded(strings.TrimPrefix(err.Error(), "invalid content: "))
+		return nil, nil, false
 	}
-	st.Answers[j] = content
+	kept := m.declared(j, content)
+	if size := answersSize(c.st.Answers) + jsonSize(kept); size > MaxAnswersLen {
+		t.Tries++
+		t.Reason = fmt.Sprintf("the answers are too long (%d bytes of JSON; at most %d in all): please shorten them", size, MaxAnswersLen)
+		return nil, nil, false
+	}
+	c.st.Answers[j] = kept
 	t.Tries, t.Reason = 0, ""
-	return false, nil, nil
+	return nil, nil, false
+}
+
+// MaxAnswersLen bounds the JSON of the answers a flow keeps between
+// rounds, so that its state always fits in MaxStateLen: an answer that
+// would pass it is asked again with the reason.
+const MaxAnswersLen = 32 << 10
+
+// maxReasonLen bounds the reasons and the echoed values a state keeps.
+const maxReasonLen = 256
+
+// bounded cuts s to at most maxReasonLen bytes, on a rune boundary.
+func bounded(s string) string {
+	if len(s) <= maxReasonLen {
+		return s
+	}
+	cut := maxReasonLen - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// declared returns the properties of content that form step j declares:
+// what a client adds besides them is never kept.
+func (m *Machine) declared(j int, content map[string]any) map[string]any {
+	props := m.props[j]
+	if props == nil {
+		return content
+	}
+	kept := make(map[string]any, len(content))
+	for k, v := range content {
+		if _, ok := props[k]; ok {
+			kept[k] = v
+		}
+	}
+	return kept
+}
+
+// formProperties returns the property names of the requestedSchema of a
+// form step (nil when it has none to read).
+func formProperties(step *Step) map[string]struct{} {
+	if step.Mode != ModeForm || step.Params == nil {
+		return nil
+	}
+	raw, err := json.Marshal(step.Params("").RequestedSchema)
+	if err != nil {
+		return nil
+	}
+	var schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(raw, &schema) != nil {
+		return nil
+	}
+	props := make(map[string]struct{}, len(schema.Properties))
+	for p := range schema.Properties {
+		props[p] = struct{}{}
+	}
+	return props
+}
+
+func answersSize(a Answers) int {
+	n := 0
+	for _, c := range a {
+		if c != nil {
+			n += jsonSize(c)
+		}
+	}
+	return n
+}
+
+func jsonSize(v any) int {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return math.MaxInt32
+	}
+	return len(b)
 }
 
 // finishURLStep records URL step j's flow as its answer.
@@ -556,28 +776,33 @@ func (m *Machine) awaitFlow(ctx context.Context, flow, principal string) (finish
 
 // message is the step's message, with the reason the last answer was
 // refused when it is asked again.
-func (m *Machine) message(ctx context.Context, req *mcp.CallToolRequest, args any, i int, st *flowState) string {
+func (c *call) message(i int) string {
+	m := c.m
 	msg := m.steps[i].Message
 	if msg == "" && m.flow.Message != nil {
-		msg = m.flow.Message(ctx, req, args, i, st.Answers)
+		msg = m.flow.Message(c.ctx, c.req, c.args, i, c.st.Answers)
 	}
-	if r := st.Steps[i].Reason; r != "" {
+	if r := c.st.Steps[i].Reason; r != "" {
 		msg += "\n\nPlease correct: " + r + "."
 	}
 	return msg
 }
 
-func (m *Machine) seal(bind Binding, round uint32, st flowState, now time.Time, requests mcp.InputRequestMap) *mcp.CallToolResult {
-	payload, err := json.Marshal(st)
-	if err != nil {
-		// Answers hold only JSON values decoded from the wire.
-		panic(fmt.Sprintf("elicitgen: sealing state: %v", err))
+// seal ends the call with requests and the flow's state sealed for the
+// next round. A state that does not fit is an internal error, logged: the
+// answers it keeps are bounded (MaxAnswersLen), so only a very long
+// principal or audience can cause it.
+func (c *call) seal(requests mcp.InputRequestMap) (*mcp.CallToolResult, error) {
+	m := c.m
+	payload, err := json.Marshal(c.st)
+	if err == nil {
+		var state string
+		if state, err = m.opts.Keys.Seal(c.bind, c.round, payload, c.now, m.opts.TTL); err == nil {
+			return &mcp.CallToolResult{InputRequests: requests, RequestState: state}, nil
+		}
 	}
-	state, err := m.opts.Keys.Seal(bind, round, payload, now, m.opts.TTL)
-	if err != nil {
-		return toolError("elicitgen: " + err.Error())
-	}
-	return &mcp.CallToolResult{InputRequests: requests, RequestState: state}
+	m.opts.Logger.Warn("elicitgen: cannot seal the state of a round", "tool", m.tool, "err", err, "bytes", len(payload))
+	return nil, ErrInternal
 }
 
 func (m *Machine) principal(req *mcp.CallToolRequest) string {

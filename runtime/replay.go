@@ -4,23 +4,29 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// ReplayGuard makes a sealed state usable once: the spec leaves single use
-// to servers, which "MUST enforce that invariant server-side". Claim
-// records id until the given time and reports whether this was the first
-// claim. Implementations must be safe for concurrent use; instances that
-// serve one tool share one guard (a database, Redis SETNX...).
+// ReplayGuard makes a flow that answered a Once step complete once: the
+// spec leaves single use to servers, which "MUST enforce that invariant
+// server-side". Claim records id until the given time and reports whether
+// this was the first claim; it must be atomic (two instances racing on one
+// id: exactly one gets first). What a shared guard stores is the id (a
+// digest naming the tool, the binding and the flow's identity; no answer,
+// no user data) and its expiry: the time after which no state of the flow
+// can open any more. Implementations must be safe for concurrent use;
+// instances that serve one tool share one guard (a database, Redis SET NX
+// with an expiry...).
 type ReplayGuard interface {
 	Claim(ctx context.Context, id string, until time.Time) (first bool, err error)
 }
 
-// ErrReplayed is the error of a retry whose state was already used to
-// complete a single-use flow.
+// ErrReplayed is the error of a retry of a flow that already completed
+// after answering a Once step, whichever of the flow's states it carries.
 var ErrReplayed = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "requestState already used"}
 
 // MemoryReplayGuard is the in-process ReplayGuard. The zero value is ready.
@@ -64,8 +70,14 @@ var defaultReplay = &MemoryReplayGuard{}
 // when their options name none.
 func DefaultReplayGuard() ReplayGuard { return defaultReplay }
 
-// stateID names a sealed state for the replay guard.
-func stateID(tool, state string) string {
-	sum := sha256.Sum256([]byte(tool + "\x00" + state))
-	return base64.RawURLEncoding.EncodeToString(sum[:])
+// flowClaimID names a flow for the replay guard: its identity (random,
+// from its first round) under its tool and binding.
+func flowClaimID(tool string, b Binding, flow string) string {
+	h := sha256.New()
+	h.Write([]byte("elicitgen flow v1\x00"))
+	for _, s := range []string{tool, string(b.ArgsDigest[:]), b.Principal, b.Audience, flow} {
+		h.Write(binary.AppendUvarint(nil, uint64(len(s))))
+		h.Write([]byte(s))
+	}
+	return base64.RawURLEncoding.EncodeToString(h.Sum(nil))
 }

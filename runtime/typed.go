@@ -73,8 +73,11 @@ func (t Typed[A, T, S]) Flow() Flow {
 }
 
 // AddTool registers tool on server, its calls driven by m. The tool's
-// InputSchema comes from MustInputSchema.
+// InputSchema comes from MustInputSchema. It also installs the
+// sending middleware that lets the form's decoder, not the
+// SDK, judge the answers of 2025-11-25 clients.
 func AddTool[A any](server *mcp.Server, tool *mcp.Tool, m *Machine) {
+	server.AddSendingMiddleware(keepRawAnswers)
 	mcp.AddTool(server, tool, func(ctx context.Context, req *mcp.CallToolRequest, args A) (*mcp.CallToolResult, any, error) {
 		res, err := m.Call(ctx, req, args)
 		return res, nil, err

@@ -166,11 +166,11 @@ func FuzzStrictCall(f *testing.F) {
 		if !completed {
 			return
 		}
-		// The question is "everything" with the first round's state, and
-		// also without a state (a call may carry the answer to its first
-		// question); another tool's state or a tampered one never opens.
+		// The question is "everything" with the first round's state only:
+		// without a state nothing was asked, and another tool's state or a
+		// tampered one never opens.
 		answer, _ := responses["everything"].(*mcp.ElicitResult)
-		if (state != strictState && state != "") || answer == nil {
+		if state != strictState || answer == nil {
 			t.Fatalf("completed (%q) without an answer to this state's question (state %d)", text, int(mode)%len(states))
 		}
 		switch answer.Action {
@@ -187,8 +187,9 @@ func FuzzStrictCall(f *testing.F) {
 }
 
 // TestStrictCallHarness checks the fuzz target's harness on known calls:
-// a valid answer completes, with or without the first round's state; a
-// tampered state or another tool's is a JSON-RPC error.
+// a valid answer completes with the first round's state, and is ignored
+// without one (nothing was asked); a tampered state or another tool's is a
+// JSON-RPC error.
 func TestStrictCallHarness(t *testing.T) {
 	h := newFuzzHandler()
 	read := func(status int, data string) rpcReply {
@@ -205,12 +206,13 @@ func TestStrictCallHarness(t *testing.T) {
 		t.Fatalf("first rounds: %+v %+v", first, poll)
 	}
 	valid := `{"everything":{"action":"accept","content":{"count":5,"favorite":"red"}}}`
-	for _, state := range []string{first.Result.RequestState, ""} {
-		r := read(postToolCall(h, "strict", state, valid))
-		if r.Result == nil || r.Result.IsError || r.Result.ResultType == "input_required" || len(r.Result.Content) == 0 ||
-			!strings.HasPrefix(r.Result.Content[0].Text, "completed ") {
-			t.Errorf("state %.10q: a valid answer did not complete: %+v", state, r)
-		}
+	r := read(postToolCall(h, "strict", first.Result.RequestState, valid))
+	if r.Result == nil || r.Result.IsError || r.Result.ResultType == "input_required" || len(r.Result.Content) == 0 ||
+		!strings.HasPrefix(r.Result.Content[0].Text, "completed ") {
+		t.Errorf("a valid answer did not complete: %+v", r)
+	}
+	if r := read(postToolCall(h, "strict", "", valid)); r.Result == nil || r.Result.ResultType != "input_required" {
+		t.Errorf("an answer nobody asked for was taken: %+v", r)
 	}
 	for name, state := range map[string]string{"poll's state": poll.Result.RequestState, "tampered": first.Result.RequestState + "A"} {
 		if r := read(postToolCall(h, "strict", state, valid)); r.Error == nil || r.Error.Code != -32602 {
@@ -220,8 +222,8 @@ func TestStrictCallHarness(t *testing.T) {
 }
 
 // FuzzSignupCall is FuzzStrictCall for the signup, whose three steps are
-// one round (together): a retry of the first round's state, or a first call
-// without one, completes only when every question's answer is valid, or
+// one round (together): a retry of the first round's state (never a first
+// call without one, whose answers nobody asked for) completes only when every question's answer is valid, or
 // ends at the first question (in step order) declined or cancelled.
 func FuzzSignupCall(f *testing.F) {
 	h := newFuzzHandler()
@@ -249,6 +251,9 @@ func FuzzSignupCall(f *testing.F) {
 		completed, text, responses := completedCall(t, h, "signup", state, inputResponses)
 		if !completed {
 			return
+		}
+		if state == "" {
+			t.Fatalf("completed (%q) without a state: nothing was asked", text)
 		}
 		// The first question declined or cancelled, in step order, ends
 		// the flow whatever the others say.

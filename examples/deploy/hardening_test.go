@@ -1,0 +1,119 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/internal/mcptest"
+
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+)
+
+// The requests of issue 12's first finding, each of which used to make
+// Keyring.Seal panic and the process exit: the process now answers each,
+// and the state keeps only the form's declared properties and a bounded
+// reason.
+
+func TestOversizedAnswersAreNotKept(t *testing.T) {
+	cs := manual(t, &elicitrt.ToolOptions{Keys: keys, Replay: &elicitrt.MemoryReplayGuard{}})
+	args := map[string]any{"service": "api"}
+	pad := strings.Repeat("A", 50_000)
+	padded := mcp.InputResponseMap{"target": &mcp.ElicitResult{Action: "accept",
+		Content: map[string]any{"environment": "prod", "pad": pad}}}
+
+	// Without a state nothing was asked: the answer is ignored.
+	first, err := retry(cs, args, "", padded)
+	if err != nil || onlyKey(t, first) != "target" {
+		t.Fatalf("first call with an unasked, oversized answer: %+v %v", first, err)
+	}
+	// Asked, the valid answer is kept without the undeclared "pad".
+	second, err := retry(cs, args, first.RequestState, padded)
+	if err != nil || onlyKey(t, second) != "confirm" {
+		t.Fatalf("retry with an oversized undeclared property: %+v %v", second, err)
+	}
+	if n := len(second.RequestState); n > 1024 {
+		t.Fatalf("the state keeps what the form does not declare: %d bytes", n)
+	}
+
+	// A 50 kB action is an invalid answer: asked again, with a bounded reason.
+	again, err := retry(cs, args, first.RequestState, mcp.InputResponseMap{"target": &mcp.ElicitResult{Action: pad}})
+	if err != nil || onlyKey(t, again) != "target.2" {
+		t.Fatalf("retry with a 50 kB action: %+v %v", again, err)
+	}
+	msg := again.InputRequests["target.2"].(*mcp.ElicitParams).Message
+	if !strings.Contains(msg, `unknown action "AAAA`) || len(msg) > 512 {
+		t.Fatalf("reason of a 50 kB action: %d bytes: %.200q", len(msg), msg)
+	}
+	if n := len(again.RequestState); n > 1024 {
+		t.Fatalf("the state keeps the unbounded reason: %d bytes", n)
+	}
+}
+
+// TestConfirmationIsAskedOnce covers issue 12's second finding: a
+// confirmation is never answered by an answer the server did not ask for,
+// and a flow completes its confirmation once, whichever of its states is
+// replayed.
+func TestConfirmationIsAskedOnce(t *testing.T) {
+	for _, transport := range mcptest.Transports {
+		t.Run(transport, func(t *testing.T) {
+			opts := &elicitrt.ToolOptions{Keys: keys, Replay: &elicitrt.MemoryReplayGuard{}}
+			cs := mcptest.Connect(t, func() *mcp.Server { return newServer(opts) }, transport, "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
+			confirm := mcp.InputResponseMap{"confirm": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}}
+
+			// The environment comes from the arguments (prefill); the
+			// unasked confirmation is ignored and asked.
+			prefilled := map[string]any{"service": "api", "environment": "prod"}
+			res, err := retry(cs, prefilled, "", confirm)
+			if err != nil || onlyKey(t, res) != "confirm" {
+				t.Fatalf("an unasked confirmation was taken: %+v %v", res, err)
+			}
+			// A confirmation is never taken from the arguments (the SDK
+			// refuses an argument the input schema does not declare).
+			res, err = retry(cs, map[string]any{"service": "api", "environment": "prod", "confirm": true}, "", nil)
+			if err != nil || !res.IsError || !strings.Contains(mcptest.Text(res), "confirm") {
+				t.Fatalf("confirm in the arguments: %+v %v", res, err)
+			}
+
+			// One flow: round 1 asks the target, round 2 the confirmation.
+			args := map[string]any{"service": "api"}
+			target := mcp.InputResponseMap{"target": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"environment": "prod"}}}
+			round1, err := retry(cs, args, "", nil)
+			if err != nil || onlyKey(t, round1) != "target" {
+				t.Fatalf("round 1: %+v %v", round1, err)
+			}
+			round2, err := retry(cs, args, round1.RequestState, target)
+			if err != nil || onlyKey(t, round2) != "confirm" {
+				t.Fatalf("round 2: %+v %v", round2, err)
+			}
+			done, err := retry(cs, args, round2.RequestState, confirm)
+			if err != nil || mcptest.Text(done) != "Deploying api to prod without notifying." {
+				t.Fatalf("confirmed: %+v %v", done, err)
+			}
+			// The same confirmation again, and the flow replayed from its
+			// first state to a fresh confirmation: both refused.
+			if _, err := retry(cs, args, round2.RequestState, confirm); !isReplayed(err) {
+				t.Fatalf("replayed confirmation: %v", err)
+			}
+			replay, err := retry(cs, args, round1.RequestState, target)
+			if err != nil || onlyKey(t, replay) != "confirm" {
+				t.Fatalf("replayed round 1: %+v %v", replay, err)
+			}
+			if _, err := retry(cs, args, replay.RequestState, confirm); !isReplayed(err) {
+				t.Fatalf("a flow replayed from round 1 deployed again: %v", err)
+			}
+
+			// Another flow is another identity: it completes.
+			other, _ := retry(cs, args, "", nil)
+			other, _ = retry(cs, args, other.RequestState, target)
+			if res, err := retry(cs, args, other.RequestState, confirm); err != nil || res.IsError {
+				t.Fatalf("a second flow: %+v %v", res, err)
+			}
+		})
+	}
+}
+
+func isReplayed(err error) bool {
+	return err != nil && strings.Contains(err.Error(), elicitrt.ErrReplayed.Message)
+}
