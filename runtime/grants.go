@@ -12,9 +12,26 @@ import (
 // several server instances serve one tool, they share one store (a
 // database, Redis...) behind this interface; MemoryGrants serves one
 // process.
+//
+// A flow completes at most once: the callback claims it (ClaimFlow) before
+// it exchanges anything, then either records it (PutGrant, CompleteFlow)
+// or gives the claim back (ReleaseFlow) when the exchange failed. On a
+// key-value store, ClaimFlow is one atomic set-if-absent with expiry (Redis:
+// SET flowclaim:ID 1 NX PX ttl), ReleaseFlow deletes that key, and
+// CompleteFlow sets flowdone:ID to the subject with expiry.
 type GrantStore interface {
+	// ClaimFlow reserves flowID for one completion attempt. It reports true
+	// to one caller only, atomically (of concurrent callers, across every
+	// process sharing the store, exactly one wins), and false while an
+	// earlier claim lasts or once flowID has completed. A claim lasts ttl,
+	// unless it is released.
+	ClaimFlow(ctx context.Context, flowID string, ttl time.Duration) (claimed bool, err error)
+	// ReleaseFlow drops the claim of flowID, so that the flow can be
+	// attempted again. Only the caller that won the claim calls it, when
+	// its attempt failed before CompleteFlow.
+	ReleaseFlow(ctx context.Context, flowID string) error
 	// CompleteFlow records that flowID finished for subject; the record
-	// expires after ttl.
+	// expires after ttl. Callers claim the flow first (ClaimFlow).
 	CompleteFlow(ctx context.Context, flowID, subject string, ttl time.Duration) error
 	// FlowSubject returns the subject flowID finished for, if it did.
 	FlowSubject(ctx context.Context, flowID string) (subject string, done bool, err error)
@@ -31,6 +48,7 @@ type MemoryGrants struct {
 	Now func() time.Time
 
 	mu     sync.Mutex
+	claims map[string]expiring[struct{}]
 	flows  map[string]expiring[string]
 	grants map[[2]string]expiring[[]byte]
 }
@@ -54,6 +72,33 @@ func expiry(now time.Time, ttl time.Duration) time.Time {
 		return time.Time{}
 	}
 	return now.Add(ttl)
+}
+
+// ClaimFlow implements GrantStore.
+func (m *MemoryGrants) ClaimFlow(ctx context.Context, flowID string, ttl time.Duration) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	m.sweep(now)
+	if _, done := m.flows[flowID]; done {
+		return false, nil
+	}
+	if _, taken := m.claims[flowID]; taken {
+		return false, nil
+	}
+	if m.claims == nil {
+		m.claims = map[string]expiring[struct{}]{}
+	}
+	m.claims[flowID] = expiring[struct{}]{struct{}{}, expiry(now, ttl)}
+	return true, nil
+}
+
+// ReleaseFlow implements GrantStore.
+func (m *MemoryGrants) ReleaseFlow(ctx context.Context, flowID string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.claims, flowID)
+	return nil
 }
 
 // CompleteFlow implements GrantStore.
@@ -102,11 +147,16 @@ func (m *MemoryGrants) Grant(ctx context.Context, subject, name string) ([]byte,
 	return append([]byte(nil), g.v...), true, nil
 }
 
-// sweep drops expired flows; called with mu held, on writes.
+// sweep drops expired flows and claims; called with mu held, on writes.
 func (m *MemoryGrants) sweep(now time.Time) {
 	for id, f := range m.flows {
 		if !f.live(now) {
 			delete(m.flows, id)
+		}
+	}
+	for id, c := range m.claims {
+		if !c.live(now) {
+			delete(m.claims, id)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -44,6 +45,62 @@ func TestMemoryGrants(t *testing.T) {
 	}
 }
 
+// TestMemoryGrantsClaimFlow: a flow is claimed once until the claim
+// expires or is released, never once completed; of concurrent claims
+// exactly one wins.
+func TestMemoryGrantsClaimFlow(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	m := &MemoryGrants{Now: func() time.Time { return now }}
+	claim := func(id string) bool {
+		t.Helper()
+		ok, err := m.ClaimFlow(ctx, id, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if !claim("f") || claim("f") {
+		t.Fatal("claimed other than once")
+	}
+	if !claim("g") {
+		t.Fatal("a claim of another flow")
+	}
+	_ = m.ReleaseFlow(ctx, "f")
+	if !claim("f") {
+		t.Fatal("released, not claimable")
+	}
+	now = now.Add(2 * time.Minute)
+	if !claim("f") {
+		t.Fatal("expired claim still held")
+	}
+	_ = m.CompleteFlow(ctx, "f", "alice", time.Hour)
+	_ = m.ReleaseFlow(ctx, "f")
+	if claim("f") {
+		t.Fatal("a completed flow claimed again")
+	}
+	if s, done, _ := m.FlowSubject(ctx, "f"); !done || s != "alice" {
+		t.Fatal("release undid the completion")
+	}
+	if _, done, _ := m.FlowSubject(ctx, "g"); done {
+		t.Fatal("a claim is no completion")
+	}
+
+	var wins atomic.Int64
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Go(func() {
+			if ok, _ := m.ClaimFlow(ctx, "race", time.Minute); ok {
+				wins.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if wins.Load() != 1 {
+		t.Fatalf("%d concurrent claims won", wins.Load())
+	}
+}
+
 func TestMemoryGrantsConcurrent(t *testing.T) {
 	ctx := context.Background()
 	m := &MemoryGrants{}
@@ -54,7 +111,9 @@ func TestMemoryGrantsConcurrent(t *testing.T) {
 			defer wg.Done()
 			for j := range 200 {
 				id := string(rune('a'+i)) + string(rune('a'+j%26))
+				_, _ = m.ClaimFlow(ctx, id, time.Minute)
 				_ = m.CompleteFlow(ctx, id, "u", time.Minute)
+				_ = m.ReleaseFlow(ctx, id)
 				_, _, _ = m.FlowSubject(ctx, id)
 				_ = m.PutGrant(ctx, "u", id, []byte(id), 0)
 				_, _, _ = m.Grant(ctx, "u", id)

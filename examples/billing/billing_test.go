@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -11,7 +12,9 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -38,9 +41,23 @@ type site struct {
 	url    string
 	grants *elicitrt.MemoryGrants
 	cfg    config
+	// providerHits counts the requests the stand-in provider served, when
+	// it has its own server.
+	providerHits atomic.Int64
 }
 
+// startSite runs the example as its single-process default: the stand-in
+// provider on the app's own server.
 func startSite(t *testing.T) *site {
+	t.Helper()
+	return startSiteWith(t, "")
+}
+
+// startSiteWith runs the example; with providerHost (e.g. "localhost"),
+// the stand-in provider runs on a server of its own, reached at
+// http://providerHost:PORT: another site than the app's 127.0.0.1, as a
+// real provider is.
+func startSiteWith(t *testing.T, providerHost string) *site {
 	t.Helper()
 	s := &site{grants: &elicitrt.MemoryGrants{}}
 	var app http.Handler
@@ -48,6 +65,15 @@ func startSite(t *testing.T) *site {
 	t.Cleanup(srv.Close)
 	s.url = srv.URL
 	s.cfg = config{base: srv.URL, keys: keys, grants: s.grants}
+	if providerHost != "" {
+		provider := newProvider(s.url + "/callback")
+		psrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.providerHits.Add(1)
+			provider.ServeHTTP(w, r)
+		}))
+		t.Cleanup(psrv.Close)
+		s.cfg.provider = "http://" + net.JoinHostPort(providerHost, strconv.Itoa(psrv.Listener.Addr().(*net.TCPAddr).Port))
+	}
 	app = newApp(s.cfg)
 	return s
 }
@@ -110,17 +136,46 @@ func (s *site) mcpClientEra(t *testing.T, transport, era, user string, o mcptest
 	return cs
 }
 
-// browser is a user's browser, signed in to the site as user.
+// browser is a user's browser, signed in to the site as user with the
+// login form's POST.
 func (s *site) browser(t *testing.T, user string) *http.Client {
 	t.Helper()
 	jar, _ := cookiejar.New(nil)
 	b := &http.Client{Jar: jar}
-	resp, err := b.Get(s.url + "/login?user=" + url.QueryEscape(user))
+	resp, err := b.PostForm(s.url+"/login", url.Values{"user": {user}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("login: %d", resp.StatusCode)
+	}
 	return b
+}
+
+// callbackURL opens the connect link in b and follows it to the provider,
+// stopping before the callback: it returns the callback URL the provider
+// sent the browser to.
+func callbackURL(t *testing.T, b *http.Client, link string) string {
+	t.Helper()
+	stop := *b
+	var callback string
+	stop.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if req.URL.Path == "/callback" {
+			callback = req.URL.String()
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}
+	resp, err := stop.Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if callback == "" {
+		t.Fatalf("connect: status %d, no redirect to the callback", resp.StatusCode)
+	}
+	return callback
 }
 
 func get(t *testing.T, c *http.Client, link string) (int, string) {
@@ -189,17 +244,31 @@ func TestSignInFlow(t *testing.T) {
 					t.Fatalf("a grant was stored for %s", u)
 				}
 			}
-			// Even a completion recorded for another subject (a shared store
-			// written by something else) does not complete alice's flow.
 			u, _ := url.Parse(p.URL)
 			f, err := keys.OpenFlow(u.Query().Get("flow"), "", time.Now())
 			if err != nil || f.Subject != "alice" || f.Step != "billing" || f.Tool != "list_invoices" {
 				t.Fatalf("flow token: %+v %v", f, err)
 			}
-			_ = s.grants.CompleteFlow(context.Background(), f.ID, "mallory", time.Minute)
+			// Even a completion recorded for another subject (a shared store
+			// written by something else) does not complete alice's flow:
+			// shown on a flow of its own, since a flow completes only once.
+			other, err := list(cs, "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			otherKey, otherReq := urlRequest(t, other)
+			ou, _ := url.Parse(otherReq.URL)
+			of, err := keys.OpenFlow(ou.Query().Get("flow"), "", time.Now())
+			if err != nil || of.ID == f.ID {
+				t.Fatalf("second flow: %+v %v", of, err)
+			}
+			_ = s.grants.CompleteFlow(context.Background(), of.ID, "mallory", time.Minute)
+			if res, err := list(cs, other.RequestState, mcp.InputResponseMap{otherKey: &mcp.ElicitResult{Action: "accept"}}); err != nil || !res.NeedsInput() {
+				t.Fatalf("flow completed by the wrong user: %+v %v", res, err)
+			}
 			still, err := list(cs, again.RequestState, mcp.InputResponseMap{key2: &mcp.ElicitResult{Action: "accept"}})
 			if err != nil || !still.NeedsInput() {
-				t.Fatalf("flow completed by the wrong user: %+v %v", still, err)
+				t.Fatalf("retry before sign-in: %+v %v", still, err)
 			}
 
 			// Alice completes it: connect page → provider → callback.

@@ -14,9 +14,11 @@
 // Stand-ins, to replace in a real server (see the README):
 //   - MCP authentication: a bearer token is taken as the user id
 //     (BILLING_DEMO_AUTH); use your authorization server's verifier;
-//   - site login: /login?user=NAME sets a session cookie; use your own;
-//   - the provider: /provider/authorize approves at once and /callback
-//     accepts its one code; use the provider's OAuth endpoints.
+//   - site login: a POST of /login (GET shows the form) with user=NAME
+//     sets a session cookie; use your own;
+//   - the provider: /provider/authorize approves at once, for the
+//     redirect URI of this server's /callback only, and /callback accepts
+//     its one code; use the provider's OAuth endpoints.
 //
 // ELICITGEN_STATE_KEYS holds the state keys (base64, comma-separated).
 package main
@@ -43,6 +45,10 @@ type config struct {
 	base   string // public base URL, e.g. http://127.0.0.1:8080
 	keys   *elicitrt.Keyring
 	grants elicitrt.GrantStore
+	// provider is the base URL of the stand-in provider's pages, when
+	// another server serves them (newProvider); "" means this app serves
+	// them, under base. A real provider is another site.
+	provider string
 	// principal overrides the MCP principal (stdio and in-memory use).
 	principal func(*mcp.CallToolRequest) string
 	// legacyURLWait is how long a 2025-11-25 call waits for the sign-in
@@ -84,11 +90,15 @@ func newApp(cfg config) http.Handler {
 			return c.Value, true // stand-in: a real site verifies its session
 		},
 		AuthorizeURL: func(r *http.Request, f elicitrt.ConnectFlow, state string) (string, error) {
+			provider := cfg.provider
+			if provider == "" {
+				provider = cfg.base
+			}
 			q := url.Values{"state": {state}, "redirect_uri": {cfg.base + "/callback"}}
-			return cfg.base + "/provider/authorize?" + q.Encode(), nil
+			return provider + "/provider/authorize?" + q.Encode(), nil
 		},
 		Exchange: func(r *http.Request, f elicitrt.ConnectFlow) ([]byte, error) {
-			if r.URL.Query().Get("code") != "stand-in-code" {
+			if r.URL.Query().Get("code") != standInCode {
 				return nil, errors.New("unknown code")
 			}
 			return []byte("provider-token-for-" + f.Subject), nil
@@ -97,15 +107,11 @@ func newApp(cfg config) http.Handler {
 	mux.Handle("/connect", pages.Connect)
 	mux.Handle("/callback", pages.Callback)
 	// Stand-in site login.
-	mux.HandleFunc("/login", func(w http.ResponseWriter, r *http.Request) {
-		http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: r.URL.Query().Get("user"), Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode})
-		fmt.Fprintln(w, "signed in")
-	})
-	// Stand-in provider: approves at once.
-	mux.HandleFunc("/provider/authorize", func(w http.ResponseWriter, r *http.Request) {
-		q := url.Values{"state": {r.URL.Query().Get("state")}, "code": {"stand-in-code"}}
-		http.Redirect(w, r, r.URL.Query().Get("redirect_uri")+"?"+q.Encode(), http.StatusFound)
-	})
+	mux.Handle("/login", loginPage(cfg.base))
+	// Stand-in provider, on this server unless it has its own.
+	if cfg.provider == "" {
+		mux.Handle("/provider/", newProvider(cfg.base+"/callback"))
+	}
 	return mux
 }
 

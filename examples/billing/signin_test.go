@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/internal/mcptest"
+)
+
+// TestCallbackOnlyInTheBrowserThatConnected: over the real SDK and HTTP,
+// with the provider on another site (localhost against 127.0.0.1): the
+// callback the provider sends alice's browser to completes the sign-in
+// only in that browser (another browser of alice's, or mallory's, gets
+// 403 and nothing is stored; the flow token as state is no state: 400);
+// it completes once (a replay gets 409 and the grant is unchanged); and
+// the tool call's retry then completes.
+func TestCallbackOnlyInTheBrowserThatConnected(t *testing.T) {
+	s := startSiteWith(t, "localhost")
+	cs := s.mcpClient(t, "http", "alice", mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})
+	first, err := list(cs, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, p := urlRequest(t, first)
+
+	connected := s.browser(t, "alice")
+	callback := callbackURL(t, connected, p.URL)
+	if !strings.HasPrefix(callback, s.url+"/callback?") || s.providerHits.Load() != 1 {
+		t.Fatalf("callback %q after %d provider requests", callback, s.providerHits.Load())
+	}
+	if code, body := get(t, s.browser(t, "alice"), callback); code != http.StatusForbidden {
+		t.Errorf("alice's other browser: %d %s", code, body)
+	}
+	if code, body := get(t, s.browser(t, "mallory"), callback); code != http.StatusForbidden {
+		t.Errorf("mallory's browser: %d %s", code, body)
+	}
+	token := strings.TrimPrefix(p.URL, s.url+"/connect?flow=")
+	if code, body := get(t, s.browser(t, "alice"), s.url+"/callback?code="+standInCode+"&state="+token); code != http.StatusBadRequest {
+		t.Errorf("the flow token as state: %d %s", code, body)
+	}
+	ctx := context.Background()
+	for _, u := range []string{"alice", "mallory"} {
+		if _, ok, _ := s.grants.Grant(ctx, u, "billing"); ok {
+			t.Fatalf("a grant was stored for %s", u)
+		}
+	}
+	if res, err := list(cs, first.RequestState, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept"}}); err != nil || !res.NeedsInput() {
+		t.Fatalf("completed before the sign-in: %+v %v", res, err)
+	}
+
+	if code, body := get(t, connected, callback); code != http.StatusOK || !strings.Contains(body, "Connected") {
+		t.Fatalf("the browser that connected: %d %s", code, body)
+	}
+	if code, _ := get(t, connected, callback); code != http.StatusConflict {
+		t.Errorf("replay: %d", code)
+	}
+	if g, ok, _ := s.grants.Grant(ctx, "alice", "billing"); !ok || string(g) != "provider-token-for-alice" {
+		t.Fatalf("grant %q %v", g, ok)
+	}
+	again, err := list(cs, first.RequestState, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept"}})
+	if err != nil || again.NeedsInput() || mcptest.Text(again) != "2 open invoices." {
+		t.Fatalf("retry after the sign-in: %+v %v", again, err)
+	}
+}
+
+// TestLoginIsPost: the stand-in login signs in only on a POST from its own
+// origin; GET shows the form.
+func TestLoginIsPost(t *testing.T) {
+	s := startSite(t)
+	signedIn := func(b *http.Client) bool {
+		u, _ := url.Parse(s.url)
+		for _, c := range b.Jar.Cookies(u) {
+			if c.Name == sessionCookie {
+				return true
+			}
+		}
+		return false
+	}
+	b := s.browser(t, "alice")
+	if !signedIn(b) {
+		t.Fatal("POST did not sign in")
+	}
+	jar, _ := cookiejar.New(nil)
+	b = &http.Client{Jar: jar}
+	code, body := get(t, b, s.url+"/login?user=alice")
+	if code != http.StatusOK || signedIn(b) || !strings.Contains(body, `<form method="post"`) {
+		t.Fatalf("GET: %d, signed in %v, %s", code, signedIn(b), body)
+	}
+	req, _ := http.NewRequest("POST", s.url+"/login", strings.NewReader("user=alice"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "http://evil.example")
+	resp, err := b.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || signedIn(b) {
+		t.Fatalf("POST from another origin: %d, signed in %v", resp.StatusCode, signedIn(b))
+	}
+}
+
+// TestProviderRefusesForeignRedirect: the stand-in provider sends the
+// browser (and the code) back only to the server's own callback.
+func TestProviderRefusesForeignRedirect(t *testing.T) {
+	for _, providerHost := range []string{"", "localhost"} {
+		s := startSiteWith(t, providerHost)
+		provider := s.cfg.provider
+		if provider == "" {
+			provider = s.url
+		}
+		noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		for redirect, want := range map[string]int{
+			s.url + "/callback":                  http.StatusFound,
+			"http://evil.example/callback":       http.StatusBadRequest,
+			s.url + "/callback/../mcp":           http.StatusBadRequest,
+			s.url + "/callback?next=elsewhere":   http.StatusBadRequest,
+			"":                                   http.StatusBadRequest,
+			strings.ToUpper(s.url) + "/callback": http.StatusBadRequest,
+		} {
+			q := url.Values{"state": {"some-state"}, "redirect_uri": {redirect}}
+			code, _ := get(t, noFollow, provider+"/provider/authorize?"+q.Encode())
+			if code != want {
+				t.Errorf("provider %q, redirect_uri %q: %d, want %d", provider, redirect, code, want)
+			}
+		}
+	}
+}
