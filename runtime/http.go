@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -23,6 +24,21 @@ const (
 	httpMethodDiscover  = "server/discover"
 	httpMetaProtocolKey = mcp.MetaKeyProtocolVersion
 )
+
+// DefaultMaxRequestBodyBytes is the body limit of an [HTTPHandler] when
+// [HTTPOptions.MaxRequestBodyBytes] is zero: 256 KiB, where the SDK alone
+// would accept 4 MiB. It is what the largest legitimate request needs, with
+// room to spare: a tools/call retry carries one requestState (at most
+// [MaxStateLen], 64 KiB), the answers of one round (a form's content, which
+// the next state must hold again, so in practice under another 64 KiB), the
+// tool's arguments (bound into the state by digest; elicitgen tools take a
+// few short fields) and the JSON-RPC envelope and _meta (well under 1 KiB).
+// A 2025-11-25 client's answer to elicitation/create is smaller still. That
+// sums to about 130 KiB; twice that leaves room for JSON escaping and larger
+// arguments without letting a client make the server buffer megabytes per
+// request. Set MaxRequestBodyBytes explicitly if your own tools take large
+// arguments.
+const DefaultMaxRequestBodyBytes = 256 << 10
 
 // HTTPRoute says which of the two inner handlers of an [HTTPHandler] serves
 // a request.
@@ -70,11 +86,25 @@ type HTTPOptions struct {
 	// have no session.
 	SessionTimeout time.Duration
 
-	// MaxRequestBodyBytes bounds every request body, including the copy the
-	// router reads to decide the route. Zero means
-	// [mcp.DefaultMaxRequestBodyBytes]; a negative value means no limit.
-	// Bodies over the limit get 413 Request Entity Too Large.
+	// MaxRequestBodyBytes bounds every request body: the copy the router
+	// reads to decide the route and the reads of both inner SDK handlers.
+	// Zero means [DefaultMaxRequestBodyBytes] (256 KiB); a negative value
+	// means no limit. Bodies over the limit get 413 Request Entity Too Large
+	// and reach no server code.
 	MaxRequestBodyBytes int64
+
+	// AllowedOrigins, when not empty, is the list of browser origins
+	// ("https://app.example.com": scheme, host and port if not the default,
+	// no path; compared case-insensitively, a trailing "/" ignored) allowed
+	// to reach the endpoint. A request whose Origin header is not in the list
+	// gets 403 Forbidden before any handler runs or its body is read, on
+	// every method and both routes; "null" (sandboxed frames, file: pages)
+	// passes only if listed. Requests without an Origin header, which is what
+	// non-browser MCP clients send, pass. The MCP transport specification
+	// requires servers to validate Origin; this is the list to validate it
+	// against. Empty (the default) checks nothing here, and the SDK's
+	// localhost protection still applies (see DisableLocalhostProtection).
+	AllowedOrigins []string
 
 	// DisableLocalhostProtection turns off the SDK's DNS-rebinding check
 	// (a request reaching a loopback address with a non-loopback Host header
@@ -93,8 +123,9 @@ type HTTPHandler struct {
 	// sessions end the questions waiting on legacy sessions that are
 	// deleted or idle (see elicitLegacy).
 	sessions *legacySessions
-	maxBody  int64        // < 0: unlimited
-	logger   *slog.Logger // nil: no route logging
+	maxBody  int64           // < 0: unlimited
+	logger   *slog.Logger    // nil: no route logging
+	origins  map[string]bool // nil: any Origin; keys as httpNormalOrigin
 }
 
 // NewHTTPHandler returns an [HTTPHandler] serving the servers that getServer
@@ -153,10 +184,14 @@ func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts *HTTPOptions
 	if opts == nil {
 		opts = &HTTPOptions{}
 	}
+	maxBody := opts.MaxRequestBodyBytes
+	if maxBody == 0 {
+		maxBody = DefaultMaxRequestBodyBytes
+	}
 	base := mcp.StreamableHTTPOptions{
 		JSONResponse:               opts.JSONResponse,
 		Logger:                     opts.Logger,
-		MaxRequestBodyBytes:        opts.MaxRequestBodyBytes,
+		MaxRequestBodyBytes:        maxBody, // the SDK too reads < 0 as no limit
 		DisableLocalhostProtection: opts.DisableLocalhostProtection,
 	}
 	modern := base
@@ -164,9 +199,12 @@ func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts *HTTPOptions
 	legacy := base
 	legacy.SessionTimeout = opts.SessionTimeout
 
-	maxBody := opts.MaxRequestBodyBytes
-	if maxBody == 0 {
-		maxBody = mcp.DefaultMaxRequestBodyBytes
+	var origins map[string]bool
+	if len(opts.AllowedOrigins) > 0 {
+		origins = make(map[string]bool, len(opts.AllowedOrigins))
+		for _, o := range opts.AllowedOrigins {
+			origins[httpNormalOrigin(o)] = true
+		}
 	}
 	return &HTTPHandler{
 		modern:   mcp.NewStreamableHTTPHandler(getServer, &modern),
@@ -174,12 +212,28 @@ func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts *HTTPOptions
 		maxBody:  maxBody,
 		logger:   opts.Logger,
 		sessions: &legacySessions{idle: opts.SessionTimeout},
+		origins:  origins,
 	}
+}
+
+// httpNormalOrigin is the comparable form of an origin: trimmed, lower
+// case, no trailing slash.
+func httpNormalOrigin(o string) string {
+	return strings.ToLower(strings.TrimSuffix(strings.TrimSpace(o), "/"))
 }
 
 // ServeHTTP routes r to the modern or the legacy handler by the rules
 // documented on [NewHTTPHandler].
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.origins != nil {
+		if origin, ok := r.Header["Origin"]; ok && (len(origin) != 1 || !h.origins[httpNormalOrigin(origin[0])]) {
+			if h.logger != nil {
+				h.logger.WarnContext(r.Context(), "mcp origin refused", "origin", strings.Join(origin, ", "))
+			}
+			http.Error(w, "Forbidden: origin not allowed", http.StatusForbidden)
+			return
+		}
+	}
 	route, reason, err := h.route(r)
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -294,4 +348,39 @@ func httpMetaVersion(params json.RawMessage) string {
 	}
 	v, _ := p.Meta[httpMetaProtocolKey].(string)
 	return v
+}
+
+// NewHTTPServer returns an [http.Server] for an MCP endpoint (h, typically
+// an [HTTPHandler] in a mux) at addr, with the timeouts and limits a server
+// exposed to untrusted clients needs and that the zero http.Server lacks:
+//
+//   - ReadHeaderTimeout 10s: a client that trickles its headers (slowloris)
+//     is dropped instead of holding a connection and goroutine for good.
+//   - ReadTimeout 30s: the whole request, headers and body, must arrive
+//     within it; a 256 KiB body ([DefaultMaxRequestBodyBytes]) needs under
+//     9 KB/s. net/http clears the read deadline once the handler runs and
+//     the body has been read, so it does not cut the long-lived responses
+//     below.
+//   - IdleTimeout 120s: keep-alive connections with no request are closed.
+//   - MaxHeaderBytes 64 KiB (net/http's default is 1 MiB): room for a large
+//     bearer token and the Mcp-* headers.
+//   - No WriteTimeout, deliberately. It is a deadline on the whole response,
+//     and on the 2025-11-25 path a response is an SSE stream that stays open
+//     while a person answers elicitation/create (minutes), as does a legacy
+//     session's GET stream. Those are bounded elsewhere: the legacy answer
+//     wait and [HTTPOptions.SessionTimeout] on the MCP side, IdleTimeout and
+//     the client's disconnect on the HTTP side. Modern (2026-07-28) requests
+//     complete in one response and need no write deadline.
+//
+// Change any field before calling ListenAndServe (or Serve); serve TLS in
+// production, or put the server behind a proxy that does.
+func NewHTTPServer(addr string, h http.Handler) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -743,5 +744,195 @@ func TestSDKInMemoryEra(t *testing.T) {
 		}
 		cs.Close()
 		ss.Wait()
+	}
+}
+
+// ---- Hardening: body limit, Origin allow-list, server timeouts.
+
+// httpTSizeTool registers "size", which answers the length of its "pad"
+// argument.
+func httpTSizeTool(s *mcp.Server) {
+	type sizeArgs struct {
+		Pad string `json:"pad"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "size"}, func(_ context.Context, _ *mcp.CallToolRequest, in sizeArgs) (*mcp.CallToolResult, any, error) {
+		return httpTText(fmt.Sprintf("pad %d", len(in.Pad))), nil, nil
+	})
+}
+
+// httpTPadded returns format (with one %s) filled with as many "A"s as make
+// it exactly size bytes.
+func httpTPadded(t *testing.T, format string, size int) string {
+	t.Helper()
+	n := size - len(fmt.Sprintf(format, ""))
+	if n < 0 {
+		t.Fatalf("size %d is below the request's own length", size)
+	}
+	body := fmt.Sprintf(format, strings.Repeat("A", n))
+	if len(body) != size {
+		t.Fatalf("padded body is %d bytes, want %d", len(body), size)
+	}
+	return body
+}
+
+// With default options, a body of exactly DefaultMaxRequestBodyBytes is
+// served and one byte more gets 413 without reaching the tool, on each path
+// a body takes: read by the SDK's stateless handler alone (modern version
+// header), read by the router first (modern _meta without the header, then
+// the stateless handler), and read by the router for the stateful handler
+// (an initialize).
+func TestHTTPHandlerDefaultBodyLimit(t *testing.T) {
+	if DefaultMaxRequestBodyBytes != 256<<10 {
+		t.Fatalf("DefaultMaxRequestBodyBytes = %d, documented as 256 KiB", DefaultMaxRequestBodyBytes)
+	}
+	url := httpTServe(t, nil, nil, httpTSizeTool)
+	const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"size","arguments":{"pad":"%s"},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	const legacyCall = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"size","arguments":{"pad":"%s"}}}`
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",` +
+		`"capabilities":{},"clientInfo":{"name":"%s","version":"v0"}}}`
+	modernHeader := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "size"}
+	cases := []struct {
+		name   string
+		header map[string]string
+		format string
+		served string // in the reply to the body at the limit
+	}{
+		{"modern (the SDK reads)", modernHeader, call, `pad `},
+		{"sessionless 2025-11-25 (the router reads, then the SDK)", map[string]string{"Mcp-Protocol-Version": "2025-11-25"}, legacyCall, `pad `},
+		{"initialize (the router reads, then the stateful SDK handler)", nil, initialize, `"protocolVersion":"2025-11-25"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			at := httpTPadded(t, c.format, DefaultMaxRequestBodyBytes)
+			status, _, msg := httpTPost(t, url, c.header, at)
+			if status != http.StatusOK || !bytes.Contains(msg, []byte(c.served)) {
+				t.Fatalf("at the limit: %d %.300s, want 200 with %s", status, msg, c.served)
+			}
+			if strings.Contains(c.format, "tools/call") {
+				want := fmt.Sprintf("pad %d", DefaultMaxRequestBodyBytes-len(fmt.Sprintf(c.format, "")))
+				if !bytes.Contains(msg, []byte(want)) {
+					t.Fatalf("at the limit the tool did not see the whole pad: %.300s, want %q", msg, want)
+				}
+			}
+			status, _, msg = httpTPost(t, url, c.header, httpTPadded(t, c.format, DefaultMaxRequestBodyBytes+1))
+			if status != http.StatusRequestEntityTooLarge {
+				t.Fatalf("one byte over: %d %.300s, want 413", status, msg)
+			}
+		})
+	}
+}
+
+// AllowedOrigins: a listed Origin (any case, trailing slash in the list
+// ignored) and a request without Origin are served; any other Origin,
+// "null", or two Origin headers get 403 on every method before the tool runs.
+// Without the option the same foreign Origin is served (the control).
+func TestHTTPHandlerAllowedOrigins(t *testing.T) {
+	rec := &httpTRecorder{}
+	url := httpTServe(t, &HTTPOptions{AllowedOrigins: []string{"https://app.example.com", "http://localhost:5173/"}}, nil, httpTConfirmTool(rec))
+	open := httpTServe(t, nil, nil, httpTConfirmTool(&httpTRecorder{}))
+	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	send := func(url, method string, origins ...string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequest(method, url, strings.NewReader(list))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		for _, o := range origins {
+			req.Header.Add("Origin", o)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	for _, origins := range [][]string{nil, {"https://app.example.com"}, {"HTTPS://APP.Example.com"}, {"http://localhost:5173"}} {
+		if status, body := send(url, http.MethodPost, origins...); status != http.StatusOK || !strings.Contains(body, `"confirm"`) {
+			t.Errorf("Origin %q: %d %.200s, want 200 with the tools", origins, status, body)
+		}
+	}
+	refused := [][]string{{"https://evil.example"}, {"https://app.example.com.evil.example"}, {"http://app.example.com"},
+		{"https://app.example.com:8443"}, {"null"}, {""}, {"https://app.example.com", "https://evil.example"}}
+	for _, origins := range refused {
+		for _, method := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
+			if status, body := send(url, method, origins...); status != http.StatusForbidden {
+				t.Errorf("%s with Origin %q: %d %.200s, want 403", method, origins, status, body)
+			}
+		}
+	}
+	// A tools/call from a refused origin never reaches the tool.
+	header, body := httpTModernCall("confirm", `{"elicitation":{}}`)
+	header["Origin"] = "https://evil.example"
+	if status, _, msg := httpTPost(t, url, header, body); status != http.StatusForbidden {
+		t.Errorf("tools/call from a foreign origin: %d %s, want 403", status, msg)
+	}
+	if n := len(rec.all()); n != 0 {
+		t.Errorf("the tool ran %d times for refused origins", n)
+	}
+	if status, body := send(open, http.MethodPost, "https://evil.example"); status != http.StatusOK {
+		t.Errorf("control, no AllowedOrigins: %d %.200s, want 200", status, body)
+	}
+}
+
+// NewHTTPServer sets the documented limits; its header timeout drops a
+// client that trickles its headers, and its read timeout does not cut a
+// legacy SSE response that waits longer than it for a person's answer (the
+// reason there is no WriteTimeout). The timeouts are shortened here, with
+// the same mechanism.
+func TestNewHTTPServerTimeouts(t *testing.T) {
+	srv := NewHTTPServer("127.0.0.1:0", http.NotFoundHandler())
+	if srv.ReadHeaderTimeout != 10*time.Second || srv.ReadTimeout != 30*time.Second || srv.IdleTimeout != 120*time.Second ||
+		srv.WriteTimeout != 0 || srv.MaxHeaderBytes != 64<<10 || srv.Addr != "127.0.0.1:0" {
+		t.Fatalf("NewHTTPServer = %+v, not as documented", srv)
+	}
+
+	mcpServer := mcp.NewServer(&mcp.Implementation{Name: "httpt", Version: "v0.0.1"}, nil)
+	httpTConfirmTool(&httpTRecorder{})(mcpServer)
+	srv = NewHTTPServer("", NewHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer }, nil))
+	srv.ReadHeaderTimeout = 200 * time.Millisecond
+	srv.ReadTimeout = 300 * time.Millisecond
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	url := "http://" + ln.Addr().String()
+
+	// Slow headers: the server closes the connection after ReadHeaderTimeout.
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: %s\r\n", ln.Addr())
+	start := time.Now()
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_, err = io.ReadAll(conn) // a 408 and EOF, or a reset, once the server gives up
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatal("a client trickling its headers was not dropped within 5s")
+	}
+	if waited := time.Since(start); waited > 2*time.Second {
+		t.Fatalf("slow headers dropped after %v, want about 200ms", waited)
+	}
+
+	// A legacy question answered after 1s (> ReadTimeout) still completes.
+	slow := func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		time.Sleep(time.Second)
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}, nil
+	}
+	cs := httpTConnect(t, url, "2025-11-25", nil, &mcp.ClientOptions{ElicitationHandler: slow})
+	res, err := cs.CallTool(httpTCtx(t), &mcp.CallToolParams{Name: "confirm"})
+	if err != nil {
+		t.Fatalf("legacy call with a slow answer: %v", err)
+	}
+	if got := httpTResultText(t, res); got != "confirmed, state x" {
+		t.Fatalf("legacy call with a slow answer: %q", got)
 	}
 }

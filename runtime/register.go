@@ -3,24 +3,53 @@ package runtime
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 )
 
-var defaultKeyring = sync.OnceValue(func() *Keyring {
+// processKeyring reads ELICITGEN_STATE_KEYS once per process, so that
+// [LoadKeyring] and [DefaultKeyring] agree (one random key when it is unset,
+// and one warning).
+var processKeyring = sync.OnceValues(func() (*Keyring, error) {
 	k, err := KeyringFromEnv(KeysEnv, nil)
 	if err != nil {
-		panic(fmt.Sprintf("elicitgen: %s: %v", KeysEnv, err))
+		return nil, fmt.Errorf("%s; %s", strings.TrimPrefix(err.Error(), "elicitrt: "), KeysFix)
 	}
-	return k
+	return k, nil
 })
 
-// DefaultKeyring is the process-wide keyring that machines use when their
-// options name none: the keys of the ELICITGEN_STATE_KEYS environment
-// variable (base64, comma-separated, the first seals), or else a random key
-// for this process, with a logged warning that only this process can then
-// serve retries. A malformed variable panics at first use, at startup in
-// practice, rather than serving with a key nobody meant.
-func DefaultKeyring() *Keyring { return defaultKeyring() }
+// KeysFix is the remedy that [LoadKeyring] appends to its errors, for a
+// person reading a server's start-up failure.
+const KeysFix = "set it to a comma-separated list of base64-encoded 32-byte keys, newest first " +
+	"(generate one with: head -c 32 /dev/urandom | base64), or unset it for a random per-process key"
+
+// LoadKeyring returns the process-wide keyring of the ELICITGEN_STATE_KEYS
+// environment variable ([KeysEnv]; see [KeyringFromEnv] for its format), or
+// a random key for this process, with a logged warning, when it is unset.
+// This is the documented way to obtain the keys at start-up: call it in
+// main, report an error and exit, and pass the keyring in
+// ToolOptions.Keys (and ConnectOptions.Keys). The error is one line that
+// names the variable, the entry at fault (never its contents) and the fix
+// ([KeysFix]), e.g.
+//
+//	ELICITGEN_STATE_KEYS: entry 2 is not valid base64; set it to a comma-separated list ...
+//
+// The variable is read once per process: later calls, and [DefaultKeyring],
+// return the same result.
+func LoadKeyring() (*Keyring, error) { return processKeyring() }
+
+// DefaultKeyring is the keyring that machines and connect pages use when
+// their options name none: [LoadKeyring]'s. It panics if ELICITGEN_STATE_KEYS
+// is malformed (at first use, so at start-up in practice) rather than serve
+// with a key nobody meant; to report that as an error instead, call
+// [LoadKeyring] at start and pass its keyring explicitly, as the examples do.
+func DefaultKeyring() *Keyring {
+	k, err := processKeyring()
+	if err != nil {
+		panic("elicitgen: " + err.Error())
+	}
+	return k
+}
 
 // InputSchema returns the tool's input schema: base (any JSON schema object,
 // typically jsonschema.For of the argument struct) with the prefillable form
