@@ -9,11 +9,9 @@ import (
 	"math"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -44,22 +42,24 @@ type checker struct {
 	fset  *token.FileSet
 	pkg   *packages.Package
 	diags Diagnostics
-	// enums are the enum types of the package being checked, shared by the
-	// checkers of its forms.
-	enums *enumCache
-	// file is the index in pkg.Syntax of the file being checked.
-	file int
-	// pendingTools are the tool declarations of the package being checked,
+	// enums are the enum types of the package being checked, each read
+	// once; its problems are reported at the first field that uses it.
+	enums map[types.Type]*enumEntry
+	// tools are the tool declarations of the package being checked,
 	// resolved once all its forms are known.
-	pendingTools []pendingTool
+	tools []pendingTool
+}
+
+type enumEntry struct {
+	enum *Enum // nil when the type is no good enum
+	// fieldErr, when set, is the problem to report at the first field
+	// that uses the type.
+	fieldErr func(pos token.Pos, field string)
+	used     bool
 }
 
 func (c *checker) errorf(pos token.Pos, format string, args ...any) {
-	c.diags = append(c.diags, c.diagnostic(pos, format, args...))
-}
-
-func (c *checker) diagnostic(pos token.Pos, format string, args ...any) Diagnostic {
-	return Diagnostic{Pos: c.fset.Position(pos), Message: fmt.Sprintf(format, args...)}
+	c.diags = append(c.diags, Diagnostic{Pos: c.fset.Position(pos), Message: fmt.Sprintf(format, args...)})
 }
 
 func (c *checker) checkPackage(pkg *packages.Package) *Package {
@@ -67,19 +67,10 @@ func (c *checker) checkPackage(pkg *packages.Package) *Package {
 		return nil
 	}
 	c.pkg = pkg
-	c.enums = &enumCache{entries: map[types.Type]*enumEntry{}}
+	c.enums = map[types.Type]*enumEntry{}
+	c.tools = nil
 	p := &Package{Path: pkg.PkgPath, Name: pkg.Name, types: pkg.Types}
-	// The type declarations that may be forms, checked concurrently below.
-	type candidate struct {
-		file  *File
-		index int // of the file in pkg.Syntax
-		ts    *ast.TypeSpec
-		doc   *ast.CommentGroup
-		form  *Form
-		diags Diagnostics
-	}
-	var candidates []*candidate
-	for fi, f := range pkg.Syntax {
+	for _, f := range pkg.Syntax {
 		name := sourceName(c.fset, f)
 		if p.Dir == "" {
 			p.Dir = filepath.Dir(name)
@@ -91,6 +82,7 @@ func (c *checker) checkPackage(pkg *packages.Package) *Package {
 		if strings.HasSuffix(name, "_test.go") || !strings.HasSuffix(name, ".go") {
 			continue
 		}
+		bad := c.checkDirectives(f)
 		file := &File{Source: name, Output: strings.TrimSuffix(name, ".go") + generatedSuffix}
 		for _, decl := range f.Decls {
 			gd, ok := decl.(*ast.GenDecl)
@@ -103,48 +95,58 @@ func (c *checker) checkPackage(pkg *packages.Package) *Package {
 				if len(gd.Specs) == 1 && !hasDirective(doc, directiveForm) && gd.Doc != nil {
 					doc = gd.Doc // type (...) with one spec: its doc may carry the directive
 				}
-				if hasDirective(doc, directiveTool) {
-					c.pendingTools = append(c.pendingTools, pendingTool{file: file, spec: ts, doc: doc})
-					continue
+				switch {
+				case bad[doc]:
+					// A misspelt directive: reported; not taken for a form.
+				case hasDirective(doc, directiveTool):
+					c.tools = append(c.tools, pendingTool{file: file, spec: ts, doc: doc})
+				default:
+					if form := c.checkTypeSpec(ts, doc); form != nil {
+						file.Forms = append(file.Forms, form)
+					}
 				}
-				candidates = append(candidates, &candidate{file: file, index: fi, ts: ts, doc: doc})
 			}
 		}
 		p.Files = append(p.Files, file)
 	}
-	// Each candidate is checked by its own checker, which shares only the
-	// enum cache; forms and diagnostics are gathered in source order.
-	next := make(chan *candidate)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(candidates)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for cd := range next {
-				w := &checker{fset: c.fset, pkg: pkg, enums: c.enums, file: cd.index}
-				cd.form = w.checkTypeSpec(cd.ts, cd.doc)
-				cd.diags = w.diags
-			}
-		}()
-	}
-	for _, cd := range candidates {
-		next <- cd
-	}
-	close(next)
-	wg.Wait()
-	for _, cd := range candidates {
-		c.diags = append(c.diags, cd.diags...)
-		if cd.form != nil {
-			cd.file.Forms = append(cd.file.Forms, cd.form)
-		}
-	}
-	c.diags = append(c.diags, c.enums.diagnostics(c.fset)...)
 	c.resolveTools(p)
 	slices.SortFunc(p.Files, func(a, b *File) int { return strings.Compare(a.Source, b.Source) })
 	if len(p.Files) == 0 && len(p.Generated) == 0 {
 		return nil
 	}
 	return p
+}
+
+// directives are the //elicit: directives, by their word.
+var directives = []string{"annotations", "form", "title", "tool"}
+
+// checkDirectives reports every //elicit: comment of f that is no
+// directive, with a did-you-mean, and returns the comment groups that hold
+// one.
+func (c *checker) checkDirectives(f *ast.File) map[*ast.CommentGroup]bool {
+	var bad map[*ast.CommentGroup]bool
+	for _, cg := range f.Comments {
+		for _, cm := range cg.List {
+			rest, ok := strings.CutPrefix(cm.Text, "//elicit:")
+			if !ok {
+				continue
+			}
+			word, _, _ := strings.Cut(rest, " ")
+			if slices.Contains(directives, word) {
+				continue
+			}
+			hint := ""
+			if near := nearest(word, slices.Clone(directives)); near != "" {
+				hint = " (did you mean //elicit:" + near + "?)"
+			}
+			c.errorf(cm.Pos(), "unknown directive //elicit:%s%s: the directives are //elicit:form, //elicit:tool, //elicit:annotations and //elicit:title", word, hint)
+			if bad == nil {
+				bad = map[*ast.CommentGroup]bool{}
+			}
+			bad[cg] = true
+		}
+	}
+	return bad
 }
 
 // hasDirective reports whether doc carries the directive line d.
@@ -188,18 +190,6 @@ func isForm(ts *ast.TypeSpec, doc *ast.CommentGroup) bool {
 			continue
 		}
 		if _, ok := reflect.StructTag(raw).Lookup("elicit"); ok || hasElicitKey(raw) {
-			return true
-		}
-	}
-	return false
-}
-
-// hasElicitKey reports whether a raw struct tag has an elicit key, even a
-// malformed one (elicit:x, a bare elicit) that Lookup misses; other keys
-// that merely end in elicit (noelicit:"x") do not count.
-func hasElicitKey(raw string) bool {
-	for _, f := range strings.Fields(raw) {
-		if f == "elicit" || strings.HasPrefix(f, "elicit:") {
 			return true
 		}
 	}
@@ -286,17 +276,56 @@ func (c *checker) relPos(p token.Pos) string {
 	return fmt.Sprintf("%s:%d", filepath.Base(pos.Filename), pos.Line)
 }
 
+// tagPlace places the offsets of a field's elicit value in the source.
+type tagPlace struct {
+	lit   *ast.BasicLit // the tag literal; nil without one
+	base  int           // offset of the elicit value in lit, or -1
+	field token.Pos
+}
+
+func (c *checker) placeTag(af *ast.Field, pos token.Pos, t elicitTag) tagPlace {
+	p := tagPlace{lit: af.Tag, base: -1, field: pos}
+	// Offsets map to columns in a raw string literal (no escapes; carriage
+	// returns are dropped from its value, so none may be there).
+	if af.Tag != nil && t.off >= 0 && strings.HasPrefix(af.Tag.Value, "`") && !strings.Contains(af.Tag.Value, "\r") {
+		p.base = 1 + t.off
+	}
+	return p
+}
+
+// at is the position of offset off of the elicit value: the tag's start
+// when offsets do not map, the field without a tag.
+func (p tagPlace) at(off int) token.Pos {
+	switch {
+	case p.lit == nil:
+		return p.field
+	case off < 0 || p.base < 0:
+		return p.lit.Pos()
+	}
+	return p.lit.Pos() + token.Pos(p.base+off)
+}
+
+// tag is the position of the tag as a whole.
+func (p tagPlace) tag() token.Pos { return p.at(-1) }
+
+// opt is the position of an option of spec, or of the tag.
+func (p tagPlace) opt(at map[string]int, key string) token.Pos {
+	if off, ok := at[key]; ok {
+		return p.at(off)
+	}
+	return p.tag()
+}
+
 // checkField turns one struct field into a property, or reports why not.
 // It returns nil for skipped and ignored fields and for those whose property
 // name is unknown; ok is false when the field is rejected.
 func (c *checker) checkField(form *Form, v *types.Var, af *ast.Field, pos token.Pos, rawTag string) (field *Field, ok bool) {
-	tagPos := pos
-	if af.Tag != nil {
-		tagPos = af.Tag.Pos()
-	}
-	spec, problems := parseStructTag(rawTag)
+	t, problems := readTag(rawTag)
+	place := c.placeTag(af, pos, t)
+	spec, more := parseFormTag(t)
+	problems = append(problems, more...)
 	for _, p := range problems {
-		c.errorf(tagPos, "%s", p)
+		c.errorf(place.at(p.off), "%s", p.msg)
 	}
 	if len(problems) > 0 {
 		return nil, false
@@ -319,7 +348,7 @@ func (c *checker) checkField(form *Form, v *types.Var, af *ast.Field, pos token.
 		jsonName, skip := jsonFieldName(rawTag)
 		switch {
 		case skip && spec.Present:
-			c.errorf(tagPos, "field %s is skipped by its json tag: name the property in the elicit tag, or skip it with elicit:\"-\"", v.Name())
+			c.errorf(place.tag(), "field %s is skipped by its json tag: name the property in the elicit tag, or skip it with elicit:\"-\"", v.Name())
 			return nil, false
 		case skip:
 			return nil, false
@@ -330,7 +359,11 @@ func (c *checker) checkField(form *Form, v *types.Var, af *ast.Field, pos token.
 		}
 	}
 	if strings.ContainsAny(property, " \t\r\n\"\\") {
-		c.errorf(tagPos, "property name %q of field %s must not contain spaces, quotes or backslashes", property, v.Name())
+		at := place.tag()
+		if spec.Name != "" {
+			at = place.at(t.nameOff)
+		}
+		c.errorf(at, "property name %q of field %s must not contain spaces, quotes or backslashes", property, v.Name())
 		return nil, false
 	}
 	field = &Field{
@@ -351,10 +384,10 @@ func (c *checker) checkField(form *Form, v *types.Var, af *ast.Field, pos token.
 		field.Description = firstParagraph(af.Comment)
 	}
 
-	if !c.classify(field, spec, pos) {
+	if !c.classify(field, spec, pos, place) {
 		return field, false
 	}
-	ok = c.checkOptions(field, spec, pos, tagPos)
+	ok = c.checkOptions(field, spec, place)
 	if !spec.NotSecret {
 		names := []string{field.GoName, field.Property, field.Title}
 		if n := namedTypeName(field.Value); n != "" {
@@ -407,7 +440,7 @@ func firstParagraph(cg *ast.CommentGroup) string {
 
 // classify decides the field's Kind from its Go type, or reports why the
 // type cannot be a property.
-func (c *checker) classify(f *Field, spec tagSpec, pos token.Pos) bool {
+func (c *checker) classify(f *Field, spec tagSpec, pos token.Pos, place tagPlace) bool {
 	t := types.Unalias(f.Type)
 	if p, ok := t.(*types.Pointer); ok {
 		f.Pointer = true
@@ -435,9 +468,9 @@ func (c *checker) classify(f *Field, spec tagSpec, pos token.Pos) bool {
 	}
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
-		return c.classifyBasic(f, t, u, spec, pos)
+		return c.classifyBasic(f, t, u, spec, pos, place)
 	case *types.Slice:
-		return c.classifySlice(f, u, spec, pos)
+		return c.classifySlice(f, u, spec, pos, place)
 	case *types.Struct:
 		c.errorf(pos, "field %s is a nested struct: a form is flat; declare its fields directly, or ask with a separate form", f.GoName)
 	case *types.Map:
@@ -461,13 +494,29 @@ func isTime(t types.Type) bool {
 	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "time" && n.Obj().Name() == "Time"
 }
 
-func (c *checker) classifyBasic(f *Field, t types.Type, b *types.Basic, spec tagSpec, pos token.Pos) bool {
+func (c *checker) classifyBasic(f *Field, t types.Type, b *types.Basic, spec tagSpec, pos token.Pos, place tagPlace) bool {
 	info := b.Info()
+	if b.Kind() != types.String {
+		// The 2026-07-28 schema subset has enums of strings only: titled
+		// values of a number or boolean would be dropped.
+		typeName := types.TypeString(t, types.RelativeTo(c.pkg.Types))
+		switch {
+		case len(spec.Enum) > 0:
+			c.errorf(place.opt(spec.at, "enum"), "field %s: enum= on %s, but the schema's enums are strings only: make the field a string with enum=%s, or a string type with constants of those values",
+				f.GoName, typeName, strings.Join(spec.Enum, "|"))
+			return false
+		case c.titledConstants(t):
+			c.errorf(pos, "field %s: type %s has constants with //elicit:title, but %s is not a string and the schema's enums are strings only, so the titles would be lost: "+
+				"declare type %s string with constants \"15\", \"30\"... (titled as now), or drop the titles for a plain %s",
+				f.GoName, typeName, typeName, typeName, b.Name())
+			return false
+		}
+	}
 	switch {
 	case b.Kind() == types.String:
 		if _, named := t.(*types.Named); named {
 			if len(spec.Enum) > 0 {
-				c.errorf(pos, "field %s: enum= is for string; the constants of %s define its values", f.GoName, namedTypeName(t))
+				c.errorf(place.opt(spec.at, "enum"), "field %s: enum= is for string; the constants of %s define its values", f.GoName, namedTypeName(t))
 				return false
 			}
 			enum := c.enumOf(t, pos, f.GoName)
@@ -529,7 +578,7 @@ func intRange(k types.BasicKind) (int64, int64) {
 	return -safe, safe
 }
 
-func (c *checker) classifySlice(f *Field, s *types.Slice, spec tagSpec, pos token.Pos) bool {
+func (c *checker) classifySlice(f *Field, s *types.Slice, spec tagSpec, pos token.Pos, place tagPlace) bool {
 	elem := types.Unalias(s.Elem())
 	b, ok := elem.Underlying().(*types.Basic)
 	if !ok || b.Kind() != types.String {
@@ -540,7 +589,7 @@ func (c *checker) classifySlice(f *Field, s *types.Slice, spec tagSpec, pos toke
 	f.Kind = KindMulti
 	if _, named := elem.(*types.Named); named {
 		if len(spec.Enum) > 0 {
-			c.errorf(pos, "field %s: enum= is for []string; the constants of %s define its values", f.GoName, namedTypeName(elem))
+			c.errorf(place.opt(spec.at, "enum"), "field %s: enum= is for []string; the constants of %s define its values", f.GoName, namedTypeName(elem))
 			return false
 		}
 		f.Enum = c.enumOf(elem, pos, f.GoName)
@@ -557,78 +606,44 @@ func (c *checker) classifySlice(f *Field, s *types.Slice, spec tagSpec, pos toke
 	return true
 }
 
-// enumCache holds the enum types of one package: each is read once, by
-// whichever form's checker gets to it first, and its problems are reported
-// once, at the first field (in source order) that uses it.
-type enumCache struct {
-	mu      sync.Mutex
-	entries map[types.Type]*enumEntry
-}
-
-type enumEntry struct {
-	once  sync.Once
-	enum  *Enum // nil when the type is no good enum
-	diags Diagnostics
-	// fieldErr, when set, is the problem reported at the first field that
-	// uses the type, made from that field's position and name.
-	fieldErr func(pos token.Pos, field string) Diagnostic
-
-	mu       sync.Mutex
-	first    bool
-	firstAt  [2]int // file index, offset
-	firstPos token.Pos
-	firstFld string
-}
-
-// use records that field, at pos in file index file, uses the entry.
-func (e *enumEntry) use(fset *token.FileSet, file int, pos token.Pos, field string) {
-	at := [2]int{file, fset.Position(pos).Offset}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if !e.first || at[0] < e.firstAt[0] || at[0] == e.firstAt[0] && at[1] < e.firstAt[1] {
-		e.first, e.firstAt, e.firstPos, e.firstFld = true, at, pos, field
-	}
-}
-
-// diagnostics returns the problems of every enum type used.
-func (ec *enumCache) diagnostics(fset *token.FileSet) Diagnostics {
-	var ds Diagnostics
-	for _, e := range ec.entries {
-		ds = append(ds, e.diags...)
-		if e.fieldErr != nil && e.first {
-			ds = append(ds, e.fieldErr(e.firstPos, e.firstFld))
-		}
-	}
-	return ds
-}
-
 // enumOf collects the constants of the named string type t, in source order,
-// with their //elicit:title directives. Problems are reported once per type.
+// with their //elicit:title directives. Problems are reported once per type:
+// those of the type itself where they are, one about its use at the first
+// field that uses it.
 func (c *checker) enumOf(t types.Type, pos token.Pos, field string) *Enum {
-	c.enums.mu.Lock()
-	e := c.enums.entries[t]
+	e := c.enums[t]
 	if e == nil {
 		e = &enumEntry{}
-		c.enums.entries[t] = e
+		e.enum, e.fieldErr = c.readEnum(t)
+		c.enums[t] = e
 	}
-	c.enums.mu.Unlock()
-	e.use(c.fset, c.file, pos, field)
-	e.once.Do(func() {
-		r := &checker{fset: c.fset, pkg: c.pkg}
-		e.enum, e.fieldErr = r.readEnum(t)
-		e.diags = r.diags
-	})
+	if !e.used && e.fieldErr != nil {
+		e.fieldErr(pos, field)
+	}
+	e.used = true
 	return e.enum
 }
 
-// readEnum reads the enum type t. Problems of the type itself go to c's
-// diagnostics; one to report at the first field using it is returned.
-func (c *checker) readEnum(t types.Type) (*Enum, func(token.Pos, string) Diagnostic) {
+// titledConstants reports whether t, a named type of the package, has a
+// constant with an //elicit:title directive.
+func (c *checker) titledConstants(t types.Type) bool {
+	named, ok := types.Unalias(t).(*types.Named)
+	if !ok || named.Obj().Pkg() != c.pkg.Types {
+		return false
+	}
+	found := false
+	c.eachConst(t, func(*ast.Ident, *types.Const, string, bool) { found = true }, true)
+	return found
+}
+
+// readEnum reads the enum type t. Problems of the type itself are reported;
+// one to report at the first field using it is returned.
+func (c *checker) readEnum(t types.Type) (*Enum, func(token.Pos, string)) {
 	named := types.Unalias(t).(*types.Named)
 	name := named.Obj().Name()
 	if named.Obj().Pkg() != c.pkg.Types {
-		return nil, func(pos token.Pos, field string) Diagnostic {
-			return c.diagnostic(pos, "field %s: enum type %s is declared in another package; elicitgen reads an enum's constants and titles from source, so declare it in package %s",
+		return nil, func(pos token.Pos, field string) {
+			c.errorf(pos, "field %s: enum type %s is declared in another package; elicitgen reads an enum's constants and titles from source, so declare it in package %s",
 				field, types.TypeString(t, nil), c.pkg.Name)
 		}
 	}
@@ -636,6 +651,49 @@ func (c *checker) readEnum(t types.Type) (*Enum, func(token.Pos, string) Diagnos
 	var titled, untitled []token.Pos
 	seen := map[string]token.Pos{}
 	bad := false
+	c.eachConst(t, func(id *ast.Ident, obj *types.Const, title string, has bool) {
+		if obj.Val().Kind() != constant.String {
+			return
+		}
+		value := constant.StringVal(obj.Val())
+		if prev, dup := seen[value]; dup {
+			c.errorf(id.Pos(), "enum type %s: constant %s repeats the value %q of %s", name, id.Name, value, c.relPos(prev))
+			bad = true
+			return
+		}
+		seen[value] = id.Pos()
+		if has && title == "" {
+			c.errorf(id.Pos(), "enum type %s: constant %s has an empty //elicit:title", name, id.Name)
+			bad = true
+		}
+		if has {
+			titled = append(titled, id.Pos())
+		} else {
+			untitled = append(untitled, id.Pos())
+		}
+		enum.Values = append(enum.Values, EnumValue{Value: value, Title: title})
+	}, false)
+	switch {
+	case len(enum.Values) == 0:
+		return nil, func(pos token.Pos, field string) {
+			c.errorf(pos, "field %s: enum type %s has no constants: declare its values as constants of type %s in package %s", field, name, name, c.pkg.Name)
+		}
+	case len(titled) > 0 && len(untitled) > 0:
+		for _, p := range untitled {
+			c.errorf(p, "enum type %s: this constant has no //elicit:title while others have one; title every constant or none", name)
+		}
+		return nil, nil
+	case bad:
+		return nil, nil
+	}
+	enum.Titled = len(titled) > 0
+	return enum, nil
+}
+
+// eachConst calls fn, in source order, for each constant of type t declared
+// in the package's own files, with its //elicit:title (has reports the
+// directive); only for the titled ones when titledOnly.
+func (c *checker) eachConst(t types.Type, fn func(id *ast.Ident, obj *types.Const, title string, has bool), titledOnly bool) {
 	for _, file := range c.pkg.Syntax {
 		if isOurs(sourceName(c.fset, file), file) {
 			continue
@@ -649,16 +707,9 @@ func (c *checker) readEnum(t types.Type) (*Enum, func(token.Pos, string) Diagnos
 				vs := spec.(*ast.ValueSpec)
 				for _, id := range vs.Names {
 					obj, ok := c.pkg.TypesInfo.Defs[id].(*types.Const)
-					if !ok || !types.Identical(obj.Type(), t) || obj.Val().Kind() != constant.String {
+					if !ok || !types.Identical(obj.Type(), t) {
 						continue
 					}
-					value := constant.StringVal(obj.Val())
-					if prev, dup := seen[value]; dup {
-						c.errorf(id.Pos(), "enum type %s: constant %s repeats the value %q of %s", name, id.Name, value, c.relPos(prev))
-						bad = true
-						continue
-					}
-					seen[value] = id.Pos()
 					title, has := directiveArg(vs.Doc, directiveTitle)
 					if !has {
 						title, has = directiveArg(vs.Comment, directiveTitle)
@@ -666,35 +717,13 @@ func (c *checker) readEnum(t types.Type) (*Enum, func(token.Pos, string) Diagnos
 					if !has && len(gd.Specs) == 1 {
 						title, has = directiveArg(gd.Doc, directiveTitle)
 					}
-					if has && title == "" {
-						c.errorf(id.Pos(), "enum type %s: constant %s has an empty //elicit:title", name, id.Name)
-						bad = true
+					if has || !titledOnly {
+						fn(id, obj, title, has)
 					}
-					if has {
-						titled = append(titled, id.Pos())
-					} else {
-						untitled = append(untitled, id.Pos())
-					}
-					enum.Values = append(enum.Values, EnumValue{Value: value, Title: title})
 				}
 			}
 		}
 	}
-	switch {
-	case len(enum.Values) == 0:
-		return nil, func(pos token.Pos, field string) Diagnostic {
-			return c.diagnostic(pos, "field %s: enum type %s has no constants: declare its values as constants of type %s in package %s", field, name, name, c.pkg.Name)
-		}
-	case len(titled) > 0 && len(untitled) > 0:
-		for _, p := range untitled {
-			c.errorf(p, "enum type %s: this constant has no //elicit:title while others have one; title every constant or none", name)
-		}
-		return nil, nil
-	case bad:
-		return nil, nil
-	}
-	enum.Titled = len(titled) > 0
-	return enum, nil
 }
 
 // spellable reports whether the stale check can spell t in Go source.

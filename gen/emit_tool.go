@@ -1,9 +1,6 @@
 package gen
 
 import (
-	"encoding/json"
-	"fmt"
-
 	"github.com/dave/jennifer/jen"
 )
 
@@ -108,7 +105,6 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) error {
 	f.Func().Id(convert).Params(jen.Id("a").Qual(runtimePath, "Answers")).Id(answersType).Block(body...)
 
 	// Register.
-	prefill := map[string]json.RawMessage{}
 	steps := make([]jen.Code, len(t.Steps))
 	for i, s := range t.Steps {
 		if s.URL {
@@ -144,47 +140,11 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) error {
 			d[jen.Id("Together")] = jen.True()
 		}
 		if s.Prefill {
-			props := make([]jen.Code, len(s.Form.Fields))
-			var schema struct {
-				Properties map[string]json.RawMessage `json:"properties"`
-			}
-			if err := json.Unmarshal(s.Form.Schema, &schema); err != nil {
-				return err
-			}
-			for j, fd := range s.Form.Fields {
-				props[j] = jen.Lit(fd.Property)
-				if _, dup := prefill[fd.Property]; dup {
-					return fmt.Errorf("tool %s: property %q prefilled by two steps", t.MCPName, fd.Property)
-				}
-				prefill[fd.Property] = schema.Properties[fd.Property]
-			}
-			d[jen.Id("Prefill")] = jen.Index().String().Values(props...)
-			var needs []jen.Code
-			for _, fd := range s.Form.Fields {
-				if fd.Required {
-					needs = append(needs, jen.Lit(fd.Property))
-				}
-			}
-			if len(needs) == 0 {
-				for _, fd := range s.Form.Fields {
-					if fd.Default == nil && !fd.Pointer {
-						needs = append(needs, jen.Lit(fd.Property))
-					}
-				}
-			}
-			d[jen.Id("PrefillNeeds")] = jen.Index().String().Values(needs...)
+			d[jen.Id("Prefill")] = jen.Index().String().Values(lits(s.PrefillProps)...)
+			d[jen.Id("PrefillNeeds")] = jen.Index().String().Values(lits(s.PrefillNeeds)...)
 		}
 		steps[i] = jen.Values(d)
 	}
-	prefillJSON := []byte(nil)
-	if len(prefill) > 0 {
-		b, err := json.Marshal(prefill)
-		if err != nil {
-			return err
-		}
-		prefillJSON = b
-	}
-
 	typed := jen.Dict{
 		jen.Id("Answers"):   jen.Id(convert),
 		jen.Id("Complete"):  jen.Id("h").Dot("Complete"),
@@ -224,8 +184,8 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) error {
 	}
 
 	prefillArg := jen.Nil()
-	if prefillJSON != nil {
-		prefillArg = jen.Qual("encoding/json", "RawMessage").Call(jen.Lit(string(prefillJSON)))
+	if t.PrefillSchema != nil {
+		prefillArg = jen.Qual("encoding/json", "RawMessage").Call(jen.Lit(string(t.PrefillSchema)))
 	}
 	f.Commentf("Register%s adds the %s tool to server, driven by a state machine over", name, t.MCPName)
 	f.Comment("multi round-trip requests that calls h's typed methods. opts may be nil.")
@@ -261,4 +221,12 @@ func fallbackConst(s string) string {
 		return "FallbackHandler"
 	}
 	return "FallbackError"
+}
+
+func lits(ss []string) []jen.Code {
+	out := make([]jen.Code, len(ss))
+	for i, s := range ss {
+		out[i] = jen.Lit(s)
+	}
+	return out
 }

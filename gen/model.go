@@ -120,6 +120,9 @@ type Tool struct {
 	ReadOnly, Destructive, Idempotent, OpenWorld bool
 	Steps                                        []*ToolStep
 	Pos                                          token.Position
+	// PrefillSchema is the JSON object of the properties the steps
+	// prefill, keyed by property name; nil when no step prefills.
+	PrefillSchema []byte
 }
 
 // ToolStep is one step of a tool.
@@ -136,4 +139,8 @@ type ToolStep struct {
 	Together       bool   // asked in the same round as the step before it
 	Fallback       string // error, defaults, arguments, handler
 	Missing        string // text of the arguments fallback
+	// PrefillProps lists the form's properties when Prefill; PrefillNeeds
+	// those the arguments must all supply (the required ones, or else
+	// those without a default).
+	PrefillProps, PrefillNeeds []string
 }

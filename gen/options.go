@@ -2,7 +2,6 @@ package gen
 
 import (
 	"errors"
-	"go/token"
 	"math"
 	"slices"
 	"strconv"
@@ -18,20 +17,24 @@ var formats = []string{"email", "uri", "date", "date-time"}
 
 // checkOptions applies the tag options that depend on the field's kind:
 // bounds, format, default, enum=, and required on a pointer.
-func (c *checker) checkOptions(f *Field, spec tagSpec, pos, tagPos token.Pos) bool {
+func (c *checker) checkOptions(f *Field, spec tagSpec, place tagPlace) bool {
 	ok := true
+	at := "" // the option the next failure is about
 	fail := func(format string, args ...any) {
-		c.errorf(tagPos, format, args...)
+		c.errorf(place.opt(spec.at, at), format, args...)
 		ok = false
 	}
+	at = "required"
 	if f.Required && f.Pointer {
 		fail("field %s is a pointer, which makes it optional, and also required: drop required, or use a non-pointer type", f.GoName)
 	}
+	at = "enum"
 	if len(spec.Enum) > 0 && f.Kind != KindEnum && f.Kind != KindMulti {
 		fail("enum= on field %s: only string and []string fields take an inline enum", f.GoName)
 	}
 
 	// format
+	at = "format"
 	if f.Format != "" {
 		switch {
 		case !slices.Contains(formats, f.Format):
@@ -52,6 +55,7 @@ func (c *checker) checkOptions(f *Field, spec tagSpec, pos, tagPos token.Pos) bo
 		case KindInteger:
 			lo, hi := f.MinInt, f.MaxInt // the range of the Go type
 			parse := func(opt, s string) int64 {
+				at = opt
 				n, err := strconv.ParseInt(s, 10, 64)
 				switch {
 				case err != nil && errors.Is(err, strconv.ErrRange), err == nil && (n < lo || n > hi):
@@ -75,6 +79,7 @@ func (c *checker) checkOptions(f *Field, spec tagSpec, pos, tagPos token.Pos) bo
 				limit = math.MaxFloat32
 			}
 			parse := func(opt, s string) (float64, bool) {
+				at = opt
 				n, err := strconv.ParseFloat(s, 64)
 				if err != nil || math.IsInf(n, 0) || math.IsNaN(n) || math.Abs(n) > limit {
 					fail("%s=%s on field %s: want a number in the range of %s", opt, s, f.GoName, f.Value)
@@ -94,6 +99,7 @@ func (c *checker) checkOptions(f *Field, spec tagSpec, pos, tagPos token.Pos) bo
 				what = "an item count"
 			}
 			parse := func(opt, s string) (int64, bool) {
+				at = opt
 				n, err := strconv.ParseInt(s, 10, 64)
 				if err != nil || n < 0 || n > math.MaxInt32 {
 					fail("%s=%s on field %s: want %s, a whole number from 0", opt, s, f.GoName, what)
@@ -108,17 +114,24 @@ func (c *checker) checkOptions(f *Field, spec tagSpec, pos, tagPos token.Pos) bo
 				f.MaxInt, f.HasMax = parse("max", spec.Max)
 			}
 			if f.Kind == KindMulti && f.Enum != nil && f.HasMin && f.MinInt > int64(len(f.Enum.Values)) {
+				at = "min"
 				fail("min=%d on field %s: there are only %d values to choose", f.MinInt, f.GoName, len(f.Enum.Values))
 			}
 		default:
+			at = "max"
+			if spec.Min != "" {
+				at = "min"
+			}
 			fail("min/max on field %s: bounds apply to numbers, string lengths and multi-select item counts", f.GoName)
 		}
 		if ok && f.HasMin && f.HasMax && (f.MinInt > f.MaxInt || f.MinNum > f.MaxNum) {
+			at = "min"
 			fail("min > max on field %s", f.GoName)
 		}
 	}
 
 	// default
+	at = "default"
 	if spec.Default != nil && ok {
 		if f.Pointer {
 			fail("default on field %s: a pointer field is nil when absent; use a non-pointer type to have a default", f.GoName)

@@ -2,11 +2,29 @@ package gen
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
 
 func strp(s string) *string { return &s }
+
+// parseStructTag reads a whole struct tag as Check does; messages only.
+func parseStructTag(raw string) (tagSpec, []string) {
+	t, problems := readTag(raw)
+	spec, more := parseFormTag(t)
+	spec.at = nil
+	var msgs []string
+	for _, p := range append(problems, more...) {
+		msgs = append(msgs, p.msg)
+	}
+	return spec, msgs
+}
+
+// parseElicitTag reads the value of an elicit tag; messages only.
+func parseElicitTag(value string) (tagSpec, []string) {
+	return parseStructTag("elicit:" + strconv.Quote(value))
+}
 
 // TestParseElicitTag covers the option grammar: every option, the name, and
 // every bad form. Option values are kept verbatim (not trimmed); option keys
@@ -45,8 +63,8 @@ func TestParseElicitTag(t *testing.T) {
 		{"n,", tagSpec{Present: true, Name: "n"}, []string{`empty option in elicit tag "n,"`}},
 		{"n, ,required", tagSpec{Present: true, Name: "n", Required: true}, []string{`empty option in elicit tag "n, ,required"`}},
 		{"n,=x", tagSpec{Present: true, Name: "n"}, []string{`empty option in elicit tag "n,=x"`}},
-		{"n,requird", tagSpec{Present: true, Name: "n"}, []string{`unknown elicit option "requird" (known: default, enum, format, max, min, notsecret, required, title)`}},
-		{"n,Required", tagSpec{Present: true, Name: "n"}, []string{`unknown elicit option "Required" (known: default, enum, format, max, min, notsecret, required, title)`}},
+		{"n,requird", tagSpec{Present: true, Name: "n"}, []string{`unknown elicit option "requird": did you mean required? (known: default, enum, format, max, min, notsecret, required, title)`}},
+		{"n,Required", tagSpec{Present: true, Name: "n"}, []string{`unknown elicit option "Required": did you mean required? (known: default, enum, format, max, min, notsecret, required, title)`}},
 		{"n,required,required", tagSpec{Present: true, Name: "n", Required: true}, []string{`elicit option "required" given twice`}},
 		{"n,min=1,min=2", tagSpec{Present: true, Name: "n", Min: "1"}, []string{`elicit option "min" given twice`}},
 		{"n,title", tagSpec{Present: true, Name: "n"}, []string{`elicit option "title" needs a value: title=VALUE`}},
@@ -60,8 +78,19 @@ func TestParseElicitTag(t *testing.T) {
 		{"n,enum=a||b", tagSpec{Present: true, Name: "n", Enum: []string{"a"}}, []string{`enum "a||b" has an empty value`}},
 		{"n,enum=a|", tagSpec{Present: true, Name: "n", Enum: []string{"a"}}, []string{`enum "a|" has an empty value`}},
 		{"n,enum=a|b|a", tagSpec{Present: true, Name: "n", Enum: []string{"a", "b"}}, []string{`enum "a|b|a" repeats the value "a"`}},
-		// a value cannot hold a comma: the rest is read as another option
+		// an unquoted value cannot hold a comma: the rest is read as another
+		// option, and the message says how to quote it
 		{"n,default=a,b", tagSpec{Present: true, Name: "n", Default: strp("a")}, []string{`unknown elicit option "b" (known: default, enum, format, max, min, notsecret, required, title)`}},
+		{"n,default=a, b", tagSpec{Present: true, Name: "n", Default: strp("a")}, []string{`unknown elicit option "b": a comma ends an option, so the value of default stopped before ", b"; to put commas in a value, quote it: default='a, b'`}},
+		{"n,title=Your email, please", tagSpec{Present: true, Name: "n", Title: "Your email"}, []string{`unknown elicit option "please": a comma ends an option, so the value of title stopped before ", please"; to put commas in a value, quote it: title='Your email, please'`}},
+		{"n,title=It's, ok", tagSpec{Present: true, Name: "n", Title: "It's"}, []string{`unknown elicit option "ok": a comma ends an option, so the value of title stopped before ", ok"; to put commas in a value, quote it: title='It''s, ok'`}},
+		// quoted values
+		{"n,title='Your email, please',required", tagSpec{Present: true, Name: "n", Title: "Your email, please", Required: true}, nil},
+		{"n,title='It''s, ok'", tagSpec{Present: true, Name: "n", Title: "It's, ok"}, nil},
+		{"n,default='',required", tagSpec{Present: true, Name: "n", Default: strp(""), Required: true}, nil},
+		{"n,enum='a,b'|c", tagSpec{Present: true, Name: "n", Enum: []string{"a,b"}}, []string{`option enum: "|c" after the closing quote: the option ends at its closing quote (a quote inside is written twice: '')`}},
+		{"n,enum='a,b|c'", tagSpec{Present: true, Name: "n", Enum: []string{"a,b", "c"}}, nil},
+		{"n,title='open", tagSpec{Present: true, Name: "n", Title: "open"}, []string{`option title: the quoted value has no closing quote: write title='TEXT' (a quote inside is written twice: '')`}},
 		// every problem is reported, not only the first
 		{
 			"n,bogus,title,required,required",
@@ -140,13 +169,13 @@ func TestParseStructTag(t *testing.T) {
 // step with the table.
 func TestTagOptionsTable(t *testing.T) {
 	_, problems := parseElicitTag("n,nope")
-	for opt := range tagOptions {
+	for opt := range formGrammar.options {
 		if len(problems) != 1 || !strings.Contains(problems[0], opt) {
 			t.Errorf("unknown-option message %q does not list %q", problems, opt)
 		}
 	}
-	if len(tagOptions) != 8 {
-		t.Errorf("tagOptions has %d options; update this test and the README", len(tagOptions))
+	if len(formGrammar.options) != 8 {
+		t.Errorf("formGrammar has %d options; update this test and the README", len(formGrammar.options))
 	}
 }
 

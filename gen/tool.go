@@ -1,6 +1,9 @@
 package gen
 
 import (
+	"cmp"
+	"encoding/json"
+	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
@@ -20,9 +23,6 @@ type pendingTool struct {
 	doc  *ast.CommentGroup
 }
 
-// stepOptions lists the options of a step's elicit tag.
-var stepOptions = map[string]bool{"message": true, "ask": true, "prefill": false, "fallback": true, "once": false, "together": false}
-
 // resolveTools checks the package's tool declarations against its forms.
 func (c *checker) resolveTools(p *Package) {
 	forms := map[string]*Form{}
@@ -31,12 +31,12 @@ func (c *checker) resolveTools(p *Package) {
 			forms[form.Name] = form
 		}
 	}
-	for _, pt := range c.pendingTools {
+	for _, pt := range c.tools {
 		if tool := c.checkTool(pt, forms); tool != nil {
 			pt.file.Tools = append(pt.file.Tools, tool)
 		}
 	}
-	c.pendingTools = nil
+	c.tools = nil
 	files := p.Files[:0]
 	for _, f := range p.Files {
 		if len(f.Forms) > 0 || len(f.Tools) > 0 {
@@ -84,6 +84,7 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 	}
 	tstruct := obj.Type().Underlying().(*types.Struct)
 	keys := map[string]bool{}
+	var places []stepAt // of tool.Steps
 	index := 0
 	for _, af := range st.Fields.List {
 		names := af.Names
@@ -109,14 +110,17 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 			if n := len(tool.Steps); n > 0 {
 				prev = tool.Steps[n-1]
 			}
-			if step := c.checkStep(name, v, af, pos, tstruct.Tag(index-1), forms, prev); step != nil {
-				if keys[step.Key] {
-					c.errorf(pos, "step key %q used twice in tool %s", step.Key, name)
-					continue
-				}
-				keys[step.Key] = true
-				tool.Steps = append(tool.Steps, step)
+			step, where := c.checkStep(name, v, af, pos, tstruct.Tag(index-1), forms, prev)
+			if step == nil {
+				continue
 			}
+			if keys[step.Key] {
+				c.errorf(pos, "step key %q used twice in tool %s", step.Key, name)
+				continue
+			}
+			keys[step.Key] = true
+			tool.Steps = append(tool.Steps, step)
+			places = append(places, where)
 		}
 	}
 	if tool.Args == nil {
@@ -137,10 +141,13 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 		c.errorf(ts.Name.Pos(), "tool %s asks %d rounds of questions (%d steps); a call takes at most %d (MRTR clients stop after 10 attempts): merge steps into fewer forms, or ask some together",
 			name, rounds, len(tool.Steps), elicitrt.DefaultMaxRounds)
 	}
-	for _, s := range tool.Steps[:len(tool.Steps)-1] {
+	for i, s := range tool.Steps[:len(tool.Steps)-1] {
 		if s.Once {
-			c.errorf(ts.Name.Pos(), "tool %s: once belongs on the final step (it makes completing the flow single use), not on %s", name, s.GoName)
+			c.errorf(places[i].once, "tool %s: once belongs on the final step (it makes completing the flow single use), not on %s", name, s.GoName)
 		}
+	}
+	if !c.checkPrefill(tool, places) {
+		return nil
 	}
 	if !c.freeNames(ts.Name.Pos(), tool) {
 		return nil
@@ -148,7 +155,12 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 	return tool
 }
 
-func (c *checker) checkStep(tool string, v *types.Var, af *ast.Field, pos token.Pos, rawTag string, forms map[string]*Form, prev *ToolStep) *ToolStep {
+// stepAt holds the positions of a step that its tool's rules point at.
+type stepAt struct {
+	field, once, prefill token.Pos
+}
+
+func (c *checker) checkStep(tool string, v *types.Var, af *ast.Field, pos token.Pos, rawTag string, forms map[string]*Form, prev *ToolStep) (*ToolStep, stepAt) {
 	named, _ := types.Unalias(v.Type()).(*types.Named)
 	var form *Form
 	isURL := named != nil && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == runtimePath && named.Obj().Name() == "URLStep"
@@ -157,103 +169,166 @@ func (c *checker) checkStep(tool string, v *types.Var, af *ast.Field, pos token.
 	}
 	if form == nil && !isURL {
 		c.errorf(pos, "step %s of tool %s: its type must be a form declared in package %s, or elicitrt.URLStep", v.Name(), tool, c.pkg.Name)
-		return nil
+		return nil, stepAt{}
 	}
-	step := &ToolStep{GoName: v.Name(), Key: strings.ToLower(v.Name()), Form: form, URL: isURL, Fallback: "error"}
-	tagPos := pos
-	if af.Tag != nil {
-		tagPos = af.Tag.Pos()
+	t, problems := readTag(rawTag)
+	place := c.placeTag(af, pos, t)
+	spec, more := parseStepTag(t)
+	for _, p := range append(problems, more...) {
+		c.errorf(place.at(p.off), "%s", p.msg)
 	}
-	value, present := lookupTag(rawTag, "elicit")
-	if present {
-		parts := strings.Split(value, ",")
-		if n := strings.TrimSpace(parts[0]); n != "" {
-			step.Key = n
-		}
-		if !validStepKey(step.Key) {
-			c.errorf(tagPos, "step key %q: use letters, digits, _ and - (a dot would collide with the keys of repeated questions)", step.Key)
-		}
-		for _, opt := range parts[1:] {
-			key, val, hasVal := strings.Cut(opt, "=")
-			takes, known := stepOptions[key]
-			switch {
-			case key == "":
-				c.errorf(tagPos, "empty step option in elicit tag %q", value)
-				continue
-			case !known:
-				c.errorf(tagPos, "unknown step option %q (known: ask, fallback, message, once, prefill, together)", key)
-				continue
-			case takes && (!hasVal || val == ""):
-				c.errorf(tagPos, "step option %q needs a value", key)
-				continue
-			case !takes && hasVal:
-				c.errorf(tagPos, "step option %q takes no value", key)
-				continue
-			}
-			switch key {
-			case "message":
-				if val == "handler" {
-					step.MessageHandler = true
-				} else {
-					step.Message = val
-				}
-			case "ask":
-				if val != "handler" {
-					c.errorf(tagPos, "ask=%s: the only value is handler (the handler decides whether to ask)", val)
-				}
-				step.AskHandler = true
-			case "prefill":
-				step.Prefill = true
-			case "once":
-				step.Once = true
-			case "together":
-				step.Together = true
-			case "fallback":
-				switch val {
-				case "error", "defaults", "arguments", "handler":
-					step.Fallback = val
-				default:
-					c.errorf(tagPos, "fallback=%s: use defaults, arguments, error or handler", val)
-				}
-			}
-		}
+	at := func(key string) token.Pos { return place.opt(spec.at, key) }
+	step := &ToolStep{
+		GoName: v.Name(), Key: strings.ToLower(v.Name()), Form: form, URL: isURL,
+		Message: spec.Message, MessageHandler: spec.MessageHandler, AskHandler: spec.AskHandler,
+		Prefill: spec.Prefill, Once: spec.Once, Together: spec.Together, Fallback: cmp.Or(spec.Fallback, "error"),
+	}
+	where := stepAt{field: pos, once: at("once"), prefill: at("prefill")}
+	if spec.Key != "" {
+		step.Key = spec.Key
+	}
+	if !validStepKey(step.Key) {
+		c.errorf(place.at(t.nameOff), "step key %q: use letters, digits, _ and - (a dot would collide with the keys of repeated questions)", step.Key)
 	}
 	if step.Message == "" && !step.MessageHandler {
-		c.errorf(tagPos, "step %s of tool %s has no message: message=TEXT or message=handler", v.Name(), tool)
+		c.errorf(place.tag(), "step %s of tool %s has no message: message=TEXT or message=handler", v.Name(), tool)
 	}
 	if step.Together {
 		switch {
 		case prev == nil:
-			c.errorf(tagPos, "step %s: together joins the round of the step before it, and it is the first step", v.Name())
+			c.errorf(at("together"), "step %s: together joins the round of the step before it, and it is the first step", v.Name())
 		case step.URL:
-			c.errorf(tagPos, "step %s: together is for form steps; a URL step finishes in the browser, not in its answer, so it is asked alone", v.Name())
+			c.errorf(at("together"), "step %s: together is for form steps; a URL step finishes in the browser, not in its answer, so it is asked alone", v.Name())
 		case prev.URL:
-			c.errorf(tagPos, "step %s: together cannot join URL step %s, which is asked alone", v.Name(), prev.GoName)
+			c.errorf(at("together"), "step %s: together cannot join URL step %s, which is asked alone", v.Name(), prev.GoName)
 		case step.AskHandler || step.MessageHandler:
-			c.errorf(tagPos, "step %s: together cannot have ask=handler or message=handler: the handler would decide before the answers of the round it joins are in", v.Name())
+			c.errorf(at("together"), "step %s: together cannot have ask=handler or message=handler: the handler would decide before the answers of the round it joins are in", v.Name())
+		}
+	}
+	if step.Once {
+		// A once step is a confirmation: only a person answers it.
+		if step.Prefill {
+			c.errorf(at("prefill"), "step %s: once marks a confirmation that must be asked, and prefill would let the tool's arguments answer it without asking: drop prefill", v.Name())
+		}
+		if spec.Fallback == "defaults" {
+			c.errorf(at("fallback"), "step %s: once marks a confirmation that must be asked, and fallback=defaults would answer it with the form's defaults when the client cannot show it: use fallback=error (the default) or fallback=handler", v.Name())
 		}
 	}
 	if step.URL {
 		if step.Prefill || step.Fallback == "defaults" || step.Fallback == "arguments" {
-			c.errorf(tagPos, "URL step %s: prefill and fallback=defaults|arguments are for forms; a URL step's fallback is error or handler", v.Name())
+			key := "prefill"
+			if !step.Prefill {
+				key = "fallback"
+			}
+			c.errorf(at(key), "URL step %s: prefill and fallback=defaults|arguments are for forms; a URL step's fallback is error or handler", v.Name())
 		}
-		return step
+		return step, where
 	}
 	if step.Fallback == "arguments" && !step.Prefill {
-		c.errorf(tagPos, "step %s: fallback=arguments needs prefill, so the model can supply the form's properties as arguments", v.Name())
+		c.errorf(at("fallback"), "step %s: fallback=arguments needs prefill, so the model can supply the form's properties as arguments", v.Name())
 	}
 	step.Missing = missingText(form)
-	return step
+	if step.Prefill {
+		for _, fd := range form.Fields {
+			step.PrefillProps = append(step.PrefillProps, fd.Property)
+			if fd.Required {
+				step.PrefillNeeds = append(step.PrefillNeeds, fd.Property)
+			}
+		}
+		if len(step.PrefillNeeds) == 0 {
+			for _, fd := range form.Fields {
+				if fd.Default == nil && !fd.Pointer {
+					step.PrefillNeeds = append(step.PrefillNeeds, fd.Property)
+				}
+			}
+		}
+	}
+	return step, where
 }
 
-// lookupTag is reflect.StructTag.Lookup without the reflect import's
-// leniency: it reports whether key is present.
-func lookupTag(raw, key string) (string, bool) {
-	spec, problems := parseStructTagKey(raw, key)
-	if problems {
-		return "", false
+// checkPrefill finds the properties that two steps prefill, or that a step
+// prefills and an argument also names (the input schema has one property
+// of each name), and computes the tool's prefill schema.
+func (c *checker) checkPrefill(tool *Tool, places []stepAt) bool {
+	args := argumentNames(tool.Args)
+	argsName := types.TypeString(tool.Args, types.RelativeTo(c.pkg.Types))
+	by := map[string]int{} // property → index of the step that prefills it
+	props := map[string]json.RawMessage{}
+	ok := true
+	for i, s := range tool.Steps {
+		if !s.Prefill || s.Form == nil { // a URL step's prefill is reported already
+			continue
+		}
+		var schema struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if err := json.Unmarshal(s.Form.Schema, &schema); err != nil {
+			panic(fmt.Sprintf("elicitgen: the schema of %s does not parse: %v", s.Form.Name, err)) // buildSchema writes JSON
+		}
+		for _, p := range s.PrefillProps {
+			if j, dup := by[p]; dup {
+				c.errorf(places[i].prefill, "step %s of tool %s prefills property %q, which step %s (%s) prefills too: an argument can answer one step only; rename the property in one of the forms, or drop one prefill",
+					s.GoName, tool.MCPName, p, tool.Steps[j].GoName, c.relPos(places[j].field))
+				ok = false
+				continue
+			}
+			if f, dup := args[p]; dup {
+				c.errorf(places[i].prefill, "step %s of tool %s prefills property %q, which is also the argument of field %s of %s: the input schema has one property of each name; rename the argument or the form's property",
+					s.GoName, tool.MCPName, p, f, argsName)
+				ok = false
+				continue
+			}
+			by[p] = i
+			props[p] = schema.Properties[p]
+		}
 	}
-	return spec, spec != "" || strings.Contains(raw, key+`:""`)
+	if ok && len(props) > 0 {
+		b, err := json.Marshal(props) // map keys sorted: deterministic
+		if err != nil {
+			panic(err)
+		}
+		tool.PrefillSchema = b
+	}
+	return ok
+}
+
+// argumentNames maps the JSON property names of an argument struct, as
+// encoding/json and jsonschema.For name them, to their Go fields.
+func argumentNames(t types.Type) map[string]string {
+	names := map[string]string{}
+	var walk func(st *types.Struct, depth int)
+	walk = func(st *types.Struct, depth int) {
+		for i := range st.NumFields() {
+			f := st.Field(i)
+			name, skip := jsonFieldName(st.Tag(i))
+			if skip {
+				continue
+			}
+			if f.Embedded() && name == "" {
+				ft := types.Unalias(f.Type())
+				if p, ok := ft.(*types.Pointer); ok {
+					ft = types.Unalias(p.Elem())
+				}
+				if inner, ok := ft.Underlying().(*types.Struct); ok && depth < 8 {
+					walk(inner, depth+1)
+					continue
+				}
+			}
+			if !f.Exported() {
+				continue
+			}
+			if name == "" {
+				name = f.Name()
+			}
+			if _, dup := names[name]; !dup {
+				names[name] = f.Name()
+			}
+		}
+	}
+	if st, ok := types.Unalias(t).Underlying().(*types.Struct); ok {
+		walk(st, 0)
+	}
+	return names
 }
 
 // missingText is the tool error of the arguments fallback: each required
