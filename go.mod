@@ -3,6 +3,7 @@ module github.com/elicitgen/elicitgen
 go 1.26.0
 
 require (
+	github.com/chromedp/chromedp v0.23.0
 	github.com/dave/jennifer v1.7.1
 	github.com/fatih/structtag v1.2.0
 	github.com/google/jsonschema-go v0.4.3
@@ -12,6 +13,8 @@ require (
 )
 
 require (
+	github.com/chromedp/cdproto v0.159.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect

@@ -41,8 +41,8 @@ type site struct {
 	url    string
 	grants *elicitrt.MemoryGrants
 	cfg    config
-	// providerHits counts the requests the stand-in provider served, when
-	// it has its own server.
+	// providerHits counts the requests of /provider/authorize, when the
+	// stand-in provider has its own server.
 	providerHits atomic.Int64
 }
 
@@ -68,7 +68,9 @@ func startSiteWith(t *testing.T, providerHost string) *site {
 	if providerHost != "" {
 		provider := newProvider(s.url + "/callback")
 		psrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			s.providerHits.Add(1)
+			if r.URL.Path == "/provider/authorize" { // not a browser's /favicon.ico
+				s.providerHits.Add(1)
+			}
 			provider.ServeHTTP(w, r)
 		}))
 		t.Cleanup(psrv.Close)
@@ -153,9 +155,33 @@ func (s *site) browser(t *testing.T, user string) *http.Client {
 	return b
 }
 
-// callbackURL opens the connect link in b and follows it to the provider,
-// stopping before the callback: it returns the callback URL the provider
-// sent the browser to.
+// signIn is the user of browser b going through the sign-in link: the
+// connect page, the provider's consent page, its Allow button (the form's
+// POST) and the redirect to the callback. It returns the last page's
+// status and body: the callback's, or a refusal before it.
+func signIn(b *http.Client, link string) (int, string, error) {
+	resp, err := b.Get(link)
+	if err != nil {
+		return 0, "", err
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Request.URL.Path != "/provider/authorize" {
+		return resp.StatusCode, string(body), nil
+	}
+	consent := *resp.Request.URL
+	consent.RawQuery = ""
+	resp, err = b.PostForm(consent.String(), resp.Request.URL.Query()) // Allow
+	if err != nil {
+		return 0, "", err
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, string(body), nil
+}
+
+// callbackURL is signIn stopped before the callback: it returns the
+// callback URL the provider sent the browser to.
 func callbackURL(t *testing.T, b *http.Client, link string) string {
 	t.Helper()
 	stop := *b
@@ -167,13 +193,11 @@ func callbackURL(t *testing.T, b *http.Client, link string) string {
 		}
 		return nil
 	}
-	resp, err := stop.Get(link)
-	if err != nil {
+	if _, _, err := signIn(&stop, link); err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
 	if callback == "" {
-		t.Fatalf("connect: status %d, no redirect to the callback", resp.StatusCode)
+		t.Fatal("connect: no redirect to the callback")
 	}
 	return callback
 }
@@ -272,7 +296,10 @@ func TestSignInFlow(t *testing.T) {
 			}
 
 			// Alice completes it: connect page → provider → callback.
-			code, body := get(t, s.browser(t, "alice"), p.URL)
+			code, body, err := signIn(s.browser(t, "alice"), p.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if code != http.StatusOK || !strings.Contains(body, "Connected") {
 				t.Fatalf("alice: %d %s", code, body)
 			}
@@ -318,8 +345,8 @@ func TestFlowTokenRefused(t *testing.T) {
 		t.Fatal("a refused token completed the flow")
 	}
 	// The valid token works, for alice only.
-	if code, _ := get(t, b, s.url+"/connect?flow="+url.QueryEscape(token)); code != http.StatusOK {
-		t.Fatalf("valid token: %d", code)
+	if code, body, err := signIn(b, s.url+"/connect?flow="+url.QueryEscape(token)); code != http.StatusOK || !strings.Contains(body, "Connected") {
+		t.Fatalf("valid token: %d %s %v", code, body, err)
 	}
 }
 
@@ -414,13 +441,12 @@ func TestEveryTransportAndEra(t *testing.T) {
 				u := &mcptest.User{Replies: []*mcp.ElicitResult{{Action: "accept"}}, OnAsk: func(p *mcp.ElicitParams) {
 					go func() {
 						time.Sleep(150 * time.Millisecond) // the user reads, then clicks
-						resp, err := b.Get(p.URL)
+						code, _, err := signIn(b, p.URL)
 						if err != nil {
 							signedIn <- 0
 							return
 						}
-						resp.Body.Close()
-						signedIn <- resp.StatusCode
+						signedIn <- code
 					}()
 				}}
 				cs := s.mcpClientEra(t, transport, era, user, mcptest.Options{User: u, Capabilities: bothModes})

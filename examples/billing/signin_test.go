@@ -31,7 +31,7 @@ func TestCallbackOnlyInTheBrowserThatConnected(t *testing.T) {
 
 	connected := s.browser(t, "alice")
 	callback := callbackURL(t, connected, p.URL)
-	if !strings.HasPrefix(callback, s.url+"/callback?") || s.providerHits.Load() != 1 {
+	if !strings.HasPrefix(callback, s.url+"/callback?") || s.providerHits.Load() != 2 { // consent page, Allow
 		t.Fatalf("callback %q after %d provider requests", callback, s.providerHits.Load())
 	}
 	if code, body := get(t, s.browser(t, "alice"), callback); code != http.StatusForbidden {
@@ -105,8 +105,9 @@ func TestLoginIsPost(t *testing.T) {
 	}
 }
 
-// TestProviderRefusesForeignRedirect: the stand-in provider sends the
-// browser (and the code) back only to the server's own callback.
+// TestProviderRefusesForeignRedirect: the stand-in provider shows its
+// consent page, and sends the browser (and the code) back, only for the
+// server's own callback: any other redirect_uri is 400 on both.
 func TestProviderRefusesForeignRedirect(t *testing.T) {
 	for _, providerHost := range []string{"", "localhost"} {
 		s := startSiteWith(t, providerHost)
@@ -115,18 +116,29 @@ func TestProviderRefusesForeignRedirect(t *testing.T) {
 			provider = s.url
 		}
 		noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-		for redirect, want := range map[string]int{
-			s.url + "/callback":                  http.StatusFound,
-			"http://evil.example/callback":       http.StatusBadRequest,
-			s.url + "/callback/../mcp":           http.StatusBadRequest,
-			s.url + "/callback?next=elsewhere":   http.StatusBadRequest,
-			"":                                   http.StatusBadRequest,
-			strings.ToUpper(s.url) + "/callback": http.StatusBadRequest,
+		for _, redirect := range []string{
+			s.url + "/callback",
+			"http://evil.example/callback",
+			s.url + "/callback/../mcp",
+			s.url + "/callback?next=elsewhere",
+			"",
+			strings.ToUpper(s.url) + "/callback",
 		} {
 			q := url.Values{"state": {"some-state"}, "redirect_uri": {redirect}}
-			code, _ := get(t, noFollow, provider+"/provider/authorize?"+q.Encode())
-			if code != want {
-				t.Errorf("provider %q, redirect_uri %q: %d, want %d", provider, redirect, code, want)
+			wantPage, wantBack := http.StatusBadRequest, http.StatusBadRequest
+			if redirect == s.url+"/callback" {
+				wantPage, wantBack = http.StatusOK, http.StatusSeeOther
+			}
+			if code, _ := get(t, noFollow, provider+"/provider/authorize?"+q.Encode()); code != wantPage {
+				t.Errorf("provider %q, consent page for redirect_uri %q: %d, want %d", provider, redirect, code, wantPage)
+			}
+			resp, err := noFollow.PostForm(provider+"/provider/authorize", q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != wantBack || (wantBack == http.StatusSeeOther && !strings.HasPrefix(resp.Header.Get("Location"), s.url+"/callback?")) {
+				t.Errorf("provider %q, Allow for redirect_uri %q: %d to %q, want %d", provider, redirect, resp.StatusCode, resp.Header.Get("Location"), wantBack)
 			}
 		}
 	}

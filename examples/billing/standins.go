@@ -51,25 +51,49 @@ func loginPage(base string) http.Handler {
 const standInCode = "stand-in-code"
 
 // newProvider returns the stand-in billing provider's pages, under
-// /provider/: /provider/authorize approves at once and sends the browser
-// back to callback with the state and a code. Like a real provider, it
-// redirects only to the redirect URI registered for this client, callback
-// (400 for any other), so that a code never goes to another site.
+// /provider/. GET /provider/authorize shows the consent page, whose Allow
+// button posts back to it; the POST sends the browser back to callback
+// with the state and a code (303). As a real provider, it redirects only
+// to the redirect URI registered for this client, callback (400 for any
+// other, on both methods), so that a code never goes to another site; and
+// as on a real provider, the way back to the callback is a navigation that
+// a page of the provider's site starts (so a SameSite=Strict cookie of the
+// app's site is not sent with it; a Lax one is).
 func newProvider(callback string) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /provider/authorize", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("/provider/authorize", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
-		q := r.URL.Query()
-		if q.Get("redirect_uri") != callback {
+		w.Header().Set("X-Frame-Options", "DENY")
+		if r.Method != http.MethodGet && r.Method != http.MethodPost {
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		if r.Method == http.MethodPost {
+			if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host && o != "https://"+r.Host {
+				http.Error(w, "consent from another site", http.StatusForbidden)
+				return
+			}
+		}
+		state, redirect := r.FormValue("state"), r.FormValue("redirect_uri")
+		if redirect != callback {
 			http.Error(w, "redirect_uri is not registered for this client", http.StatusBadRequest)
 			return
 		}
-		if q.Get("state") == "" {
+		if state == "" {
 			http.Error(w, "state is required", http.StatusBadRequest)
 			return
 		}
-		back := url.Values{"state": {q.Get("state")}, "code": {standInCode}}
-		http.Redirect(w, r, callback+"?"+back.Encode(), http.StatusFound)
+		if r.Method == http.MethodGet {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(w, `<!doctype html><title>Billing provider</title>
+<form method="post" action="/provider/authorize"><p>Allow the billing MCP server to read your invoices?</p>
+<input type="hidden" name="state" value="%s"><input type="hidden" name="redirect_uri" value="%s">
+<button id="allow" type="submit">Allow</button></form>
+`, html.EscapeString(state), html.EscapeString(redirect))
+			return
+		}
+		back := url.Values{"state": {state}, "code": {standInCode}}
+		http.Redirect(w, r, callback+"?"+back.Encode(), http.StatusSeeOther)
 	})
 	return mux
 }
