@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -443,4 +444,82 @@ func TestConnectHeadersAndCookie(t *testing.T) {
 	if code := tls.status(t, b, callback); code != http.StatusOK {
 		t.Fatalf("callback over HTTPS: %d", code)
 	}
+}
+
+// FuzzCallback: whatever state and nonce cookie reach the callback of
+// alice's signed-in browser, the flow completes (200, one Exchange, a
+// grant) only with the state and the cookie that the connect page gave
+// that browser for it, and then once; any other input is refused with
+// nothing exchanged or stored. Each run makes a fresh flow and visits the
+// connect page; useState and useCookie put its state and cookie in place
+// of the fuzzed ones (the fuzzer never sees them, so it cannot carry a
+// valid pair from one run to the next).
+func FuzzCallback(f *testing.F) {
+	keys, _ := NewKeyring([]byte("fuzz-callback-key-0123456789abc!"))
+	now := time.Unix(1_800_000_000, 0)
+	alice := &http.Cookie{Name: connTSessionCookie, Value: "alice"}
+	f.Add("", "", true, true)
+	f.Add("s1.AAAA", "", true, false)
+	f.Add("", "s1.AAAA", false, true)
+	f.Add("x", "y", false, false)
+	f.Fuzz(func(t *testing.T, state, cookie string, useState, useCookie bool) {
+		grants := &MemoryGrants{}
+		exchanges := 0
+		pages := NewConnectHandlers(ConnectOptions{Keys: keys, Grants: grants, Now: func() time.Time { return now },
+			Logger: slog.New(slog.DiscardHandler),
+			Authenticate: func(r *http.Request) (string, bool) {
+				c, err := r.Cookie(connTSessionCookie)
+				if err != nil {
+					return "", false
+				}
+				return c.Value, c.Value != ""
+			},
+			AuthorizeURL: func(r *http.Request, f ConnectFlow, state string) (string, error) {
+				return "https://provider.example/authorize?state=" + url.QueryEscape(state), nil
+			},
+			Exchange: func(r *http.Request, f ConnectFlow) ([]byte, error) {
+				exchanges++
+				return []byte("grant"), nil
+			},
+		})
+
+		// The connect page gives alice's browser its state and cookie.
+		token, err := keys.SealFlow(ConnectFlow{ID: newFlowID(), Subject: "alice", Tool: "t", Step: "billing"}, "", now, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest("GET", "/connect?flow="+url.QueryEscape(token), nil)
+		req.AddCookie(alice)
+		pages.Connect.ServeHTTP(rec, req)
+		loc, _ := url.Parse(rec.Header().Get("Location"))
+		cookies := rec.Result().Cookies()
+		if rec.Code != http.StatusFound || len(cookies) != 1 || loc.Query().Get("state") == "" {
+			t.Fatalf("connect: %d %v", rec.Code, rec.Header())
+		}
+		if useState {
+			state = loc.Query().Get("state")
+		}
+		if useCookie {
+			cookie = cookies[0].Value
+		}
+
+		serve := func() int {
+			req := httptest.NewRequest("GET", "/callback?"+url.Values{"state": {state}, "code": {"c"}}.Encode(), nil)
+			req.AddCookie(alice)
+			req.AddCookie(&http.Cookie{Name: NonceCookie, Value: cookie})
+			rec := httptest.NewRecorder()
+			pages.Callback.ServeHTTP(rec, req)
+			return rec.Code
+		}
+		valid := useState && useCookie
+		first := serve()
+		_, stored, _ := grants.Grant(context.Background(), "alice", "billing")
+		if valid != (first == http.StatusOK) || valid != (exchanges == 1) || valid != stored || exchanges > 1 {
+			t.Fatalf("valid %v: status %d, %d exchanges, grant stored %v", valid, first, exchanges, stored)
+		}
+		if second := serve(); second == http.StatusOK || exchanges > 1 {
+			t.Fatalf("second callback: status %d, %d exchanges", second, exchanges)
+		}
+	})
 }

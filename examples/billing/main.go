@@ -16,9 +16,10 @@
 //     (BILLING_DEMO_AUTH); use your authorization server's verifier;
 //   - site login: a POST of /login (GET shows the form) with user=NAME
 //     sets a session cookie; use your own;
-//   - the provider: /provider/authorize approves at once, for the
-//     redirect URI of this server's /callback only, and /callback accepts
-//     its one code; use the provider's OAuth endpoints.
+//   - the provider: /provider/authorize shows a consent page whose Allow
+//     sends the browser back to this server's /callback (the only
+//     redirect URI it accepts) with its one code; use the provider's OAuth
+//     endpoints.
 //
 // ELICITGEN_STATE_KEYS holds the state keys (base64, comma-separated).
 package main
