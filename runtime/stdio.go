@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -41,7 +42,10 @@ const stdioReadBuffer = 64 << 10
 // A line longer than MaxLineBytes is answered -32600 "Invalid Request: line
 // exceeds N bytes" (id null) and skipped; it is never held in memory whole
 // (the transport keeps at most MaxLineBytes plus its 64 KiB read buffer).
-// Blank lines are ignored. A trailing "\r" is accepted (CRLF input).
+// Blank lines are ignored. A trailing "\r" is accepted (CRLF input). When In
+// ends, the connection still answers the calls it has read (for up to five
+// seconds) before it reports the end, so "printf '...' | server" gets its
+// answers.
 //
 // JSON-RPC batches (a line holding an array) are answered -32600 and
 // skipped: MCP removed batching in protocol 2025-06-18, and both protocol
@@ -95,9 +99,6 @@ func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	return c, nil
 }
 
-// errStdioClosed is returned by Write after Close.
-var errStdioClosed = errors.New("elicitrt: stdio connection closed")
-
 // stdioConn is the [mcp.Connection] of a [StdioTransport].
 //
 // One goroutine (readLoop) reads In line by line, answers bad lines itself
@@ -115,6 +116,10 @@ type stdioConn struct {
 	incoming chan jsonrpc.Message // good messages, from readLoop
 	readDone chan struct{}        // closed when readLoop stops; readErr is then set
 	readErr  error                // why readLoop stopped (io.EOF at end of input)
+
+	pendingMu sync.Mutex
+	pending   map[jsonrpc.ID]bool // calls handed to Read and not yet answered
+	drained   chan struct{}       // closed when pending empties; nil: nobody waits
 
 	closeOnce sync.Once
 	closed    chan struct{} // closed by Close
@@ -142,7 +147,40 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	case msg := <-c.incoming:
 		return msg, nil
 	case <-c.readDone:
+		if c.readErr == io.EOF {
+			c.awaitAnswers(ctx)
+		}
 		return nil, c.readErr
+	}
+}
+
+// stdioDrainWait bounds how long Read holds back the end of input while
+// calls already read are still unanswered.
+const stdioDrainWait = 5 * time.Second
+
+// awaitAnswers waits, at most stdioDrainWait, until every call handed to
+// Read has been answered. When the input ends, the SDK cancels the calls
+// still in flight and fails their answers, so a client that writes a request
+// and then closes its side of the pipe (echo ... | server) would otherwise
+// lose the answer, depending on timing.
+func (c *stdioConn) awaitAnswers(ctx context.Context) {
+	c.pendingMu.Lock()
+	if len(c.pending) == 0 {
+		c.pendingMu.Unlock()
+		return
+	}
+	if c.drained == nil {
+		c.drained = make(chan struct{})
+	}
+	drained := c.drained
+	c.pendingMu.Unlock()
+	timer := time.NewTimer(stdioDrainWait)
+	defer timer.Stop()
+	select {
+	case <-drained:
+	case <-c.closed:
+	case <-ctx.Done():
+	case <-timer.C:
 	}
 }
 
@@ -155,24 +193,34 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return err
 	}
-	return c.writeLine(data)
+	err = c.writeLine(data)
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.pendingMu.Lock()
+		delete(c.pending, resp.ID)
+		if len(c.pending) == 0 && c.drained != nil {
+			close(c.drained)
+			c.drained = nil
+		}
+		c.pendingMu.Unlock()
+	}
+	return err
 }
 
-// writeLine writes data and a newline under the write lock, unless closed.
+// writeLine writes data and a newline under the write lock. It still
+// writes after Close: the SDK closes the connection when the input ends and
+// then writes the answers to the requests still in flight, which must reach
+// the client (on os.Stdout, which Close leaves open). After Close, a write
+// to an Out that Close closed fails with that stream's error.
 func (c *stdioConn) writeLine(data []byte) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	select {
-	case <-c.closed:
-		return errStdioClosed
-	default:
-	}
 	_, err := c.out.Write(append(data, '\n'))
 	return err
 }
 
-// Close stops the connection: a pending or later Read returns io.EOF, later
-// writes fail, and In and Out are closed as [StdioTransport] documents. It
+// Close stops the connection: a pending or later Read returns io.EOF, and In
+// and Out are closed as [StdioTransport] documents (so later writes fail,
+// except to os.Stdout). It
 // may be called many times, concurrently; every call returns the first
 // call's result.
 func (c *stdioConn) Close() error {
@@ -204,6 +252,14 @@ func (c *stdioConn) readLoop(br *bufio.Reader) {
 			if msg == nil {
 				c.reject(id, code, text, text, len(line))
 			} else {
+				if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+					c.pendingMu.Lock()
+					if c.pending == nil {
+						c.pending = make(map[jsonrpc.ID]bool)
+					}
+					c.pending[req.ID] = true
+					c.pendingMu.Unlock()
+				}
 				select {
 				case c.incoming <- msg:
 				case <-c.closed:

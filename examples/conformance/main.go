@@ -5,7 +5,10 @@
 //	conformance -http 127.0.0.1:PORT   MCP at /mcp, both protocol eras
 //	conformance -stdio
 //
-// ELICITGEN_STATE_KEYS holds the state keys (base64, comma-separated).
+// ELICITGEN_STATE_KEYS holds the state keys (base64, comma-separated); a
+// malformed value is reported in one line at start, with exit status 1.
+// Stdio survives malformed lines (elicitrt.StdioTransport); HTTP is served
+// with timeouts (elicitrt.NewHTTPServer).
 package main
 
 import (
@@ -13,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"net"
 	"net/http"
 	"os"
 
@@ -34,19 +38,28 @@ func main() {
 	stdio := flag.Bool("stdio", false, "serve on standard input and output")
 	addr := flag.String("http", "", "serve streamable HTTP at this address, MCP at /mcp")
 	flag.Parse()
-	switch {
-	case *stdio:
-		if err := newServer(nil).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
-			log.Fatal(err)
-		}
-	case *addr != "":
-		server := newServer(nil)
-		mux := http.NewServeMux()
-		mux.Handle("/mcp", elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
-		log.Printf("conformance: serving MCP at http://%s/mcp", *addr)
-		log.Fatal(http.ListenAndServe(*addr, mux))
-	default:
+	if !*stdio && *addr == "" {
 		fmt.Fprintln(os.Stderr, "usage: conformance -stdio | -http 127.0.0.1:PORT")
 		os.Exit(2)
 	}
+	keys, err := elicitrt.LoadKeyring()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "conformance: %v\n", err)
+		os.Exit(1)
+	}
+	server := newServer(&elicitrt.ToolOptions{Keys: keys})
+	if *stdio {
+		if err := server.Run(context.Background(), &elicitrt.StdioTransport{}); err != nil {
+			log.Fatalf("conformance: %v", err)
+		}
+		return
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Fatalf("conformance: %v", err)
+	}
+	log.Printf("conformance: serving MCP at http://%s/mcp", ln.Addr())
+	log.Fatalf("conformance: %v", elicitrt.NewHTTPServer(*addr, mux).Serve(ln))
 }

@@ -6,8 +6,15 @@
 //	deploy -stdio                  serve on standard input and output
 //	deploy -http 127.0.0.1:8080    serve MCP at /mcp, for clients of both protocol eras
 //
+// Over stdio a line that is not JSON-RPC is answered with a JSON-RPC error
+// and the server reads on (elicitrt.StdioTransport). Over HTTP the server
+// has read, header and idle timeouts (elicitrt.NewHTTPServer) and a 256 KiB
+// body limit; "-http 127.0.0.1:0" picks a free port and logs the address.
+//
 // ELICITGEN_STATE_KEYS holds the requestState keys (base64, comma-separated,
-// the first seals); without it a random per-process key is used.
+// the first seals); without it a random per-process key is used. A malformed
+// value stops the server at start with one line saying what is wrong and
+// how to fix it, and exit status 1.
 package main
 
 import (
@@ -15,6 +22,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"net"
 	"net/http"
 	"os"
 
@@ -33,19 +41,28 @@ func main() {
 	stdio := flag.Bool("stdio", false, "serve on standard input and output")
 	addr := flag.String("http", "", "serve streamable HTTP at this address, MCP at /mcp")
 	flag.Parse()
-	switch {
-	case *stdio:
-		if err := newServer(nil).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
-			log.Fatal(err)
-		}
-	case *addr != "":
-		server := newServer(nil)
-		mux := http.NewServeMux()
-		mux.Handle("/mcp", elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
-		log.Printf("deploy: serving MCP at http://%s/mcp", *addr)
-		log.Fatal(http.ListenAndServe(*addr, mux))
-	default:
+	if !*stdio && *addr == "" {
 		fmt.Fprintln(os.Stderr, "usage: deploy -stdio | -http 127.0.0.1:PORT")
 		os.Exit(2)
 	}
+	keys, err := elicitrt.LoadKeyring()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "deploy: %v\n", err)
+		os.Exit(1)
+	}
+	server := newServer(&elicitrt.ToolOptions{Keys: keys})
+	if *stdio {
+		if err := server.Run(context.Background(), &elicitrt.StdioTransport{}); err != nil {
+			log.Fatalf("deploy: %v", err)
+		}
+		return
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Fatalf("deploy: %v", err)
+	}
+	log.Printf("deploy: serving MCP at http://%s/mcp", ln.Addr())
+	log.Fatalf("deploy: %v", elicitrt.NewHTTPServer(*addr, mux).Serve(ln))
 }
