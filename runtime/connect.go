@@ -84,8 +84,8 @@ type ConnectOptions struct {
 	// Keys open flow tokens and seal the sign-in's state and nonce cookie:
 	// the same keyring as the tools' (nil: the DefaultKeyring).
 	Keys *Keyring
-	// Audience is the tools' ToolOptions.Audience: flow tokens sealed under
-	// another audience do not open.
+	// Audience is the tools' ToolOptions.Audience: flow tokens, sign-in
+	// states and nonce cookies sealed under another audience do not open.
 	Audience string
 	// Grants records completed flows and grants (nil: DefaultGrants); the
 	// same store as the tools'.
@@ -103,10 +103,11 @@ type ConnectOptions struct {
 	// Exchange runs in the callback, once the flow, the user, the browser
 	// and the single completion are verified: it turns the callback
 	// request (for example its authorization code) into the grant to store
-	// for the user. It runs at most once per completed flow.
+	// for the user. It runs for one callback of a flow at a time, and never
+	// again once it succeeded.
 	Exchange func(r *http.Request, f ConnectFlow) (grant []byte, err error)
 	// GrantTTL is how long a stored grant lasts (0: no expiry). FlowTTL
-	// (0: 10 minutes) is how long a sign-in started at the connect page
+	// (0 or less: 10 minutes) is how long a sign-in started at the connect page
 	// may take, and how long the completion record and the claim of a
 	// flow last: keep it at least the tools' ToolOptions.TTL, the life of
 	// a flow token, so that a flow cannot complete again once its record
