@@ -120,7 +120,15 @@ func main() {
 	stdio := flag.Bool("stdio", false, "serve MCP on standard input and output")
 	addr := flag.String("http", "", "serve at this address (MCP at /mcp)")
 	flag.Parse()
-	keys := elicitrt.DefaultKeyring()
+	if !*stdio && *addr == "" {
+		fmt.Fprintln(os.Stderr, "usage: billing -http 127.0.0.1:PORT | -stdio")
+		os.Exit(2)
+	}
+	keys, err := elicitrt.LoadKeyring()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "billing: %v\n", err)
+		os.Exit(1)
+	}
 	grants := elicitrt.DefaultGrants()
 	switch {
 	case *stdio:
@@ -134,15 +142,12 @@ func main() {
 			}
 			cfg.legacyURLWait = d
 		}
-		if err := newServer(cfg).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
-			log.Fatal(err)
+		if err := newServer(cfg).Run(context.Background(), &elicitrt.StdioTransport{}); err != nil {
+			log.Fatalf("billing: %v", err)
 		}
-	case *addr != "":
+	default:
 		cfg := config{base: "http://" + *addr, keys: keys, grants: grants}
 		log.Printf("billing: serving MCP at http://%s/mcp", *addr)
-		log.Fatal(http.ListenAndServe(*addr, newApp(cfg)))
-	default:
-		fmt.Fprintln(os.Stderr, "usage: billing -http 127.0.0.1:PORT | -stdio")
-		os.Exit(2)
+		log.Fatalf("billing: %v", elicitrt.NewHTTPServer(*addr, newApp(cfg)).ListenAndServe())
 	}
 }
