@@ -10,13 +10,17 @@ import (
 // processKeyring reads ELICITGEN_STATE_KEYS once per process, so that
 // [LoadKeyring] and [DefaultKeyring] agree (one random key when it is unset,
 // and one warning).
-var processKeyring = sync.OnceValues(func() (*Keyring, error) {
-	k, err := KeyringFromEnv(KeysEnv, nil)
+var processKeyring = sync.OnceValues(func() (*Keyring, error) { return keyringWithFix(KeysEnv) })
+
+// keyringWithFix is [KeyringFromEnv] with the error worded for a person:
+// no package prefix, and [KeysFix] after it.
+func keyringWithFix(name string) (*Keyring, error) {
+	k, err := KeyringFromEnv(name, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s; %s", strings.TrimPrefix(err.Error(), "elicitrt: "), KeysFix)
 	}
 	return k, nil
-})
+}
 
 // KeysFix is the remedy that [LoadKeyring] appends to its errors, for a
 // person reading a server's start-up failure.
