@@ -5,18 +5,20 @@ import (
 	"fmt"
 	"go/types"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/dave/jennifer/jen"
+	"golang.org/x/tools/imports"
+
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
 // Import paths of generated code.
 const (
-	runtimePath = "github.com/elicitgen/elicitgen/runtime"
-	mcpPath     = "github.com/modelcontextprotocol/go-sdk/mcp"
+	runtimePath    = "github.com/elicitgen/elicitgen/runtime"
+	mcpPath        = "github.com/modelcontextprotocol/go-sdk/mcp"
+	jsonschemaPath = "github.com/google/jsonschema-go/jsonschema"
 	// runtimeName is the one fixed name generated code gives the runtime.
 	runtimeName = "elicitrt"
 )
@@ -29,60 +31,19 @@ type Output struct {
 	Stale []string
 }
 
-// Emit renders the model. It never touches the disk. Files are rendered
-// concurrently, each independent of the others.
+// Emit prints the model: every decision was made by Check, so an error
+// here is an internal one (a bug of elicitgen), never the user's. It never
+// touches the disk.
 func Emit(m *Model) (*Output, error) {
-	type job struct {
-		pkg   *Package
-		file  *File
-		enums map[string]bool // the enum index functions this file declares
-		src   []byte
-		err   error
-	}
-	var jobs []*job
-	for _, pkg := range m.Packages {
-		// An enum's index function goes to the first file, in order, whose
-		// forms use the enum.
-		owner := map[string]bool{}
-		for _, file := range pkg.Files {
-			j := &job{pkg: pkg, file: file, enums: map[string]bool{}}
-			for _, form := range file.Forms {
-				e := &formEmitter{pkg: pkg, form: form}
-				for _, fd := range form.Fields {
-					if fd.Enum != nil && !owner[e.enumIndexName(fd)] {
-						owner[e.enumIndexName(fd)] = true
-						j.enums[e.enumIndexName(fd)] = true
-					}
-				}
-			}
-			jobs = append(jobs, j)
-		}
-	}
-	next := make(chan *job)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range next {
-				j.src, j.err = emitFile(j.pkg, j.file, j.enums)
-			}
-		}()
-	}
-	for _, j := range jobs {
-		next <- j
-	}
-	close(next)
-	wg.Wait()
-
 	out := &Output{Files: map[string][]byte{}}
-	for _, j := range jobs {
-		if j.err != nil {
-			return nil, j.err
-		}
-		out.Files[j.file.Output] = j.src
-	}
 	for _, pkg := range m.Packages {
+		for _, file := range pkg.Files {
+			src, err := emitFile(pkg, file)
+			if err != nil {
+				return nil, fmt.Errorf("elicitgen internal error: rendering %s: %w", file.Output, err)
+			}
+			out.Files[file.Output] = src
+		}
 		for _, g := range pkg.Generated {
 			if _, ok := out.Files[g]; !ok {
 				out.Stale = append(out.Stale, g)
@@ -92,208 +53,460 @@ func Emit(m *Model) (*Output, error) {
 	return out, nil
 }
 
-// emitFile renders one generated file. enums lists the enum index
-// functions it declares (each once, with the first form that needs it).
-func emitFile(pkg *Package, file *File, enums map[string]bool) ([]byte, error) {
-	f := jen.NewFilePathName(pkg.Path, pkg.Name)
+// emitFile prints one generated file: the version lock, each form, each
+// tool.
+func emitFile(pkg *Package, file *File) ([]byte, error) {
+	f := newFile(pkg, file.Imports)
 	f.HeaderComment("// " + Header)
 	f.HeaderComment("// source: " + filepath.Base(file.Source))
-	f.ImportAlias(runtimePath, runtimeName)
-	f.ImportName(mcpPath, "mcp")
-	// An import's name must not also be declared at package level (say
-	// var json = jsoniter.ConfigCompatibleWithStandardLibrary): alias the
-	// packages whose name is taken.
-	imports := map[string]bool{} // the names the file's imports go by
-	for path, name := range importNames(file) {
-		if pkg.types != nil && pkg.types.Scope().Lookup(name) != nil {
-			scope := pkg.types.Scope()
-			alias := name + "_"
-			for scope.Lookup(alias) != nil {
-				alias += "_"
-			}
-			f.ImportAlias(path, alias)
-			name = alias
-		}
-		imports[name] = true
-	}
-
-	// The version lock and the forms are written as text (emit_form.go);
-	// jennifer names their imports, in order of first use, so that the
-	// tools' code it renders next (emit_tool.go) shares the names, and
-	// renders the header, the import block and the tools.
-	names := map[string]string{}
-	var qualErr error
-	qual := func(path string) string {
-		if n, ok := names[path]; ok {
-			return n
-		}
-		var b bytes.Buffer
-		if err := jen.Qual(path, "X").RenderWithFile(&b, f); err != nil && qualErr == nil {
-			qualErr = err
-		}
-		n := strings.TrimSuffix(strings.TrimSpace(b.String()), ".X")
-		names[path] = n
-		return n
-	}
-	// The body goes after room for the header and the imports, which are
-	// known only once the body is written.
-	const room = 2048
-	size := room + 1024
+	v := jen.Lit(elicitrt.GenVersion)
+	f.Comment("The build fails on the next lines when this file and the elicitgen runtime")
+	f.Comment("come from different versions of elicitgen: run the elicitgen of the same")
+	f.Comment("module version as the runtime, then go generate.")
+	f.Const().Defs(
+		jen.Id("_").Op("=").Qual(runtimePath, "EnforceVersion").Call(v.Clone().Op("-").Qual(runtimePath, "MinVersion")),
+		jen.Id("_").Op("=").Qual(runtimePath, "EnforceVersion").Call(jen.Qual(runtimePath, "MaxVersion").Op("-").Add(v)),
+	)
 	for _, form := range file.Forms {
-		size += 1280 + 640*len(form.Fields) + len(form.Schema)*5/4
-	}
-	body := &goText{b: make([]byte, room, size)}
-	versionText(body, qual)
-	rts, locals := map[string]string{}, map[string]string{}
-	for _, form := range file.Forms {
-		e := &formText{formEmitter: &formEmitter{pkg: pkg, form: form, imports: imports, names: locals}, w: body, qual: qual, rts: rts}
-		e.emit(enums)
-	}
-	if qualErr != nil {
-		return nil, fmt.Errorf("rendering %s: %w", file.Output, qualErr)
+		e := &formEmitter{pkg: pkg, form: form, taken: file.Imports}
+		e.emit(f)
 	}
 	for _, tool := range file.Tools {
-		if err := emitTool(f, pkg, tool); err != nil {
-			return nil, err
+		emitTool(f, pkg, tool)
+	}
+	return render(f)
+}
+
+// newFile starts a jennifer file of package pkg whose imports go by the
+// names of imports (import path → name; Check chose them, aliasing those
+// that a package-level identifier takes).
+func newFile(pkg *Package, imports map[string]string) *jen.File {
+	f := jen.NewFilePathName(pkg.Path, pkg.Name)
+	for path, name := range imports {
+		if name == lastElem(path) && path != runtimePath {
+			f.ImportName(path, name)
+		} else {
+			f.ImportAlias(path, name)
 		}
 	}
+	return f
+}
+
+func lastElem(path string) string {
+	return path[strings.LastIndexByte(path, '/')+1:]
+}
+
+// render prints f: jennifer writes the source and names the imports;
+// goimports' formatter (import insertion off) formats it and groups the
+// imports, standard library first.
+func render(f *jen.File) ([]byte, error) {
+	f.NoFormat = true
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
-		return nil, fmt.Errorf("rendering %s: %w", file.Output, err)
+		return nil, err
 	}
-	// Splice: header and imports, then the text, then the tools.
-	rendered := buf.Bytes()
-	cut := importsEnd(rendered)
-	if cut < 0 {
-		return nil, fmt.Errorf("rendering %s: no import block in\n%s", file.Output, rendered)
+	out, err := imports.Process("generated.go", buf.Bytes(), &imports.Options{FormatOnly: true, Comments: true, TabIndent: true, TabWidth: 8})
+	if err != nil {
+		return nil, fmt.Errorf("%w\n%s", err, buf.Bytes())
 	}
-	head, tools := rendered[:cut], rendered[cut:]
-	if len(head) <= room {
-		out := body.b[room-len(head):]
-		copy(out, head)
-		return append(out, tools...), nil
-	}
-	out := make([]byte, 0, len(rendered)+len(body.b)-room)
-	out = append(out, head...)
-	out = append(out, body.b[room:]...)
-	return append(out, tools...), nil
+	return out, nil
 }
 
-// importsEnd returns the offset just after the import declaration of a
-// gofmt-formatted file that has exactly one, or -1.
-func importsEnd(src []byte) int {
-	i := bytes.Index(src, []byte("\nimport "))
-	if i < 0 {
-		return -1
-	}
-	i++
-	if bytes.HasPrefix(src[i:], []byte("import (\n")) {
-		j := bytes.Index(src[i:], []byte("\n)\n"))
-		if j < 0 {
-			return -1
+// typeExpr spells a Go type of package pkgPath for generated code: the one
+// speller of types, qualifying foreign names.
+func typeExpr(pkgPath string, t types.Type) *jen.Statement {
+	switch t := types.Unalias(t).(type) {
+	case *types.Basic:
+		return jen.Id(t.Name())
+	case *types.Named:
+		obj := t.Obj()
+		if obj.Pkg() == nil || obj.Pkg().Path() == pkgPath {
+			return jen.Id(obj.Name())
 		}
-		return i + j + len("\n)\n")
+		return jen.Qual(obj.Pkg().Path(), obj.Name())
+	case *types.Pointer:
+		return jen.Op("*").Add(typeExpr(pkgPath, t.Elem()))
+	case *types.Slice:
+		return jen.Index().Add(typeExpr(pkgPath, t.Elem()))
+	case *types.Array:
+		return jen.Index(jen.Lit(int(t.Len()))).Add(typeExpr(pkgPath, t.Elem()))
+	case *types.Map:
+		return jen.Map(typeExpr(pkgPath, t.Key())).Add(typeExpr(pkgPath, t.Elem()))
+	case *types.Interface:
+		return jen.Any()
 	}
-	j := bytes.IndexByte(src[i:], '\n')
-	if j < 0 {
-		return -1
-	}
-	return i + j + 1
+	return jen.Id(types.TypeString(t, nil))
 }
 
-// importNames maps every package the file's generated code may refer to, to
-// its usual name.
-func importNames(file *File) map[string]string {
-	names := map[string]string{
-		runtimePath: runtimeName, mcpPath: "mcp", "encoding/json": "json", "unicode/utf8": "utf8",
-		"math": "math", "time": "time", "context": "context", "fmt": "fmt",
-	}
-	var walk func(t types.Type)
-	walk = func(t types.Type) {
-		switch t := types.Unalias(t).(type) {
-		case *types.Named:
-			if p := t.Obj().Pkg(); p != nil {
-				names[p.Path()] = p.Name()
-			}
-		case *types.Pointer:
-			walk(t.Elem())
-		case *types.Slice:
-			walk(t.Elem())
-		case *types.Array:
-			walk(t.Elem())
-		case *types.Map:
-			walk(t.Key())
-			walk(t.Elem())
-		}
-	}
-	for _, form := range file.Forms {
-		for _, sf := range form.Shape {
-			walk(sf.Type)
-		}
-	}
-	return names
-}
-
+// formEmitter prints one form.
 type formEmitter struct {
-	pkg     *Package
-	form    *Form
-	imports map[string]bool   // names of the generated file's imports
-	names   map[string]string // local name → name used
+	pkg    *Package
+	form   *Form
+	taken  map[string]string // the file's imports: their names are taken
+	locals map[string]string // local name → name used
 }
 
 // local returns a local name that does not collide with any package-level
 // identifier of the form's package or any import of the generated file.
 func (e *formEmitter) local(name string) string {
-	if e.names == nil {
-		e.names = map[string]string{}
+	if e.locals == nil {
+		e.locals = map[string]string{}
 	}
-	if n, ok := e.names[name]; ok {
+	if n, ok := e.locals[name]; ok {
 		return n
 	}
+	isImport := func(n string) bool {
+		for _, name := range e.taken {
+			if name == n {
+				return true
+			}
+		}
+		return false
+	}
 	n := name
-	for e.imports[n] || e.pkg.types != nil && e.pkg.types.Scope().Lookup(n) != nil {
+	for isImport(n) || e.pkg.types != nil && e.pkg.types.Scope().Lookup(n) != nil {
 		n += "_"
 	}
-	e.names[name] = n
+	e.locals[name] = n
 	return n
 }
 
-func (e *formEmitter) helper(parts ...string) string {
-	return "_elicit_" + strings.Join(parts, "_")
-}
+func (e *formEmitter) id(name string) *jen.Statement { return jen.Id(e.local(name)) }
 
-// embeddedFields reports, by field index, which fields of the form's struct
-// are embedded.
-func (e *formEmitter) embeddedFields() map[int]bool {
-	embedded := map[int]bool{}
-	if e.pkg.types == nil {
-		return embedded
+func (e *formEmitter) typ(t types.Type) *jen.Statement { return typeExpr(e.pkg.Path, t) }
+
+func rt(name string) *jen.Statement { return jen.Qual(runtimePath, name) }
+
+// emit prints the form's declarations: the stale check, the schema,
+// ElicitSchema, ElicitParams, the enum index functions the form declares,
+// and DecodeElicit.
+func (e *formEmitter) emit(f *jen.File) {
+	form := e.form
+	name := form.Name
+	if form.Shape != nil {
+		var fields []jen.Code
+		for _, sf := range form.Shape {
+			if sf.Embedded {
+				// Spelled as its type alone: a named field of the same type
+				// would not convert.
+				fields = append(fields, e.typ(sf.Type))
+			} else {
+				fields = append(fields, jen.Id(sf.Name).Add(e.typ(sf.Type)))
+			}
+		}
+		f.Commentf(`A "cannot convert" error here means %s changed after elicitgen ran: run go generate.`, name)
+		f.Func().Id("_").Params().Block(jen.Id("_").Op("=").Struct(fields...).Call(jen.Id(name).Values()))
 	}
-	obj, ok := e.pkg.types.Scope().Lookup(e.form.Name).(*types.TypeName)
-	if !ok {
-		return embedded
+
+	f.Commentf("%s is the precomputed requestedSchema of %s.", form.SchemaVar, name)
+	f.Var().Defs(
+		jen.Id(form.SchemaVar).Op("=").Qual("encoding/json", "RawMessage").Call(schemaLit(form.Schema)),
+		jen.Id(form.SchemaVar+"Value").Any().Op("=").Id(form.SchemaVar),
+	)
+	f.Commentf("ElicitSchema returns the requestedSchema of %s, precomputed at generate time.", name)
+	f.Comment("The bytes are shared: do not modify them.")
+	f.Func().Params(jen.Id(name)).Id("ElicitSchema").Params().Qual("encoding/json", "RawMessage").Block(jen.Return(jen.Id(form.SchemaVar)))
+	f.Commentf("ElicitParams returns form-mode elicitation params that ask message with the schema of %s.", name)
+	f.Func().Params(jen.Id(name)).Id("ElicitParams").Params(jen.Id("message").String()).Op("*").Qual(mcpPath, "ElicitParams").Block(
+		jen.Return(jen.Op("&").Qual(mcpPath, "ElicitParams").Values(jen.Dict{
+			jen.Id("Message"):         jen.Id("message"),
+			jen.Id("Mode"):            jen.Lit("form"),
+			jen.Id("RequestedSchema"): jen.Id(form.SchemaVar + "Value"),
+		})))
+
+	for _, fd := range form.Indexes {
+		fn := fd.Enum.Index
+		var cases []jen.Code
+		for i, v := range fd.Enum.Values {
+			cases = append(cases, jen.Case(jen.Lit(v.Value)).Block(jen.Return(jen.Lit(i))))
+		}
+		f.Commentf("%s returns the position of s among the allowed values, or -1.", fn)
+		f.Func().Id(fn).Params(jen.Id("s").String()).Int().Block(
+			jen.Switch(jen.Id("s")).Block(cases...),
+			jen.Return(jen.Lit(-1)),
+		)
 	}
-	if st, ok := obj.Type().Underlying().(*types.Struct); ok {
-		for i := range st.NumFields() {
-			embedded[i] = st.Field(i).Embedded()
+
+	body := []jen.Code{
+		jen.Var().Add(e.id("v")).Id(name),
+		jen.Var().Add(e.id("errs")).Index().Add(rt("FieldError")),
+	}
+	if block := e.blockFields(); block != nil {
+		body = append(body,
+			jen.Comment("One allocation, made when first needed, holds the values of the optional"),
+			jen.Comment("pointers and the items of the multi-selects."),
+			jen.Type().Add(e.id("block")).Struct(block...),
+			jen.Var().Add(e.id("blk")).Op("*").Add(e.id("block")),
+		)
+	}
+	for _, fd := range form.Fields {
+		if fd.Kind == KindMulti {
+			body = append(body, e.decodeMulti(fd))
+		} else {
+			body = append(body, e.decodeField(fd))
 		}
 	}
-	return embedded
+	body = append(body,
+		jen.If(e.id("errs").Op("!=").Nil()).Block(jen.Return(jen.Op("&").Add(rt("ContentError")).Values(jen.Dict{jen.Id("Fields"): e.id("errs")}))),
+		jen.Op("*").Id("x").Op("=").Add(e.id("v")),
+		jen.Return(jen.Nil()),
+	)
+	f.Comment("DecodeElicit decodes accepted form content into x, strictly: JSON types, enum values,")
+	f.Comment("bounds, lengths, formats and required properties are checked, defaults fill absent")
+	f.Comment("optional properties and unknown keys are ignored. On failure x is left unchanged and")
+	f.Comment("the error is a *elicitrt.ContentError listing every bad property.")
+	f.Func().Params(jen.Id("x").Op("*").Id(name)).Id("DecodeElicit").Params(jen.Id("content").Map(jen.String()).Any()).Error().Block(body...)
 }
 
-func (e *formEmitter) enumIndexName(fd *Field) string {
-	if fd.Enum.Named != nil {
-		return e.helper(namedTypeName(fd.Enum.Named), "index")
+// schemaLit spells a schema as a raw string, which reads as the JSON
+// itself (no escaped quotes), so that a schema change reads as a change of
+// its text; the bytes are the compact ones the client is sent. Quoted when
+// the schema holds a backquote.
+func schemaLit(schema []byte) jen.Code {
+	if bytes.IndexByte(schema, '`') >= 0 || bytes.IndexByte(schema, '\r') >= 0 {
+		return jen.Lit(string(schema))
 	}
-	return e.helper(e.form.Name, fd.GoName, "index")
+	return jen.Op("`" + string(schema) + "`")
 }
 
-func lengthReason(fd *Field) string {
-	return boundsReason(fd, "characters")
+// blockFields returns the fields of the decoder's block: one per optional
+// pointer (its value) and one per multi-select (an array with room for
+// every enum value, which no valid answer exceeds: items are distinct
+// values of the enum). Nil when the form has neither.
+func (e *formEmitter) blockFields() []jen.Code {
+	var fields []jen.Code
+	for _, fd := range e.form.Fields {
+		switch {
+		case fd.Kind == KindMulti:
+			fields = append(fields, jen.Id(fd.GoName).Index(jen.Lit(len(fd.Enum.Values))).Add(e.typ(multiElem(fd))))
+		case fd.Pointer:
+			fields = append(fields, jen.Id(fd.GoName).Add(e.typ(fd.Value)))
+		}
+	}
+	return fields
 }
 
-func itemsReason(fd *Field) string {
-	return boundsReason(fd, "items")
+func multiElem(fd *Field) types.Type { return fd.Value.Underlying().(*types.Slice).Elem() }
+
+// newBlock is the statement that allocates the block unless it exists.
+func (e *formEmitter) newBlock() jen.Code {
+	return jen.If(e.id("blk").Op("==").Nil()).Block(e.id("blk").Op("=").New(e.id("block")))
+}
+
+// fail is the statement that records reason for the property.
+func (e *formEmitter) fail(prop string, reason jen.Code) jen.Code {
+	return e.id("errs").Op("=").Append(e.id("errs"), rt("FieldError").Values(jen.Dict{
+		jen.Id("Property"): jen.Lit(prop),
+		jen.Id("Reason"):   reason,
+	}))
+}
+
+// check is one link of an if / else-if chain: a condition meaning
+// "invalid" (with its init statement, if any) and the reason.
+type check struct {
+	init, cond jen.Code
+	reason     jen.Code
+}
+
+// chain prints the if / else-if chain of checks, then else with ok.
+func (e *formEmitter) chain(prop string, checks []check, ok []jen.Code) jen.Code {
+	var s *jen.Statement
+	for _, c := range checks {
+		var head []jen.Code
+		if c.init != nil {
+			head = append(head, c.init)
+		}
+		head = append(head, c.cond)
+		if s == nil {
+			s = jen.If(head...)
+		} else {
+			s = s.Else().If(head...)
+		}
+		s = s.Block(e.fail(prop, c.reason))
+	}
+	return s.Else().Block(ok...)
+}
+
+// bounds is the condition "n is outside the bounds that exist".
+func bounds(n *jen.Statement, hasMin, hasMax bool, lo, hi jen.Code) jen.Code {
+	switch {
+	case hasMin && hasMax:
+		return n.Clone().Op("<").Add(lo).Op("||").Add(n.Clone()).Op(">").Add(hi)
+	case hasMin:
+		return n.Clone().Op("<").Add(lo)
+	}
+	return n.Clone().Op(">").Add(hi)
+}
+
+// decodeField is the decoding of one scalar property into v.
+func (e *formEmitter) decodeField(fd *Field) jen.Code {
+	raw, ok, s := e.id("raw"), e.id("ok"), e.id("s")
+	convert := func(x *jen.Statement) *jen.Statement {
+		if _, basic := types.Unalias(fd.Value).(*types.Basic); basic && (fd.Kind == KindString || fd.Kind == KindBool || fd.Kind == KindNumber && !fd.Float32) {
+			return x
+		}
+		return e.typ(fd.Value).Call(x)
+	}
+	var checks []check
+	var value *jen.Statement
+	switch fd.Kind {
+	case KindString, KindEnum, KindTime:
+		checks = append(checks, check{jen.List(s.Clone(), ok.Clone()).Op(":=").Add(raw).Assert(jen.String()), jen.Op("!").Add(ok), rt("ReasonString")})
+		switch fd.Kind {
+		case KindString:
+			if fd.HasMin || fd.HasMax {
+				lo, hi := jen.Lit(0), jen.Code(jen.Lit(int(fd.MaxInt)))
+				if fd.HasMin {
+					lo = jen.Lit(int(fd.MinInt))
+				}
+				if !fd.HasMax {
+					hi = jen.Qual("math", "MaxInt")
+				}
+				checks = append(checks, check{nil, jen.Op("!").Add(rt("CharCountWithin")).Call(s, lo, hi), jen.Lit(boundsReason(fd, "characters"))})
+			}
+			switch fd.Format {
+			case "email":
+				checks = append(checks, check{nil, jen.Op("!").Add(rt("IsEmail")).Call(s), rt("ReasonEmail")})
+			case "uri":
+				checks = append(checks, check{nil, jen.Op("!").Add(rt("IsAbsoluteURI")).Call(s), rt("ReasonURI")})
+			case "date":
+				checks = append(checks, check{nil, jen.Op("!").Add(rt("IsDate")).Call(s), rt("ReasonDate")})
+			case "date-time":
+				checks = append(checks, check{jen.List(jen.Id("_"), ok).Op(":=").Add(rt("ParseDateTime")).Call(s), jen.Op("!").Add(ok), rt("ReasonDateTime")})
+			}
+			value = convert(s)
+		case KindEnum:
+			checks = append(checks, check{nil, jen.Id(fd.Enum.Index).Call(s).Op("<").Lit(0), jen.Lit("must be one of " + fd.Enum.list())})
+			value = s
+			if fd.Enum.Named != nil {
+				value = e.typ(fd.Value).Call(s)
+			}
+		case KindTime:
+			tm := e.id("tm")
+			parse, reason := "ParseDateTime", "ReasonDateTime"
+			if fd.Format == "date" {
+				parse, reason = "ParseDate", "ReasonDate"
+			}
+			checks = append(checks, check{jen.List(tm.Clone(), ok).Op(":=").Add(rt(parse)).Call(s), jen.Op("!").Add(ok), rt(reason)})
+			value = tm
+		}
+	case KindBool:
+		b := e.id("b")
+		checks = append(checks, check{jen.List(b.Clone(), ok).Op(":=").Add(raw).Assert(jen.Bool()), jen.Op("!").Add(ok), rt("ReasonBoolean")})
+		value = convert(b)
+	case KindInteger:
+		n, reason := e.id("n"), e.id("reason")
+		checks = append(checks,
+			check{jen.List(n.Clone(), reason.Clone()).Op(":=").Add(rt("Integer")).Call(raw), reason.Clone().Op("!=").Lit(""), reason},
+			check{nil, bounds(n, true, true, jen.Lit(int(fd.MinInt)), jen.Lit(int(fd.MaxInt))), jen.Lit(fmt.Sprintf("must be an integer from %d to %d", fd.MinInt, fd.MaxInt))})
+		value = e.typ(fd.Value).Call(n)
+	case KindNumber:
+		n, reason := e.id("n"), e.id("reason")
+		checks = append(checks, check{jen.List(n.Clone(), reason.Clone()).Op(":=").Add(rt("Number")).Call(raw), reason.Clone().Op("!=").Lit(""), reason})
+		if fd.HasMin || fd.HasMax {
+			checks = append(checks, check{nil, bounds(n, fd.HasMin, fd.HasMax, jen.Lit(fd.MinNum), jen.Lit(fd.MaxNum)), jen.Lit(numberReason(fd))})
+		}
+		if fd.Float32 && !(fd.HasMin && fd.HasMax) {
+			// Declared bounds lie within the float32 range; one bound alone
+			// leaves the other side open.
+			checks = append(checks, check{nil, bounds(n, true, true, jen.Op("-").Qual("math", "MaxFloat32"), jen.Qual("math", "MaxFloat32")), rt("ReasonFloat32")})
+		}
+		value = convert(n)
+	}
+	var assign []jen.Code
+	if fd.Pointer {
+		assign = []jen.Code{e.newBlock(), e.id("blk").Dot(fd.GoName).Op("=").Add(value), e.id("v").Dot(fd.GoName).Op("=").Op("&").Add(e.id("blk")).Dot(fd.GoName)}
+	} else {
+		assign = []jen.Code{e.id("v").Dot(fd.GoName).Op("=").Add(value)}
+	}
+	return e.present(fd, e.chain(fd.Property, checks, assign))
+}
+
+// present is the property's if statement: body when present, the
+// required failure or the default when absent.
+func (e *formEmitter) present(fd *Field, body ...jen.Code) jen.Code {
+	s := jen.If(jen.List(e.id("raw"), e.id("ok")).Op(":=").Id("content").Index(jen.Lit(fd.Property)), e.id("ok")).Block(body...)
+	switch {
+	case fd.Required:
+		return s.Else().Block(e.fail(fd.Property, rt("ReasonRequired")))
+	case fd.Default != nil && fd.Kind == KindMulti && len(fd.Default.List) > 0:
+		// A fresh slice of the default items, in the block.
+		items := []jen.Code{e.id("blk").Dot(fd.GoName).Index(jen.Empty(), jen.Lit(0))}
+		for _, v := range fd.Default.List {
+			items = append(items, jen.Lit(v))
+		}
+		return s.Else().Block(e.newBlock(), e.id("v").Dot(fd.GoName).Op("=").Append(items...))
+	case fd.Default != nil:
+		return s.Else().Block(e.id("v").Dot(fd.GoName).Op("=").Add(e.defaultValue(fd)))
+	}
+	return s
+}
+
+// defaultValue spells the default value of a property.
+func (e *formEmitter) defaultValue(fd *Field) jen.Code {
+	d := fd.Default
+	switch fd.Kind {
+	case KindString, KindEnum:
+		return jen.Lit(d.String) // untyped constants assign to named types too
+	case KindBool:
+		return jen.Lit(d.Bool)
+	case KindInteger:
+		return jen.Lit(int(d.Int))
+	case KindNumber:
+		return jen.Lit(d.Num)
+	case KindMulti:
+		items := make([]jen.Code, len(d.List))
+		for i, s := range d.List {
+			items[i] = jen.Lit(s)
+		}
+		return e.typ(fd.Value).Values(items...)
+	}
+	t := d.Time
+	loc := jen.Qual("time", "UTC")
+	if _, off := t.Zone(); off != 0 {
+		loc = jen.Qual("time", "FixedZone").Call(jen.Lit(""), jen.Lit(off))
+	}
+	return jen.Qual("time", "Date").Call(jen.Lit(t.Year()), jen.Qual("time", "Month").Call(jen.Lit(int(t.Month()))), jen.Lit(t.Day()),
+		jen.Lit(t.Hour()), jen.Lit(t.Minute()), jen.Lit(t.Second()), jen.Lit(t.Nanosecond()), loc)
+}
+
+// decodeMulti is the decoding of a multi-select: the items go to the
+// field's array in the block, a fixed-size seen array finds duplicates.
+func (e *formEmitter) decodeMulti(fd *Field) jen.Code {
+	raw, ok := e.id("raw"), e.id("ok")
+	list, reason, items, seen, it, s, i := e.id("list"), e.id("reason"), e.id("items"), e.id("seen"), e.id("it"), e.id("s"), e.id("i")
+	elemType := multiElem(fd) // Value may be a named slice type
+	elemValue := s.Clone()
+	if _, named := types.Unalias(elemType).(*types.Named); named {
+		elemValue = e.typ(elemType).Call(s)
+	}
+	judge := jen.If(jen.Op("!").Add(ok)).Block(reason.Clone().Op("=").Add(rt("ReasonArray")))
+	if fd.HasMin || fd.HasMax {
+		judge = judge.Else().If(bounds(jen.Len(list), fd.HasMin, fd.HasMax, jen.Lit(int(fd.MinInt)), jen.Lit(int(fd.MaxInt)))).Block(
+			reason.Clone().Op("=").Lit(boundsReason(fd, "items")))
+	}
+	stop := func(why jen.Code) []jen.Code { return []jen.Code{reason.Clone().Op("=").Add(why), jen.Break()} }
+	judge = judge.Else().Block(
+		e.newBlock(),
+		items.Clone().Op("=").Add(e.id("blk")).Dot(fd.GoName).Index(jen.Empty(), jen.Lit(0)),
+		jen.Var().Add(seen).Index(jen.Lit(len(fd.Enum.Values))).Bool(),
+		jen.For(jen.List(jen.Id("_"), it.Clone()).Op(":=").Range().Add(list)).Block(
+			jen.List(s.Clone(), ok.Clone()).Op(":=").Add(it).Assert(jen.String()),
+			jen.If(jen.Op("!").Add(ok)).Block(stop(rt("ReasonArray"))...),
+			i.Clone().Op(":=").Id(fd.Enum.Index).Call(s),
+			jen.If(i.Clone().Op("<").Lit(0)).Block(stop(jen.Lit("items must be among "+fd.Enum.list()))...),
+			jen.If(seen.Clone().Index(i)).Block(stop(rt("ReasonDuplicate"))...),
+			seen.Clone().Index(i).Op("=").True(),
+			items.Clone().Op("=").Append(items, elemValue),
+		),
+	)
+	return e.present(fd,
+		jen.List(list.Clone(), ok.Clone()).Op(":=").Add(rt("List")).Call(raw),
+		jen.Var().Add(reason).String(),
+		jen.Var().Add(items).Index().Add(e.typ(elemType)),
+		judge,
+		jen.If(reason.Clone().Op("!=").Lit("")).Block(e.fail(fd.Property, reason)).Else().Block(e.id("v").Dot(fd.GoName).Op("=").Add(items)),
+	)
 }
 
 func boundsReason(fd *Field, unit string) string {
@@ -321,29 +534,4 @@ func numberReason(fd *Field) string {
 		return "must be at least " + lo
 	}
 	return "must be at most " + hi
-}
-
-// typeExpr spells a Go type for generated code, qualifying foreign names.
-func (e *formEmitter) typeExpr(t types.Type) *jen.Statement {
-	switch t := types.Unalias(t).(type) {
-	case *types.Basic:
-		return jen.Id(t.Name())
-	case *types.Named:
-		obj := t.Obj()
-		if obj.Pkg() == nil || obj.Pkg().Path() == e.pkg.Path {
-			return jen.Id(obj.Name())
-		}
-		return jen.Qual(obj.Pkg().Path(), obj.Name())
-	case *types.Pointer:
-		return jen.Op("*").Add(e.typeExpr(t.Elem()))
-	case *types.Slice:
-		return jen.Index().Add(e.typeExpr(t.Elem()))
-	case *types.Array:
-		return jen.Index(jen.Lit(int(t.Len()))).Add(e.typeExpr(t.Elem()))
-	case *types.Map:
-		return jen.Map(e.typeExpr(t.Key())).Add(e.typeExpr(t.Elem()))
-	case *types.Interface:
-		return jen.Any()
-	}
-	return jen.Id(types.TypeString(t, nil))
 }

@@ -1,26 +1,19 @@
 package gen
 
 import (
+	"fmt"
+
 	"github.com/dave/jennifer/jen"
 )
 
-const jsonschemaPath = "github.com/google/jsonschema-go/jsonschema"
-
 // emitTool writes a tool's step type, answers struct, handler interface and
 // Register function.
-func emitTool(f *jen.File, pkg *Package, t *Tool) error {
-	e := &formEmitter{pkg: pkg}
+func emitTool(f *jen.File, pkg *Package, t *Tool) {
 	name := t.Name
 	stepType := name + "Step"
 	answersType := name + "Answers"
 	handlerType := name + "Handler"
-	args := e.typeExpr(t.Args)
-	ctx := func() jen.Code { return jen.Id("ctx").Qual("context", "Context") }
-	req := func() jen.Code { return jen.Id("req").Op("*").Qual(mcpPath, "CallToolRequest") }
-	result := func() jen.Code {
-		return jen.Parens(jen.List(jen.Op("*").Qual(mcpPath, "CallToolResult"), jen.Error()))
-	}
-
+	args := typeExpr(pkg.Path, t.Args)
 	// Step type.
 	f.Commentf("%s names a step of the %s tool.", stepType, t.MCPName)
 	f.Type().Id(stepType).Int()
@@ -50,48 +43,18 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) error {
 	f.Type().Id(answersType).Struct(fields...)
 
 	// Handler interface.
-	methods := []jen.Code{
-		jen.Comment("Complete runs once every step to be asked has been answered."),
-		jen.Id("Complete").Params(ctx(), req(), jen.Id("args").Add(args.Clone()), jen.Id("answers").Id(answersType)).Add(result()),
-		jen.Comment("Declined runs when the user declined the step: a normal outcome, which ends in a complete result."),
-		jen.Id("Declined").Params(ctx(), req(), jen.Id("args").Add(args.Clone()), jen.Id("answers").Id(answersType), jen.Id("step").Id(stepType)).Add(result()),
-		jen.Comment("Cancelled runs when the user dismissed the step without choosing."),
-		jen.Id("Cancelled").Params(ctx(), req(), jen.Id("args").Add(args.Clone()), jen.Id("answers").Id(answersType), jen.Id("step").Id(stepType)).Add(result()),
-	}
-	hasUnavailable := false
-	for _, s := range t.Steps {
-		if s.Fallback == "handler" {
-			hasUnavailable = true
+	var methods []jen.Code
+	for _, m := range t.Methods {
+		for _, line := range methodDoc(t, m) {
+			methods = append(methods, jen.Comment(line))
 		}
-	}
-	if hasUnavailable {
-		methods = append(methods,
-			jen.Comment("Unavailable runs when the request cannot show a step whose fallback is handler."),
-			jen.Id("Unavailable").Params(ctx(), req(), jen.Id("args").Add(args.Clone()), jen.Id("answers").Id(answersType), jen.Id("step").Id(stepType)).Add(result()))
-	}
-	for _, s := range t.Steps {
-		if s.MessageHandler {
-			methods = append(methods,
-				jen.Commentf("%sMessage returns the message that asks the %s step.", s.GoName, s.Key),
-				jen.Id(s.GoName+"Message").Params(ctx(), req(), jen.Id("args").Add(args.Clone()), jen.Id("answers").Id(answersType)).String())
-		}
-		if s.AskHandler {
-			methods = append(methods,
-				jen.Commentf("Ask%s reports whether the %s step is asked at all.", s.GoName, s.Key),
-				jen.Id("Ask"+s.GoName).Params(ctx(), req(), jen.Id("args").Add(args.Clone()), jen.Id("answers").Id(answersType)).Bool())
-		}
-		if s.URL {
-			methods = append(methods,
-				jen.Commentf("%sURL returns the link of the %s step: your own connect page carrying token,", s.GoName, s.Key),
-				jen.Comment("the opaque flow token (for example https://example.com/connect?flow=TOKEN)."),
-				jen.Id(s.GoName+"URL").Params(ctx(), req(), jen.Id("args").Add(args.Clone()), jen.Id("answers").Id(answersType), jen.Id("token").String()).String())
-		}
+		methods = append(methods, jen.Id(m.Name).Add(methodSignature(pkg, t, m, true)))
 	}
 	f.Commentf("%s is what the %s tool's author implements.", handlerType, t.MCPName)
 	f.Type().Id(handlerType).Interface(methods...)
 
 	// Answers from the machine's contents.
-	convert := "_elicit_" + name + "_answers"
+	convert := t.AnswersFunc
 	answers := jen.Dict{}
 	for i, s := range t.Steps {
 		kept := jen.Id("a").Index(jen.Lit(i))
@@ -102,6 +65,7 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) error {
 		}
 	}
 	body := []jen.Code{jen.Return(jen.Id(answersType).Values(answers))}
+	f.Commentf("%s types the answers the machine keeps for the %s tool.", convert, t.MCPName)
 	f.Func().Id(convert).Params(jen.Id("a").Qual(runtimePath, "Answers")).Id(answersType).Block(body...)
 
 	// Register.
@@ -145,32 +109,22 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) error {
 		}
 		steps[i] = jen.Values(d)
 	}
-	typed := jen.Dict{
-		jen.Id("Answers"):   jen.Id(convert),
-		jen.Id("Complete"):  jen.Id("h").Dot("Complete"),
-		jen.Id("Declined"):  jen.Id("h").Dot("Declined"),
-		jen.Id("Cancelled"): jen.Id("h").Dot("Cancelled"),
-	}
-	if hasUnavailable {
-		typed[jen.Id("Unavailable")] = jen.Id("h").Dot("Unavailable")
-	}
-	hookArgs := []jen.Code{jen.Qual("context", "Context"), jen.Op("*").Qual(mcpPath, "CallToolRequest"), args.Clone(), jen.Id(answersType)}
-	perStep := func(field string, extra []jen.Code, ret jen.Code, want func(*ToolStep) bool, method func(*ToolStep) string) {
-		var entries []jen.Code
-		for _, s := range t.Steps {
-			if want(s) {
-				entries = append(entries, jen.Id(stepType+s.GoName).Op(":").Id("h").Dot(method(s)))
-			}
+	typed := jen.Dict{jen.Id("Answers"): jen.Id(convert)}
+	perStep := map[string][]jen.Code{}
+	var mapType = map[string]jen.Code{}
+	for _, m := range t.Methods {
+		switch m.Kind {
+		case MethodComplete, MethodDeclined, MethodCancelled, MethodUnavailable:
+			typed[jen.Id(m.Name)] = jen.Id("h").Dot(m.Name)
+		default:
+			field := map[MethodKind]string{MethodMessage: "Messages", MethodAsk: "Asks", MethodURL: "Links"}[m.Kind]
+			perStep[field] = append(perStep[field], jen.Id(stepType+m.Step.GoName).Op(":").Id("h").Dot(m.Name))
+			mapType[field] = jen.Map(jen.Id(stepType)).Func().Add(methodSignature(pkg, t, m, false))
 		}
-		if len(entries) == 0 {
-			return
-		}
-		params := append(append([]jen.Code{}, hookArgs...), extra...)
-		typed[jen.Id(field)] = jen.Map(jen.Id(stepType)).Func().Params(params...).Add(ret).Values(entries...)
 	}
-	perStep("Messages", nil, jen.String(), func(s *ToolStep) bool { return s.MessageHandler }, func(s *ToolStep) string { return s.GoName + "Message" })
-	perStep("Asks", nil, jen.Bool(), func(s *ToolStep) bool { return s.AskHandler }, func(s *ToolStep) string { return "Ask" + s.GoName })
-	perStep("Links", []jen.Code{jen.String()}, jen.String(), func(s *ToolStep) bool { return s.URL }, func(s *ToolStep) string { return s.GoName + "URL" })
+	for field, entries := range perStep {
+		typed[jen.Id(field)] = jen.Add(mapType[field]).Values(entries...)
+	}
 
 	ann := jen.Dict{
 		jen.Id("ReadOnlyHint"):   jen.Lit(t.ReadOnly),
@@ -208,7 +162,6 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) error {
 			jen.Id("m"),
 		),
 	)
-	return nil
 }
 
 func fallbackConst(s string) string {
@@ -229,4 +182,58 @@ func lits(ss []string) []jen.Code {
 		out[i] = jen.Lit(s)
 	}
 	return out
+}
+
+// methodSignature spells a handler method's parameters and results.
+// Without named, the parameters are types only (a func type).
+func methodSignature(pkg *Package, t *Tool, m HandlerMethod, named bool) *jen.Statement {
+	param := func(name string, typ jen.Code) jen.Code {
+		if named {
+			return jen.Id(name).Add(typ)
+		}
+		return typ
+	}
+	params := []jen.Code{
+		param("ctx", jen.Qual("context", "Context")),
+		param("req", jen.Op("*").Qual(mcpPath, "CallToolRequest")),
+		param("args", typeExpr(pkg.Path, t.Args)),
+		param("answers", jen.Id(t.Name+"Answers")),
+	}
+	switch m.Kind {
+	case MethodDeclined, MethodCancelled, MethodUnavailable:
+		params = append(params, param("step", jen.Id(t.Name+"Step")))
+	case MethodURL:
+		params = append(params, param("token", jen.String()))
+	}
+	sig := jen.Params(params...)
+	switch m.Kind {
+	case MethodMessage, MethodURL:
+		return sig.String()
+	case MethodAsk:
+		return sig.Bool()
+	}
+	return sig.Parens(jen.List(jen.Op("*").Qual(mcpPath, "CallToolResult"), jen.Error()))
+}
+
+// methodDoc is the doc comment of a handler method, in the interface and
+// in the stub.
+func methodDoc(t *Tool, m HandlerMethod) []string {
+	switch m.Kind {
+	case MethodComplete:
+		return []string{"Complete runs once every step to be asked has been answered."}
+	case MethodDeclined:
+		return []string{"Declined runs when the user declined the step: a normal outcome, which ends in a complete result."}
+	case MethodCancelled:
+		return []string{"Cancelled runs when the user dismissed the step without choosing."}
+	case MethodUnavailable:
+		return []string{"Unavailable runs when the request cannot show a step whose fallback is handler."}
+	case MethodMessage:
+		return []string{fmt.Sprintf("%s returns the message that asks the %s step.", m.Name, m.Step.Key)}
+	case MethodAsk:
+		return []string{fmt.Sprintf("%s reports whether the %s step is asked at all.", m.Name, m.Step.Key)}
+	}
+	return []string{
+		fmt.Sprintf("%s returns the link of the %s step: your own connect page carrying token,", m.Name, m.Step.Key),
+		"the opaque flow token (for example https://example.com/connect?flow=TOKEN).",
+	}
 }

@@ -15,6 +15,19 @@ type Result struct {
 // returned as such, never as the error; the error is for failures of the go
 // command or of rendering.
 func Run(cfg Config) (Diagnostics, *Output, error) {
+	diags, model, err := load(cfg)
+	if err != nil || len(diags) > 0 {
+		return diags, nil, err
+	}
+	out, err := Emit(model)
+	if err != nil {
+		return nil, nil, err
+	}
+	return nil, out, nil
+}
+
+// load runs Load and Check: the model, or the diagnostics.
+func load(cfg Config) (Diagnostics, *Model, error) {
 	pkgs, fset, loadDiags, err := Load(cfg)
 	if err != nil {
 		return nil, nil, err
@@ -26,11 +39,7 @@ func Run(cfg Config) (Diagnostics, *Output, error) {
 	if len(diags) > 0 {
 		return diags, nil, nil
 	}
-	out, err := Emit(model)
-	if err != nil {
-		return nil, nil, err
-	}
-	return nil, out, nil
+	return nil, model, nil
 }
 
 // Generate runs the whole pipeline: load, check, emit, and write unless

@@ -198,21 +198,23 @@ func rewriteCase(t *testing.T, c *goldenCase, got map[string][]byte, stderr []by
 }
 
 // TestGoldenCompile builds every successful case's inputs with their
-// generated files in one module, vets them, and runs their _test.go files,
-// which exercise the decoders on valid and invalid content.
+// generated files and the stub of each of their tools in one module, vets
+// them, and runs their _test.go files, which exercise the decoders on
+// valid and invalid content.
 func TestGoldenCompile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module with the go command")
 	}
 	root := t.TempDir()
 	newModule(t, root, "example.com/golden")
-	n := 0
+	n, tools := 0, 0
 	for _, c := range loadCases(t) {
 		if c.stderr != nil {
 			continue
 		}
 		dir := filepath.Join(root, c.name)
 		writeCase(t, c, dir, true)
+		tools += writeStubs(t, dir)
 		for name, b := range c.want {
 			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 				t.Fatal(err)
@@ -220,8 +222,8 @@ func TestGoldenCompile(t *testing.T) {
 		}
 		n++
 	}
-	if n == 0 {
-		t.Fatal("no successful golden cases")
+	if n == 0 || tools == 0 {
+		t.Fatalf("%d successful golden cases, %d tools", n, tools)
 	}
 	for _, args := range [][]string{{"vet", "./..."}, {"test", "-count=1", "./..."}} {
 		cmd := exec.Command("go", args...)
@@ -233,4 +235,40 @@ func TestGoldenCompile(t *testing.T) {
 		}
 		t.Logf("go %s:\n%s", strings.Join(args, " "), out)
 	}
+}
+
+// writeStubs writes, into the case laid out in dir (before its generated
+// files), the handler stub of each of its tools, as elicitgen stub would,
+// and returns how many.
+func writeStubs(t *testing.T, dir string) int {
+	t.Helper()
+	pkgs, fset, diags, err := gen.Load(gen.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, more := gen.Check(pkgs, fset)
+	if len(more) > 0 {
+		t.Fatalf("%s: %v %v", dir, diags, more)
+	}
+	n := 0
+	for _, p := range model.Packages {
+		for _, f := range p.Files {
+			for _, tool := range f.Tools {
+				src, err := gen.StubFile(p, f, tool)
+				if err != nil {
+					t.Fatalf("stub of %s: %v", tool.MCPName, err)
+				}
+				for _, m := range tool.Methods {
+					if !bytes.Contains(src, []byte(") "+m.Name+"(")) {
+						t.Errorf("stub of %s lacks %s:\n%s", tool.MCPName, m.Name, src)
+					}
+				}
+				if err := os.WriteFile(filepath.Join(dir, tool.MCPName+"_handler.go"), src, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				n++
+			}
+		}
+	}
+	return n
 }

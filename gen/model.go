@@ -30,6 +30,10 @@ type File struct {
 	Output string // absolute path of the generated file
 	Forms  []*Form
 	Tools  []*Tool
+	// Imports maps every package the generated file may refer to, to the
+	// name it imports it under (aliased when a package-level identifier
+	// takes the usual name).
+	Imports map[string]string
 }
 
 // Form is one struct type turned into an elicitation form.
@@ -42,12 +46,19 @@ type Form struct {
 	Shape []ShapeField
 	// Schema is the precomputed requestedSchema JSON.
 	Schema []byte
+	// SchemaVar names the package-level variable holding Schema;
+	// SchemaVar+"Value" holds it as an any.
+	SchemaVar string
+	// Indexes lists the fields whose enum's index function this form's
+	// file declares with it (each enum's once, with its first form).
+	Indexes []*Field
 }
 
 // ShapeField is one field of a form struct as the stale check spells it.
 type ShapeField struct {
-	Name string
-	Type types.Type
+	Name     string
+	Type     types.Type
+	Embedded bool // spelled as its type alone
 }
 
 // Kind is the JSON Schema shape of a property.
@@ -92,6 +103,8 @@ type Enum struct {
 	Named  types.Type // the named string type, nil for an inline enum= list
 	Values []EnumValue
 	Titled bool
+	// Index names the generated function that gives a value's position.
+	Index string
 }
 
 // EnumValue is one allowed value.
@@ -120,6 +133,13 @@ type Tool struct {
 	ReadOnly, Destructive, Idempotent, OpenWorld bool
 	Steps                                        []*ToolStep
 	Pos                                          token.Position
+	// AnswersFunc names the generated function that types the machine's
+	// answers.
+	AnswersFunc string
+	// Methods is the handler interface's method set, in order: the
+	// generated interface, its wiring in Register and the stub are all
+	// printed from it.
+	Methods []HandlerMethod
 	// PrefillSchema is the JSON object of the properties the steps
 	// prefill, keyed by property name; nil when no step prefills.
 	PrefillSchema []byte
@@ -143,4 +163,24 @@ type ToolStep struct {
 	// those the arguments must all supply (the required ones, or else
 	// those without a default).
 	PrefillProps, PrefillNeeds []string
+}
+
+// MethodKind says what a handler method is for, and so its signature.
+type MethodKind int
+
+const (
+	MethodComplete    MethodKind = iota // (ctx, req, args, answers) (*mcp.CallToolResult, error)
+	MethodDeclined                      // (ctx, req, args, answers, step) (*mcp.CallToolResult, error)
+	MethodCancelled                     // (ctx, req, args, answers, step) (*mcp.CallToolResult, error)
+	MethodUnavailable                   // (ctx, req, args, answers, step) (*mcp.CallToolResult, error)
+	MethodMessage                       // (ctx, req, args, answers) string: message=handler
+	MethodAsk                           // (ctx, req, args, answers) bool: ask=handler
+	MethodURL                           // (ctx, req, args, answers, token string) string: a URL step
+)
+
+// HandlerMethod is one method of a tool's handler interface.
+type HandlerMethod struct {
+	Name string
+	Kind MethodKind
+	Step *ToolStep // the step of a per-step method (Message, Ask, URL)
 }

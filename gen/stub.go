@@ -3,9 +3,11 @@ package gen
 import (
 	"bytes"
 	"fmt"
-	"go/format"
+	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/dave/jennifer/jen"
 
 	"github.com/elicitgen/elicitgen/templates"
 )
@@ -13,57 +15,94 @@ import (
 // Stub renders a handler skeleton for the tool named tool (its MCP name)
 // declared in the packages of cfg: every method of the generated handler
 // interface, compiling as written. It returns the package directory and the
-// gofmt-clean source; it never writes.
+// gofmt-clean source; it never writes. An unknown tool is an error that
+// lists the tools there are.
 func Stub(cfg Config, tool string) (dir string, src []byte, diags Diagnostics, err error) {
-	pkgs, fset, loadDiags, err := Load(cfg)
-	if err != nil {
-		return "", nil, nil, err
+	diags, model, err := load(cfg)
+	if err != nil || len(diags) > 0 {
+		return "", nil, diags, err
 	}
-	model, diags := Check(pkgs, fset)
-	if loadDiags = withoutPending(loadDiags, model); len(loadDiags) > 0 {
-		return "", nil, loadDiags, nil
-	}
-	if len(diags) > 0 {
-		return "", nil, diags, nil
-	}
+	var where []string
 	for _, p := range model.Packages {
+		var names []string
 		for _, f := range p.Files {
 			for _, t := range f.Tools {
-				if t.MCPName != tool {
-					continue
+				if t.MCPName == tool {
+					src, err := StubFile(p, f, t)
+					return p.Dir, src, nil, err
 				}
-				data := templates.StubData{
-					Package:  p.Name,
-					Tool:     t.MCPName,
-					Type:     lowerFirst(t.Name) + "Handler",
-					Handler:  t.Name + "Handler",
-					Args:     (&formEmitter{pkg: p}).typeExpr(t.Args).GoString(),
-					Answers:  t.Name + "Answers",
-					Step:     t.Name + "Step",
-					Register: "Register" + t.Name,
-				}
-				for _, s := range t.Steps {
-					data.Unavailable = data.Unavailable || s.Fallback == "handler"
-					if s.MessageHandler {
-						data.Messages = append(data.Messages, s.GoName)
-					}
-					if s.AskHandler {
-						data.Asks = append(data.Asks, s.GoName)
-					}
-				}
-				var buf bytes.Buffer
-				if err := templates.Stub.Execute(&buf, data); err != nil {
-					return "", nil, nil, err
-				}
-				out, err := format.Source(buf.Bytes())
-				if err != nil {
-					return "", nil, nil, fmt.Errorf("stub for %s: %w", tool, err)
-				}
-				return p.Dir, out, nil, nil
+				names = append(names, t.MCPName)
 			}
 		}
+		if len(names) > 0 {
+			slices.Sort(names)
+			where = append(where, fmt.Sprintf("package %s (%s) declares %s", p.Name, p.Path, strings.Join(names, ", ")))
+		}
 	}
-	return "", nil, nil, fmt.Errorf("no tool %q declared (//elicit:tool %s) in %s", tool, tool, strings.Join(cfg.Patterns, " "))
+	if len(where) == 0 {
+		return "", nil, nil, fmt.Errorf("no tool %q: %s declares no tools (a tool is a struct marked //elicit:tool NAME)", tool, patternsText(cfg))
+	}
+	return "", nil, nil, fmt.Errorf("no tool %q in %s: %s", tool, patternsText(cfg), strings.Join(where, "; "))
+}
+
+func patternsText(cfg Config) string {
+	if len(cfg.Patterns) == 0 {
+		return "."
+	}
+	return strings.Join(cfg.Patterns, " ")
+}
+
+// StubFile renders the handler skeleton of tool t, declared in file of
+// package p: a type with every method of t's handler interface (t.Methods,
+// from which the interface is printed too), each returning a placeholder.
+func StubFile(p *Package, file *File, t *Tool) ([]byte, error) {
+	typ := lowerFirst(t.Name) + "Handler"
+	for p.types != nil && p.types.Scope().Lookup(typ) != nil {
+		typ += "_"
+	}
+	var doc bytes.Buffer
+	if err := templates.Stub.Execute(&doc, templates.StubData{
+		Tool: t.MCPName, Type: typ, Handler: t.Name + "Handler", Register: "Register" + t.Name,
+	}); err != nil {
+		return nil, err
+	}
+	f := newFile(p, file.Imports)
+	for line := range strings.Lines(strings.TrimSpace(doc.String())) {
+		f.Comment(strings.TrimSuffix(line, "\n"))
+	}
+	f.Type().Id(typ).Struct()
+	f.Var().Id("_").Id(t.Name + "Handler").Op("=").Id(typ).Values()
+	for _, m := range t.Methods {
+		f.Line()
+		for _, line := range methodDoc(t, m) {
+			f.Comment(line)
+		}
+		f.Func().Params(jen.Id(typ)).Id(m.Name).Add(methodSignature(p, t, m, true)).Block(stubBody(t, m)...)
+	}
+	return render(f)
+}
+
+// stubBody is the placeholder body of a stub method.
+func stubBody(t *Tool, m HandlerMethod) []jen.Code {
+	step := func(what string) jen.Code {
+		return jen.Lit("Nothing was done: the ").Op("+").Id("step").Dot("String").Call().Op("+").Lit(" question was " + what + ".")
+	}
+	switch m.Kind {
+	case MethodComplete:
+		return []jen.Code{jen.Return(jen.Qual(runtimePath, "ToolError").Call(jen.Lit(t.MCPName+": not implemented yet")), jen.Nil())}
+	case MethodDeclined:
+		return []jen.Code{jen.Return(jen.Qual(runtimePath, "Text").Call(step("declined")), jen.Nil())}
+	case MethodCancelled:
+		return []jen.Code{jen.Return(jen.Qual(runtimePath, "Text").Call(step("cancelled")), jen.Nil())}
+	case MethodUnavailable:
+		return []jen.Code{jen.Return(jen.Qual(runtimePath, "ToolError").Call(
+			jen.Lit(t.MCPName+" needs the user to answer the ").Op("+").Id("step").Dot("String").Call().Op("+").Lit(" question")), jen.Nil())}
+	case MethodMessage:
+		return []jen.Code{jen.Return(jen.Lit("Please answer the " + m.Step.Key + " question."))}
+	case MethodAsk:
+		return []jen.Code{jen.Return(jen.True())}
+	}
+	return []jen.Code{jen.Return(jen.Lit("https://example.com/connect?flow=").Op("+").Qual("net/url", "QueryEscape").Call(jen.Id("token")))}
 }
 
 func lowerFirst(s string) string {

@@ -7,6 +7,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 	"strings"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
@@ -152,7 +153,49 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 	if !c.freeNames(ts.Name.Pos(), tool) {
 		return nil
 	}
+	tool.Methods = handlerMethods(tool)
+	byName := map[string]int{}
+	for i, m := range tool.Methods {
+		if j, dup := byName[m.Name]; dup {
+			c.errorf(places[slices.Index(tool.Steps, m.Step)].field, "tool %s: the handler would need two methods named %s (%s): rename a step", name, m.Name, methodOwners(tool.Methods[j], m))
+			return nil
+		}
+		byName[m.Name] = i
+	}
 	return tool
+}
+
+// handlerMethods is the method set of t's handler interface: the three
+// outcomes, Unavailable when a step's fallback is handler, then each
+// step's own methods in step order.
+func handlerMethods(t *Tool) []HandlerMethod {
+	ms := []HandlerMethod{{Name: "Complete", Kind: MethodComplete}, {Name: "Declined", Kind: MethodDeclined}, {Name: "Cancelled", Kind: MethodCancelled}}
+	if slices.ContainsFunc(t.Steps, func(s *ToolStep) bool { return s.Fallback == "handler" }) {
+		ms = append(ms, HandlerMethod{Name: "Unavailable", Kind: MethodUnavailable})
+	}
+	for _, s := range t.Steps {
+		if s.MessageHandler {
+			ms = append(ms, HandlerMethod{Name: s.GoName + "Message", Kind: MethodMessage, Step: s})
+		}
+		if s.AskHandler {
+			ms = append(ms, HandlerMethod{Name: "Ask" + s.GoName, Kind: MethodAsk, Step: s})
+		}
+		if s.URL {
+			ms = append(ms, HandlerMethod{Name: s.GoName + "URL", Kind: MethodURL, Step: s})
+		}
+	}
+	return ms
+}
+
+// methodOwners names what two methods of one name are for.
+func methodOwners(a, b HandlerMethod) string {
+	owner := func(m HandlerMethod) string {
+		if m.Step == nil {
+			return "the handler's own " + m.Name
+		}
+		return "step " + m.Step.GoName
+	}
+	return owner(a) + " and " + owner(b)
 }
 
 // stepAt holds the positions of a step that its tool's rules point at.

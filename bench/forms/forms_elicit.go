@@ -5,9 +5,10 @@ package forms
 
 import (
 	"encoding/json"
+	"time"
+
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"time"
 )
 
 // The build fails on the next lines when this file and the elicitgen runtime
@@ -29,16 +30,16 @@ func _() {
 	}(Five{})
 }
 
-// _elicit_Five_schema is the precomputed requestedSchema of Five.
+// elicitFiveSchema is the precomputed requestedSchema of Five.
 var (
-	_elicit_Five_schema          = json.RawMessage("{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"description\":\"Your display name.\",\"minLength\":1,\"maxLength\":40},\"age\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":150},\"score\":{\"type\":\"number\",\"minimum\":0,\"maximum\":100},\"active\":{\"type\":\"boolean\",\"default\":true},\"comment\":{\"type\":\"string\",\"description\":\"Anything else we should know.\",\"maxLength\":200}},\"required\":[\"name\"]}")
-	_elicit_Five_schemaValue any = _elicit_Five_schema
+	elicitFiveSchema          = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"Your display name.","minLength":1,"maxLength":40},"age":{"type":"integer","minimum":0,"maximum":150},"score":{"type":"number","minimum":0,"maximum":100},"active":{"type":"boolean","default":true},"comment":{"type":"string","description":"Anything else we should know.","maxLength":200}},"required":["name"]}`)
+	elicitFiveSchemaValue any = elicitFiveSchema
 )
 
 // ElicitSchema returns the requestedSchema of Five, precomputed at generate time.
 // The bytes are shared: do not modify them.
 func (Five) ElicitSchema() json.RawMessage {
-	return _elicit_Five_schema
+	return elicitFiveSchema
 }
 
 // ElicitParams returns form-mode elicitation params that ask message with the schema of Five.
@@ -46,7 +47,7 @@ func (Five) ElicitParams(message string) *mcp.ElicitParams {
 	return &mcp.ElicitParams{
 		Message:         message,
 		Mode:            "form",
-		RequestedSchema: _elicit_Five_schemaValue,
+		RequestedSchema: elicitFiveSchemaValue,
 	}
 }
 
@@ -159,16 +160,16 @@ func _() {
 	}(Twelve{})
 }
 
-// _elicit_Twelve_schema is the precomputed requestedSchema of Twelve.
+// elicitTwelveSchema is the precomputed requestedSchema of Twelve.
 var (
-	_elicit_Twelve_schema          = json.RawMessage("{\"type\":\"object\",\"properties\":{\"title\":{\"type\":\"string\",\"description\":\"A short summary.\",\"minLength\":1,\"maxLength\":80},\"email\":{\"type\":\"string\",\"format\":\"email\"},\"homepage\":{\"type\":\"string\",\"format\":\"uri\"},\"due\":{\"type\":\"string\",\"format\":\"date\"},\"start\":{\"type\":\"string\",\"format\":\"date-time\"},\"priority\":{\"type\":\"string\",\"title\":\"Priority\",\"oneOf\":[{\"const\":\"low\",\"title\":\"Low\"},{\"const\":\"normal\",\"title\":\"Normal\"},{\"const\":\"high\",\"title\":\"High\"},{\"const\":\"urgent\",\"title\":\"Urgent\"}]},\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"green\",\"blue\",\"yellow\"],\"default\":\"blue\"},\"labels\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":3,\"items\":{\"anyOf\":[{\"const\":\"bug\",\"title\":\"Bug\"},{\"const\":\"feature\",\"title\":\"Feature\"},{\"const\":\"docs\",\"title\":\"Documentation\"},{\"const\":\"perf\",\"title\":\"Performance\"},{\"const\":\"test\",\"title\":\"Tests\"}]}},\"count\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000},\"budget\":{\"type\":\"number\",\"minimum\":0},\"public\":{\"type\":\"boolean\",\"default\":false},\"notes\":{\"type\":\"string\",\"description\":\"Anything else we should know.\",\"maxLength\":500}},\"required\":[\"title\",\"email\",\"priority\"]}")
-	_elicit_Twelve_schemaValue any = _elicit_Twelve_schema
+	elicitTwelveSchema          = json.RawMessage(`{"type":"object","properties":{"title":{"type":"string","description":"A short summary.","minLength":1,"maxLength":80},"email":{"type":"string","format":"email"},"homepage":{"type":"string","format":"uri"},"due":{"type":"string","format":"date"},"start":{"type":"string","format":"date-time"},"priority":{"type":"string","title":"Priority","oneOf":[{"const":"low","title":"Low"},{"const":"normal","title":"Normal"},{"const":"high","title":"High"},{"const":"urgent","title":"Urgent"}]},"color":{"type":"string","enum":["red","green","blue","yellow"],"default":"blue"},"labels":{"type":"array","minItems":1,"maxItems":3,"items":{"anyOf":[{"const":"bug","title":"Bug"},{"const":"feature","title":"Feature"},{"const":"docs","title":"Documentation"},{"const":"perf","title":"Performance"},{"const":"test","title":"Tests"}]}},"count":{"type":"integer","minimum":1,"maximum":1000},"budget":{"type":"number","minimum":0},"public":{"type":"boolean","default":false},"notes":{"type":"string","description":"Anything else we should know.","maxLength":500}},"required":["title","email","priority"]}`)
+	elicitTwelveSchemaValue any = elicitTwelveSchema
 )
 
 // ElicitSchema returns the requestedSchema of Twelve, precomputed at generate time.
 // The bytes are shared: do not modify them.
 func (Twelve) ElicitSchema() json.RawMessage {
-	return _elicit_Twelve_schema
+	return elicitTwelveSchema
 }
 
 // ElicitParams returns form-mode elicitation params that ask message with the schema of Twelve.
@@ -176,12 +177,12 @@ func (Twelve) ElicitParams(message string) *mcp.ElicitParams {
 	return &mcp.ElicitParams{
 		Message:         message,
 		Mode:            "form",
-		RequestedSchema: _elicit_Twelve_schemaValue,
+		RequestedSchema: elicitTwelveSchemaValue,
 	}
 }
 
-// _elicit_Priority_index returns the position of s among the allowed values, or -1.
-func _elicit_Priority_index(s string) int {
+// elicitPriorityIndex returns the position of s among the allowed values, or -1.
+func elicitPriorityIndex(s string) int {
 	switch s {
 	case "low":
 		return 0
@@ -195,8 +196,8 @@ func _elicit_Priority_index(s string) int {
 	return -1
 }
 
-// _elicit_Color_index returns the position of s among the allowed values, or -1.
-func _elicit_Color_index(s string) int {
+// elicitColorIndex returns the position of s among the allowed values, or -1.
+func elicitColorIndex(s string) int {
 	switch s {
 	case "red":
 		return 0
@@ -210,8 +211,8 @@ func _elicit_Color_index(s string) int {
 	return -1
 }
 
-// _elicit_Label_index returns the position of s among the allowed values, or -1.
-func _elicit_Label_index(s string) int {
+// elicitLabelIndex returns the position of s among the allowed values, or -1.
+func elicitLabelIndex(s string) int {
 	switch s {
 	case "bug":
 		return 0
@@ -343,7 +344,7 @@ func (x *Twelve) DecodeElicit(content map[string]any) error {
 				Property: "priority",
 				Reason:   elicitrt.ReasonString,
 			})
-		} else if _elicit_Priority_index(s) < 0 {
+		} else if elicitPriorityIndex(s) < 0 {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "priority",
 				Reason:   "must be one of low, normal, high, urgent",
@@ -363,7 +364,7 @@ func (x *Twelve) DecodeElicit(content map[string]any) error {
 				Property: "color",
 				Reason:   elicitrt.ReasonString,
 			})
-		} else if _elicit_Color_index(s) < 0 {
+		} else if elicitColorIndex(s) < 0 {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "color",
 				Reason:   "must be one of red, green, blue, yellow",
@@ -394,7 +395,7 @@ func (x *Twelve) DecodeElicit(content map[string]any) error {
 					reason = elicitrt.ReasonArray
 					break
 				}
-				i := _elicit_Label_index(s)
+				i := elicitLabelIndex(s)
 				if i < 0 {
 					reason = "items must be among bug, feature, docs, perf, test"
 					break

@@ -204,7 +204,8 @@ type AskTool struct {
 	if code, _, stderr := elicitgen(t, dir, "stub", "ask"); code != exitDiag || !strings.Contains(stderr, "never overwrites") {
 		t.Fatalf("second stub: %d %q", code, stderr)
 	}
-	if code, _, stderr := elicitgen(t, dir, "stub", "nosuch"); code != exitDiag || !strings.Contains(stderr, `no tool "nosuch"`) {
+	// An unknown tool: the tools there are, by package.
+	if code, _, stderr := elicitgen(t, dir, "stub", "nosuch"); code != exitDiag || !strings.Contains(stderr, `no tool "nosuch" in .: package app (example.com/app) declares ask`) {
 		t.Fatalf("unknown tool: %d %q", code, stderr)
 	}
 }

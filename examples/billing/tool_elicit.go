@@ -6,8 +6,9 @@ package main
 import (
 	"context"
 	"fmt"
+
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
-	jsonschema "github.com/google/jsonschema-go/jsonschema"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -55,7 +56,8 @@ type ListInvoicesHandler interface {
 	BillingURL(ctx context.Context, req *mcp.CallToolRequest, args NoArgs, answers ListInvoicesAnswers, token string) string
 }
 
-func _elicit_ListInvoices_answers(a elicitrt.Answers) ListInvoicesAnswers {
+// elicitListInvoicesAnswers types the answers the machine keeps for the list_invoices tool.
+func elicitListInvoicesAnswers(a elicitrt.Answers) ListInvoicesAnswers {
 	return ListInvoicesAnswers{Billing: elicitrt.URLAnswer(a[0])}
 }
 
@@ -69,7 +71,7 @@ func RegisterListInvoices(server *mcp.Server, h ListInvoicesHandler, opts *elici
 		Message:  "Open this link to connect your billing account.",
 		Mode:     elicitrt.ModeURL,
 	}}, elicitrt.Typed[NoArgs, ListInvoicesAnswers, ListInvoicesStep]{
-		Answers:   _elicit_ListInvoices_answers,
+		Answers:   elicitListInvoicesAnswers,
 		Asks:      map[ListInvoicesStep]func(context.Context, *mcp.CallToolRequest, NoArgs, ListInvoicesAnswers) bool{ListInvoicesStepBilling: h.AskBilling},
 		Cancelled: h.Cancelled,
 		Complete:  h.Complete,

@@ -7,8 +7,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
-	jsonschema "github.com/google/jsonschema-go/jsonschema"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -27,16 +28,16 @@ func _() {
 	}(UserName{})
 }
 
-// _elicit_UserName_schema is the precomputed requestedSchema of UserName.
+// elicitUserNameSchema is the precomputed requestedSchema of UserName.
 var (
-	_elicit_UserName_schema          = json.RawMessage("{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"]}")
-	_elicit_UserName_schemaValue any = _elicit_UserName_schema
+	elicitUserNameSchema          = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)
+	elicitUserNameSchemaValue any = elicitUserNameSchema
 )
 
 // ElicitSchema returns the requestedSchema of UserName, precomputed at generate time.
 // The bytes are shared: do not modify them.
 func (UserName) ElicitSchema() json.RawMessage {
-	return _elicit_UserName_schema
+	return elicitUserNameSchema
 }
 
 // ElicitParams returns form-mode elicitation params that ask message with the schema of UserName.
@@ -44,7 +45,7 @@ func (UserName) ElicitParams(message string) *mcp.ElicitParams {
 	return &mcp.ElicitParams{
 		Message:         message,
 		Mode:            "form",
-		RequestedSchema: _elicit_UserName_schemaValue,
+		RequestedSchema: elicitUserNameSchemaValue,
 	}
 }
 
@@ -84,16 +85,16 @@ func _() {
 	}(FavoriteColor{})
 }
 
-// _elicit_FavoriteColor_schema is the precomputed requestedSchema of FavoriteColor.
+// elicitFavoriteColorSchema is the precomputed requestedSchema of FavoriteColor.
 var (
-	_elicit_FavoriteColor_schema          = json.RawMessage("{\"type\":\"object\",\"properties\":{\"color\":{\"type\":\"string\"}},\"required\":[\"color\"]}")
-	_elicit_FavoriteColor_schemaValue any = _elicit_FavoriteColor_schema
+	elicitFavoriteColorSchema          = json.RawMessage(`{"type":"object","properties":{"color":{"type":"string"}},"required":["color"]}`)
+	elicitFavoriteColorSchemaValue any = elicitFavoriteColorSchema
 )
 
 // ElicitSchema returns the requestedSchema of FavoriteColor, precomputed at generate time.
 // The bytes are shared: do not modify them.
 func (FavoriteColor) ElicitSchema() json.RawMessage {
-	return _elicit_FavoriteColor_schema
+	return elicitFavoriteColorSchema
 }
 
 // ElicitParams returns form-mode elicitation params that ask message with the schema of FavoriteColor.
@@ -101,7 +102,7 @@ func (FavoriteColor) ElicitParams(message string) *mcp.ElicitParams {
 	return &mcp.ElicitParams{
 		Message:         message,
 		Mode:            "form",
-		RequestedSchema: _elicit_FavoriteColor_schemaValue,
+		RequestedSchema: elicitFavoriteColorSchemaValue,
 	}
 }
 
@@ -141,16 +142,16 @@ func _() {
 	}(Confirm{})
 }
 
-// _elicit_Confirm_schema is the precomputed requestedSchema of Confirm.
+// elicitConfirmSchema is the precomputed requestedSchema of Confirm.
 var (
-	_elicit_Confirm_schema          = json.RawMessage("{\"type\":\"object\",\"properties\":{\"ok\":{\"type\":\"boolean\"}},\"required\":[\"ok\"]}")
-	_elicit_Confirm_schemaValue any = _elicit_Confirm_schema
+	elicitConfirmSchema          = json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`)
+	elicitConfirmSchemaValue any = elicitConfirmSchema
 )
 
 // ElicitSchema returns the requestedSchema of Confirm, precomputed at generate time.
 // The bytes are shared: do not modify them.
 func (Confirm) ElicitSchema() json.RawMessage {
-	return _elicit_Confirm_schema
+	return elicitConfirmSchema
 }
 
 // ElicitParams returns form-mode elicitation params that ask message with the schema of Confirm.
@@ -158,7 +159,7 @@ func (Confirm) ElicitParams(message string) *mcp.ElicitParams {
 	return &mcp.ElicitParams{
 		Message:         message,
 		Mode:            "form",
-		RequestedSchema: _elicit_Confirm_schemaValue,
+		RequestedSchema: elicitConfirmSchemaValue,
 	}
 }
 
@@ -222,7 +223,8 @@ type ElicitationHandler interface {
 	Cancelled(ctx context.Context, req *mcp.CallToolRequest, args NoArgs, answers ElicitationAnswers, step ElicitationStep) (*mcp.CallToolResult, error)
 }
 
-func _elicit_Elicitation_answers(a elicitrt.Answers) ElicitationAnswers {
+// elicitElicitationAnswers types the answers the machine keeps for the test_input_required_result_elicitation tool.
+func elicitElicitationAnswers(a elicitrt.Answers) ElicitationAnswers {
 	return ElicitationAnswers{UserName: elicitrt.Decoded[UserName](a[0])}
 }
 
@@ -239,7 +241,7 @@ func RegisterElicitation(server *mcp.Server, h ElicitationHandler, opts *elicitr
 		Mode:     elicitrt.ModeForm,
 		Params:   UserName{}.ElicitParams,
 	}}, elicitrt.Typed[NoArgs, ElicitationAnswers, ElicitationStep]{
-		Answers:   _elicit_Elicitation_answers,
+		Answers:   elicitElicitationAnswers,
 		Cancelled: h.Cancelled,
 		Complete:  h.Complete,
 		Declined:  h.Declined,
@@ -291,7 +293,8 @@ type MultiRoundHandler interface {
 	Cancelled(ctx context.Context, req *mcp.CallToolRequest, args NoArgs, answers MultiRoundAnswers, step MultiRoundStep) (*mcp.CallToolResult, error)
 }
 
-func _elicit_MultiRound_answers(a elicitrt.Answers) MultiRoundAnswers {
+// elicitMultiRoundAnswers types the answers the machine keeps for the test_input_required_result_multi_round tool.
+func elicitMultiRoundAnswers(a elicitrt.Answers) MultiRoundAnswers {
 	return MultiRoundAnswers{
 		Step1: elicitrt.Decoded[UserName](a[0]),
 		Step2: elicitrt.Decoded[FavoriteColor](a[1]),
@@ -319,7 +322,7 @@ func RegisterMultiRound(server *mcp.Server, h MultiRoundHandler, opts *elicitrt.
 		Mode:     elicitrt.ModeForm,
 		Params:   FavoriteColor{}.ElicitParams,
 	}}, elicitrt.Typed[NoArgs, MultiRoundAnswers, MultiRoundStep]{
-		Answers:   _elicit_MultiRound_answers,
+		Answers:   elicitMultiRoundAnswers,
 		Cancelled: h.Cancelled,
 		Complete:  h.Complete,
 		Declined:  h.Declined,
@@ -367,7 +370,8 @@ type RequestStateHandler interface {
 	Cancelled(ctx context.Context, req *mcp.CallToolRequest, args NoArgs, answers RequestStateAnswers, step RequestStateStep) (*mcp.CallToolResult, error)
 }
 
-func _elicit_RequestState_answers(a elicitrt.Answers) RequestStateAnswers {
+// elicitRequestStateAnswers types the answers the machine keeps for the test_input_required_result_request_state tool.
+func elicitRequestStateAnswers(a elicitrt.Answers) RequestStateAnswers {
 	return RequestStateAnswers{Confirm: elicitrt.Decoded[Confirm](a[0])}
 }
 
@@ -384,7 +388,7 @@ func RegisterRequestState(server *mcp.Server, h RequestStateHandler, opts *elici
 		Mode:     elicitrt.ModeForm,
 		Params:   Confirm{}.ElicitParams,
 	}}, elicitrt.Typed[NoArgs, RequestStateAnswers, RequestStateStep]{
-		Answers:   _elicit_RequestState_answers,
+		Answers:   elicitRequestStateAnswers,
 		Cancelled: h.Cancelled,
 		Complete:  h.Complete,
 		Declined:  h.Declined,
@@ -432,7 +436,8 @@ type TamperedStateHandler interface {
 	Cancelled(ctx context.Context, req *mcp.CallToolRequest, args NoArgs, answers TamperedStateAnswers, step TamperedStateStep) (*mcp.CallToolResult, error)
 }
 
-func _elicit_TamperedState_answers(a elicitrt.Answers) TamperedStateAnswers {
+// elicitTamperedStateAnswers types the answers the machine keeps for the test_input_required_result_tampered_state tool.
+func elicitTamperedStateAnswers(a elicitrt.Answers) TamperedStateAnswers {
 	return TamperedStateAnswers{Confirm: elicitrt.Decoded[Confirm](a[0])}
 }
 
@@ -449,7 +454,7 @@ func RegisterTamperedState(server *mcp.Server, h TamperedStateHandler, opts *eli
 		Mode:     elicitrt.ModeForm,
 		Params:   Confirm{}.ElicitParams,
 	}}, elicitrt.Typed[NoArgs, TamperedStateAnswers, TamperedStateStep]{
-		Answers:   _elicit_TamperedState_answers,
+		Answers:   elicitTamperedStateAnswers,
 		Cancelled: h.Cancelled,
 		Complete:  h.Complete,
 		Declined:  h.Declined,

@@ -7,8 +7,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
-	jsonschema "github.com/google/jsonschema-go/jsonschema"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -28,16 +29,16 @@ func _() {
 	}(Target{})
 }
 
-// _elicit_Target_schema is the precomputed requestedSchema of Target.
+// elicitTargetSchema is the precomputed requestedSchema of Target.
 var (
-	_elicit_Target_schema          = json.RawMessage("{\"type\":\"object\",\"properties\":{\"environment\":{\"type\":\"string\",\"oneOf\":[{\"const\":\"dev\",\"title\":\"Development\"},{\"const\":\"staging\",\"title\":\"Staging\"},{\"const\":\"prod\",\"title\":\"Production\"}]},\"notify\":{\"type\":\"boolean\",\"description\":\"Post in #deployments\",\"default\":false}},\"required\":[\"environment\"]}")
-	_elicit_Target_schemaValue any = _elicit_Target_schema
+	elicitTargetSchema          = json.RawMessage(`{"type":"object","properties":{"environment":{"type":"string","oneOf":[{"const":"dev","title":"Development"},{"const":"staging","title":"Staging"},{"const":"prod","title":"Production"}]},"notify":{"type":"boolean","description":"Post in #deployments","default":false}},"required":["environment"]}`)
+	elicitTargetSchemaValue any = elicitTargetSchema
 )
 
 // ElicitSchema returns the requestedSchema of Target, precomputed at generate time.
 // The bytes are shared: do not modify them.
 func (Target) ElicitSchema() json.RawMessage {
-	return _elicit_Target_schema
+	return elicitTargetSchema
 }
 
 // ElicitParams returns form-mode elicitation params that ask message with the schema of Target.
@@ -45,12 +46,12 @@ func (Target) ElicitParams(message string) *mcp.ElicitParams {
 	return &mcp.ElicitParams{
 		Message:         message,
 		Mode:            "form",
-		RequestedSchema: _elicit_Target_schemaValue,
+		RequestedSchema: elicitTargetSchemaValue,
 	}
 }
 
-// _elicit_Environment_index returns the position of s among the allowed values, or -1.
-func _elicit_Environment_index(s string) int {
+// elicitEnvironmentIndex returns the position of s among the allowed values, or -1.
+func elicitEnvironmentIndex(s string) int {
 	switch s {
 	case "dev":
 		return 0
@@ -75,7 +76,7 @@ func (x *Target) DecodeElicit(content map[string]any) error {
 				Property: "environment",
 				Reason:   elicitrt.ReasonString,
 			})
-		} else if _elicit_Environment_index(s) < 0 {
+		} else if elicitEnvironmentIndex(s) < 0 {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "environment",
 				Reason:   "must be one of dev, staging, prod",
@@ -115,16 +116,16 @@ func _() {
 	}(Confirmation{})
 }
 
-// _elicit_Confirmation_schema is the precomputed requestedSchema of Confirmation.
+// elicitConfirmationSchema is the precomputed requestedSchema of Confirmation.
 var (
-	_elicit_Confirmation_schema          = json.RawMessage("{\"type\":\"object\",\"properties\":{\"confirm\":{\"type\":\"boolean\",\"description\":\"Deploy to production now.\"}},\"required\":[\"confirm\"]}")
-	_elicit_Confirmation_schemaValue any = _elicit_Confirmation_schema
+	elicitConfirmationSchema          = json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean","description":"Deploy to production now."}},"required":["confirm"]}`)
+	elicitConfirmationSchemaValue any = elicitConfirmationSchema
 )
 
 // ElicitSchema returns the requestedSchema of Confirmation, precomputed at generate time.
 // The bytes are shared: do not modify them.
 func (Confirmation) ElicitSchema() json.RawMessage {
-	return _elicit_Confirmation_schema
+	return elicitConfirmationSchema
 }
 
 // ElicitParams returns form-mode elicitation params that ask message with the schema of Confirmation.
@@ -132,7 +133,7 @@ func (Confirmation) ElicitParams(message string) *mcp.ElicitParams {
 	return &mcp.ElicitParams{
 		Message:         message,
 		Mode:            "form",
-		RequestedSchema: _elicit_Confirmation_schemaValue,
+		RequestedSchema: elicitConfirmationSchemaValue,
 	}
 }
 
@@ -204,7 +205,8 @@ type DeployHandler interface {
 	AskConfirm(ctx context.Context, req *mcp.CallToolRequest, args DeployArgs, answers DeployAnswers) bool
 }
 
-func _elicit_Deploy_answers(a elicitrt.Answers) DeployAnswers {
+// elicitDeployAnswers types the answers the machine keeps for the deploy tool.
+func elicitDeployAnswers(a elicitrt.Answers) DeployAnswers {
 	return DeployAnswers{
 		Confirm: elicitrt.Decoded[Confirmation](a[1]),
 		Target:  elicitrt.Decoded[Target](a[0]),
@@ -234,7 +236,7 @@ func RegisterDeploy(server *mcp.Server, h DeployHandler, opts *elicitrt.ToolOpti
 		Once:     true,
 		Params:   Confirmation{}.ElicitParams,
 	}}, elicitrt.Typed[DeployArgs, DeployAnswers, DeployStep]{
-		Answers:   _elicit_Deploy_answers,
+		Answers:   elicitDeployAnswers,
 		Asks:      map[DeployStep]func(context.Context, *mcp.CallToolRequest, DeployArgs, DeployAnswers) bool{DeployStepConfirm: h.AskConfirm},
 		Cancelled: h.Cancelled,
 		Complete:  h.Complete,

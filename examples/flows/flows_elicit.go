@@ -7,10 +7,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	elicitrt "github.com/elicitgen/elicitgen/runtime"
-	jsonschema "github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"math"
+
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The build fails on the next lines when this file and the elicitgen runtime
@@ -29,16 +30,16 @@ func _() {
 	}(Colors{})
 }
 
-// _elicit_Colors_schema is the precomputed requestedSchema of Colors.
+// elicitColorsSchema is the precomputed requestedSchema of Colors.
 var (
-	_elicit_Colors_schema          = json.RawMessage("{\"type\":\"object\",\"properties\":{\"favorite\":{\"type\":\"string\",\"enum\":[\"red\",\"green\",\"blue\"],\"default\":\"green\"},\"also\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"enum\":[\"red\",\"green\",\"blue\"]},\"default\":[]}}}")
-	_elicit_Colors_schemaValue any = _elicit_Colors_schema
+	elicitColorsSchema          = json.RawMessage(`{"type":"object","properties":{"favorite":{"type":"string","enum":["red","green","blue"],"default":"green"},"also":{"type":"array","items":{"type":"string","enum":["red","green","blue"]},"default":[]}}}`)
+	elicitColorsSchemaValue any = elicitColorsSchema
 )
 
 // ElicitSchema returns the requestedSchema of Colors, precomputed at generate time.
 // The bytes are shared: do not modify them.
 func (Colors) ElicitSchema() json.RawMessage {
-	return _elicit_Colors_schema
+	return elicitColorsSchema
 }
 
 // ElicitParams returns form-mode elicitation params that ask message with the schema of Colors.
@@ -46,12 +47,12 @@ func (Colors) ElicitParams(message string) *mcp.ElicitParams {
 	return &mcp.ElicitParams{
 		Message:         message,
 		Mode:            "form",
-		RequestedSchema: _elicit_Colors_schemaValue,
+		RequestedSchema: elicitColorsSchemaValue,
 	}
 }
 
-// _elicit_Color_index returns the position of s among the allowed values, or -1.
-func _elicit_Color_index(s string) int {
+// elicitColorIndex returns the position of s among the allowed values, or -1.
+func elicitColorIndex(s string) int {
 	switch s {
 	case "red":
 		return 0
@@ -82,7 +83,7 @@ func (x *Colors) DecodeElicit(content map[string]any) error {
 				Property: "favorite",
 				Reason:   elicitrt.ReasonString,
 			})
-		} else if _elicit_Color_index(s) < 0 {
+		} else if elicitColorIndex(s) < 0 {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "favorite",
 				Reason:   "must be one of red, green, blue",
@@ -111,7 +112,7 @@ func (x *Colors) DecodeElicit(content map[string]any) error {
 					reason = elicitrt.ReasonArray
 					break
 				}
-				i := _elicit_Color_index(s)
+				i := elicitColorIndex(s)
 				if i < 0 {
 					reason = "items must be among red, green, blue"
 					break
@@ -149,16 +150,16 @@ func _() {
 	}(Rating{})
 }
 
-// _elicit_Rating_schema is the precomputed requestedSchema of Rating.
+// elicitRatingSchema is the precomputed requestedSchema of Rating.
 var (
-	_elicit_Rating_schema          = json.RawMessage("{\"type\":\"object\",\"properties\":{\"stars\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":5}},\"required\":[\"stars\"]}")
-	_elicit_Rating_schemaValue any = _elicit_Rating_schema
+	elicitRatingSchema          = json.RawMessage(`{"type":"object","properties":{"stars":{"type":"integer","minimum":1,"maximum":5}},"required":["stars"]}`)
+	elicitRatingSchemaValue any = elicitRatingSchema
 )
 
 // ElicitSchema returns the requestedSchema of Rating, precomputed at generate time.
 // The bytes are shared: do not modify them.
 func (Rating) ElicitSchema() json.RawMessage {
-	return _elicit_Rating_schema
+	return elicitRatingSchema
 }
 
 // ElicitParams returns form-mode elicitation params that ask message with the schema of Rating.
@@ -166,7 +167,7 @@ func (Rating) ElicitParams(message string) *mcp.ElicitParams {
 	return &mcp.ElicitParams{
 		Message:         message,
 		Mode:            "form",
-		RequestedSchema: _elicit_Rating_schemaValue,
+		RequestedSchema: elicitRatingSchemaValue,
 	}
 }
 
@@ -212,16 +213,16 @@ func _() {
 	}(Name{})
 }
 
-// _elicit_Name_schema is the precomputed requestedSchema of Name.
+// elicitNameSchema is the precomputed requestedSchema of Name.
 var (
-	_elicit_Name_schema          = json.RawMessage("{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":40},\"email\":{\"type\":\"string\",\"format\":\"email\"}},\"required\":[\"name\"]}")
-	_elicit_Name_schemaValue any = _elicit_Name_schema
+	elicitNameSchema          = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":40},"email":{"type":"string","format":"email"}},"required":["name"]}`)
+	elicitNameSchemaValue any = elicitNameSchema
 )
 
 // ElicitSchema returns the requestedSchema of Name, precomputed at generate time.
 // The bytes are shared: do not modify them.
 func (Name) ElicitSchema() json.RawMessage {
-	return _elicit_Name_schema
+	return elicitNameSchema
 }
 
 // ElicitParams returns form-mode elicitation params that ask message with the schema of Name.
@@ -229,7 +230,7 @@ func (Name) ElicitParams(message string) *mcp.ElicitParams {
 	return &mcp.ElicitParams{
 		Message:         message,
 		Mode:            "form",
-		RequestedSchema: _elicit_Name_schemaValue,
+		RequestedSchema: elicitNameSchemaValue,
 	}
 }
 
@@ -299,16 +300,16 @@ func _() {
 	}(Everything{})
 }
 
-// _elicit_Everything_schema is the precomputed requestedSchema of Everything.
+// elicitEverythingSchema is the precomputed requestedSchema of Everything.
 var (
-	_elicit_Everything_schema          = json.RawMessage("{\"type\":\"object\",\"properties\":{\"count\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":200},\"big\":{\"type\":\"integer\",\"minimum\":-9007199254740991,\"maximum\":9007199254740991},\"ratio\":{\"type\":\"number\"},\"favorite\":{\"type\":\"string\",\"enum\":[\"red\",\"green\",\"blue\"]},\"picks\":{\"type\":\"array\",\"maxItems\":2,\"items\":{\"type\":\"string\",\"enum\":[\"red\",\"green\",\"blue\"]}},\"day\":{\"type\":\"string\",\"format\":\"date\"},\"at\":{\"type\":\"string\",\"format\":\"date-time\"},\"site\":{\"type\":\"string\",\"format\":\"uri\"},\"mail\":{\"type\":\"string\",\"format\":\"email\"},\"note\":{\"type\":\"string\",\"maxLength\":100},\"agree\":{\"type\":\"boolean\"}},\"required\":[\"count\",\"favorite\"]}")
-	_elicit_Everything_schemaValue any = _elicit_Everything_schema
+	elicitEverythingSchema          = json.RawMessage(`{"type":"object","properties":{"count":{"type":"integer","minimum":0,"maximum":200},"big":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"ratio":{"type":"number"},"favorite":{"type":"string","enum":["red","green","blue"]},"picks":{"type":"array","maxItems":2,"items":{"type":"string","enum":["red","green","blue"]}},"day":{"type":"string","format":"date"},"at":{"type":"string","format":"date-time"},"site":{"type":"string","format":"uri"},"mail":{"type":"string","format":"email"},"note":{"type":"string","maxLength":100},"agree":{"type":"boolean"}},"required":["count","favorite"]}`)
+	elicitEverythingSchemaValue any = elicitEverythingSchema
 )
 
 // ElicitSchema returns the requestedSchema of Everything, precomputed at generate time.
 // The bytes are shared: do not modify them.
 func (Everything) ElicitSchema() json.RawMessage {
-	return _elicit_Everything_schema
+	return elicitEverythingSchema
 }
 
 // ElicitParams returns form-mode elicitation params that ask message with the schema of Everything.
@@ -316,7 +317,7 @@ func (Everything) ElicitParams(message string) *mcp.ElicitParams {
 	return &mcp.ElicitParams{
 		Message:         message,
 		Mode:            "form",
-		RequestedSchema: _elicit_Everything_schemaValue,
+		RequestedSchema: elicitEverythingSchemaValue,
 	}
 }
 
@@ -390,7 +391,7 @@ func (x *Everything) DecodeElicit(content map[string]any) error {
 				Property: "favorite",
 				Reason:   elicitrt.ReasonString,
 			})
-		} else if _elicit_Color_index(s) < 0 {
+		} else if elicitColorIndex(s) < 0 {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "favorite",
 				Reason:   "must be one of red, green, blue",
@@ -424,7 +425,7 @@ func (x *Everything) DecodeElicit(content map[string]any) error {
 					reason = elicitrt.ReasonArray
 					break
 				}
-				i := _elicit_Color_index(s)
+				i := elicitColorIndex(s)
 				if i < 0 {
 					reason = "items must be among red, green, blue"
 					break
@@ -585,7 +586,8 @@ type SurveyHandler interface {
 	ColorsMessage(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, answers SurveyAnswers) string
 }
 
-func _elicit_Survey_answers(a elicitrt.Answers) SurveyAnswers {
+// elicitSurveyAnswers types the answers the machine keeps for the survey tool.
+func elicitSurveyAnswers(a elicitrt.Answers) SurveyAnswers {
 	return SurveyAnswers{
 		Colors: elicitrt.Decoded[Colors](a[0]),
 		Name:   elicitrt.Decoded[Name](a[2]),
@@ -621,7 +623,7 @@ func RegisterSurvey(server *mcp.Server, h SurveyHandler, opts *elicitrt.ToolOpti
 		Mode:     elicitrt.ModeForm,
 		Params:   Name{}.ElicitParams,
 	}}, elicitrt.Typed[SurveyArgs, SurveyAnswers, SurveyStep]{
-		Answers:     _elicit_Survey_answers,
+		Answers:     elicitSurveyAnswers,
 		Cancelled:   h.Cancelled,
 		Complete:    h.Complete,
 		Declined:    h.Declined,
@@ -670,7 +672,8 @@ type PollHandler interface {
 	Cancelled(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, answers PollAnswers, step PollStep) (*mcp.CallToolResult, error)
 }
 
-func _elicit_Poll_answers(a elicitrt.Answers) PollAnswers {
+// elicitPollAnswers types the answers the machine keeps for the poll tool.
+func elicitPollAnswers(a elicitrt.Answers) PollAnswers {
 	return PollAnswers{Name: elicitrt.Decoded[Name](a[0])}
 }
 
@@ -687,7 +690,7 @@ func RegisterPoll(server *mcp.Server, h PollHandler, opts *elicitrt.ToolOptions)
 		Mode:     elicitrt.ModeForm,
 		Params:   Name{}.ElicitParams,
 	}}, elicitrt.Typed[SurveyArgs, PollAnswers, PollStep]{
-		Answers:   _elicit_Poll_answers,
+		Answers:   elicitPollAnswers,
 		Cancelled: h.Cancelled,
 		Complete:  h.Complete,
 		Declined:  h.Declined,
@@ -746,7 +749,8 @@ type SignupHandler interface {
 	AskName(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, answers SignupAnswers) bool
 }
 
-func _elicit_Signup_answers(a elicitrt.Answers) SignupAnswers {
+// elicitSignupAnswers types the answers the machine keeps for the signup tool.
+func elicitSignupAnswers(a elicitrt.Answers) SignupAnswers {
 	return SignupAnswers{
 		Colors: elicitrt.Decoded[Colors](a[2]),
 		Name:   elicitrt.Decoded[Name](a[0]),
@@ -785,7 +789,7 @@ func RegisterSignup(server *mcp.Server, h SignupHandler, opts *elicitrt.ToolOpti
 		Params:   Colors{}.ElicitParams,
 		Together: true,
 	}}, elicitrt.Typed[SurveyArgs, SignupAnswers, SignupStep]{
-		Answers:   _elicit_Signup_answers,
+		Answers:   elicitSignupAnswers,
 		Asks:      map[SignupStep]func(context.Context, *mcp.CallToolRequest, SurveyArgs, SignupAnswers) bool{SignupStepName: h.AskName},
 		Cancelled: h.Cancelled,
 		Complete:  h.Complete,
@@ -834,7 +838,8 @@ type StrictHandler interface {
 	Cancelled(ctx context.Context, req *mcp.CallToolRequest, args SurveyArgs, answers StrictAnswers, step StrictStep) (*mcp.CallToolResult, error)
 }
 
-func _elicit_Strict_answers(a elicitrt.Answers) StrictAnswers {
+// elicitStrictAnswers types the answers the machine keeps for the strict tool.
+func elicitStrictAnswers(a elicitrt.Answers) StrictAnswers {
 	return StrictAnswers{Everything: elicitrt.Decoded[Everything](a[0])}
 }
 
@@ -851,7 +856,7 @@ func RegisterStrict(server *mcp.Server, h StrictHandler, opts *elicitrt.ToolOpti
 		Mode:     elicitrt.ModeForm,
 		Params:   Everything{}.ElicitParams,
 	}}, elicitrt.Typed[SurveyArgs, StrictAnswers, StrictStep]{
-		Answers:   _elicit_Strict_answers,
+		Answers:   elicitStrictAnswers,
 		Cancelled: h.Cancelled,
 		Complete:  h.Complete,
 		Declined:  h.Declined,

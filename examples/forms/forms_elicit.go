@@ -5,10 +5,11 @@ package forms
 
 import (
 	"encoding/json"
-	elicitrt "github.com/elicitgen/elicitgen/runtime"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"math"
 	"time"
+
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The build fails on the next lines when this file and the elicitgen runtime
@@ -27,16 +28,16 @@ func _() {
 	}(DeployForm{})
 }
 
-// _elicit_DeployForm_schema is the precomputed requestedSchema of DeployForm.
+// elicitDeployFormSchema is the precomputed requestedSchema of DeployForm.
 var (
-	_elicit_DeployForm_schema          = json.RawMessage("{\"type\":\"object\",\"properties\":{\"environment\":{\"type\":\"string\",\"title\":\"Environment\",\"description\":\"Where to deploy.\",\"oneOf\":[{\"const\":\"dev\",\"title\":\"Development\"},{\"const\":\"staging\",\"title\":\"Staging\"},{\"const\":\"prod\",\"title\":\"Production\"}]},\"notify\":{\"type\":\"boolean\",\"description\":\"Post in #deployments\",\"default\":false}},\"required\":[\"environment\"]}")
-	_elicit_DeployForm_schemaValue any = _elicit_DeployForm_schema
+	elicitDeployFormSchema          = json.RawMessage(`{"type":"object","properties":{"environment":{"type":"string","title":"Environment","description":"Where to deploy.","oneOf":[{"const":"dev","title":"Development"},{"const":"staging","title":"Staging"},{"const":"prod","title":"Production"}]},"notify":{"type":"boolean","description":"Post in #deployments","default":false}},"required":["environment"]}`)
+	elicitDeployFormSchemaValue any = elicitDeployFormSchema
 )
 
 // ElicitSchema returns the requestedSchema of DeployForm, precomputed at generate time.
 // The bytes are shared: do not modify them.
 func (DeployForm) ElicitSchema() json.RawMessage {
-	return _elicit_DeployForm_schema
+	return elicitDeployFormSchema
 }
 
 // ElicitParams returns form-mode elicitation params that ask message with the schema of DeployForm.
@@ -44,12 +45,12 @@ func (DeployForm) ElicitParams(message string) *mcp.ElicitParams {
 	return &mcp.ElicitParams{
 		Message:         message,
 		Mode:            "form",
-		RequestedSchema: _elicit_DeployForm_schemaValue,
+		RequestedSchema: elicitDeployFormSchemaValue,
 	}
 }
 
-// _elicit_Environment_index returns the position of s among the allowed values, or -1.
-func _elicit_Environment_index(s string) int {
+// elicitEnvironmentIndex returns the position of s among the allowed values, or -1.
+func elicitEnvironmentIndex(s string) int {
 	switch s {
 	case "dev":
 		return 0
@@ -74,7 +75,7 @@ func (x *DeployForm) DecodeElicit(content map[string]any) error {
 				Property: "environment",
 				Reason:   elicitrt.ReasonString,
 			})
-		} else if _elicit_Environment_index(s) < 0 {
+		} else if elicitEnvironmentIndex(s) < 0 {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "environment",
 				Reason:   "must be one of dev, staging, prod",
@@ -128,16 +129,16 @@ func _() {
 	}(Profile{})
 }
 
-// _elicit_Profile_schema is the precomputed requestedSchema of Profile.
+// elicitProfileSchema is the precomputed requestedSchema of Profile.
 var (
-	_elicit_Profile_schema          = json.RawMessage("{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"description\":\"Your display name.\",\"minLength\":1,\"maxLength\":50},\"email\":{\"type\":\"string\",\"format\":\"email\"},\"site\":{\"type\":\"string\",\"format\":\"uri\"},\"age\":{\"type\":\"integer\",\"minimum\":13,\"maximum\":255},\"height\":{\"type\":\"number\",\"description\":\"Height in metres.\",\"minimum\":0.5,\"maximum\":2.5},\"ratio\":{\"type\":\"number\"},\"favorite\":{\"type\":\"string\",\"enum\":[\"red\",\"green\",\"blue\"],\"default\":\"green\"},\"palette\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":2,\"items\":{\"type\":\"string\",\"enum\":[\"red\",\"green\",\"blue\"]},\"default\":[\"red\",\"blue\"]},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"enum\":[\"go\",\"mcp\",\"ai\"]}},\"stages\":{\"type\":\"array\",\"items\":{\"anyOf\":[{\"const\":\"dev\",\"title\":\"Development\"},{\"const\":\"staging\",\"title\":\"Staging\"},{\"const\":\"prod\",\"title\":\"Production\"}]}},\"birthday\":{\"type\":\"string\",\"format\":\"date\"},\"meet_at\":{\"type\":\"string\",\"format\":\"date-time\"},\"size\":{\"type\":\"string\",\"enum\":[\"s\",\"m\",\"l\"],\"default\":\"m\"},\"subscribe\":{\"type\":\"boolean\",\"title\":\"Subscribe to news\"}},\"required\":[\"name\"]}")
-	_elicit_Profile_schemaValue any = _elicit_Profile_schema
+	elicitProfileSchema          = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"Your display name.","minLength":1,"maxLength":50},"email":{"type":"string","format":"email"},"site":{"type":"string","format":"uri"},"age":{"type":"integer","minimum":13,"maximum":255},"height":{"type":"number","description":"Height in metres.","minimum":0.5,"maximum":2.5},"ratio":{"type":"number"},"favorite":{"type":"string","enum":["red","green","blue"],"default":"green"},"palette":{"type":"array","minItems":1,"maxItems":2,"items":{"type":"string","enum":["red","green","blue"]},"default":["red","blue"]},"tags":{"type":"array","items":{"type":"string","enum":["go","mcp","ai"]}},"stages":{"type":"array","items":{"anyOf":[{"const":"dev","title":"Development"},{"const":"staging","title":"Staging"},{"const":"prod","title":"Production"}]}},"birthday":{"type":"string","format":"date"},"meet_at":{"type":"string","format":"date-time"},"size":{"type":"string","enum":["s","m","l"],"default":"m"},"subscribe":{"type":"boolean","title":"Subscribe to news"}},"required":["name"]}`)
+	elicitProfileSchemaValue any = elicitProfileSchema
 )
 
 // ElicitSchema returns the requestedSchema of Profile, precomputed at generate time.
 // The bytes are shared: do not modify them.
 func (Profile) ElicitSchema() json.RawMessage {
-	return _elicit_Profile_schema
+	return elicitProfileSchema
 }
 
 // ElicitParams returns form-mode elicitation params that ask message with the schema of Profile.
@@ -145,12 +146,12 @@ func (Profile) ElicitParams(message string) *mcp.ElicitParams {
 	return &mcp.ElicitParams{
 		Message:         message,
 		Mode:            "form",
-		RequestedSchema: _elicit_Profile_schemaValue,
+		RequestedSchema: elicitProfileSchemaValue,
 	}
 }
 
-// _elicit_Color_index returns the position of s among the allowed values, or -1.
-func _elicit_Color_index(s string) int {
+// elicitColorIndex returns the position of s among the allowed values, or -1.
+func elicitColorIndex(s string) int {
 	switch s {
 	case "red":
 		return 0
@@ -162,8 +163,8 @@ func _elicit_Color_index(s string) int {
 	return -1
 }
 
-// _elicit_Profile_Tags_index returns the position of s among the allowed values, or -1.
-func _elicit_Profile_Tags_index(s string) int {
+// elicitProfileTagsIndex returns the position of s among the allowed values, or -1.
+func elicitProfileTagsIndex(s string) int {
 	switch s {
 	case "go":
 		return 0
@@ -175,8 +176,8 @@ func _elicit_Profile_Tags_index(s string) int {
 	return -1
 }
 
-// _elicit_Profile_Size_index returns the position of s among the allowed values, or -1.
-func _elicit_Profile_Size_index(s string) int {
+// elicitProfileSizeIndex returns the position of s among the allowed values, or -1.
+func elicitProfileSizeIndex(s string) int {
 	switch s {
 	case "s":
 		return 0
@@ -315,7 +316,7 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 				Property: "favorite",
 				Reason:   elicitrt.ReasonString,
 			})
-		} else if _elicit_Color_index(s) < 0 {
+		} else if elicitColorIndex(s) < 0 {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "favorite",
 				Reason:   "must be one of red, green, blue",
@@ -346,7 +347,7 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 					reason = elicitrt.ReasonArray
 					break
 				}
-				i := _elicit_Color_index(s)
+				i := elicitColorIndex(s)
 				if i < 0 {
 					reason = "items must be among red, green, blue"
 					break
@@ -391,7 +392,7 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 					reason = elicitrt.ReasonArray
 					break
 				}
-				i := _elicit_Profile_Tags_index(s)
+				i := elicitProfileTagsIndex(s)
 				if i < 0 {
 					reason = "items must be among go, mcp, ai"
 					break
@@ -431,7 +432,7 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 					reason = elicitrt.ReasonArray
 					break
 				}
-				i := _elicit_Environment_index(s)
+				i := elicitEnvironmentIndex(s)
 				if i < 0 {
 					reason = "items must be among dev, staging, prod"
 					break
@@ -493,7 +494,7 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 				Property: "size",
 				Reason:   elicitrt.ReasonString,
 			})
-		} else if _elicit_Profile_Size_index(s) < 0 {
+		} else if elicitProfileSizeIndex(s) < 0 {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "size",
 				Reason:   "must be one of s, m, l",
