@@ -284,7 +284,7 @@ func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) 
 	}
 	reask := false
 	if len(c.st.Asked) > 0 {
-		if res, err, done := c.takeAnswers(); done {
+		if done, res, err := c.takeAnswers(); done {
 			return res, err
 		}
 		// Missing or invalid answers are asked again, in a new round,
@@ -293,7 +293,7 @@ func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) 
 	}
 	for c.st.Step < len(m.steps) {
 		if !reask {
-			res, err, done, moved := c.decide()
+			done, moved, res, err := c.decide()
 			if done {
 				return res, err
 			}
@@ -309,7 +309,7 @@ func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) 
 			}
 		}
 		if c.legacy {
-			if res, err, done := c.askNow(c.st.Step); done {
+			if done, res, err := c.askNow(c.st.Step); done {
 				return res, err
 			}
 			m.advance(&c.st)
@@ -354,7 +354,7 @@ func (m *Machine) open(ctx context.Context, req *mcp.CallToolRequest, args any) 
 // takeAnswers applies the retry's answers to the questions the state says
 // were asked, each under its own key; answers under any other key are
 // ignored (the spec: a server ignores what it did not ask).
-func (c *call) takeAnswers() (res *mcp.CallToolResult, err error, done bool) {
+func (c *call) takeAnswers() (done bool, res *mcp.CallToolResult, err error) {
 	asked := c.st.Asked
 	c.st.Asked = nil
 	for _, j := range asked {
@@ -362,28 +362,28 @@ func (c *call) takeAnswers() (res *mcp.CallToolResult, err error, done bool) {
 		if resp == nil {
 			continue
 		}
-		if res, err, done := c.take(j, resp); done {
-			return res, err, true
+		if done, res, err := c.take(j, resp); done {
+			return true, res, err
 		}
 	}
-	return nil, nil, false
+	return false, nil, nil
 }
 
 // decide settles the round that begins at st.Step before it is asked: the
 // handler may skip its first step, the arguments may answer its steps, or
 // the client may be unable to show them. moved is true when st.Step moved
 // (decide again); done when the call ends with (res, err).
-func (c *call) decide() (res *mcp.CallToolResult, err error, done, moved bool) {
+func (c *call) decide() (done, moved bool, res *mcp.CallToolResult, err error) {
 	from := c.st.Step
-	if res, err, handled := c.skip(from); handled {
-		return res, err, res != nil || err != nil, true
+	if handled, res, err := c.skip(from); handled {
+		return res != nil || err != nil, true, res, err
 	}
 	for _, j := range c.m.round(&c.st, c.legacy)[1:] {
-		if res, err, handled := c.skip(j); handled && (res != nil || err != nil) {
-			return res, err, true, false
+		if handled, res, err := c.skip(j); handled && (res != nil || err != nil) {
+			return true, false, res, err
 		}
 	}
-	return nil, nil, false, c.st.Step != from
+	return false, c.st.Step != from, nil, nil
 }
 
 // ask ends the call with the round's questions and the sealed state.
@@ -414,25 +414,25 @@ func (c *call) ask(asking []int) (*mcp.CallToolResult, error) {
 // and waits for the answer, at most ToolOptions.LegacyAnswerWait, and no
 // longer than the session lives (see HTTPHandler). An accepted URL step
 // then waits for its flow to finish.
-func (c *call) askNow(i int) (res *mcp.CallToolResult, err error, done bool) {
+func (c *call) askNow(i int) (done bool, res *mcp.CallToolResult, err error) {
 	m := c.m
 	step := &m.steps[i]
 	params, err := c.params(i)
 	if err != nil {
-		return nil, err, true
+		return true, nil, err
 	}
 	if step.Mode == ModeURL {
 		params.ElicitationID = c.st.Flow // 2025-11-25 URL mode needs one
 	}
 	resp, err := elicitLegacy(c.ctx, c.req.Session, params, m.opts.LegacyAnswerWait)
 	if errors.Is(err, errNoAnswer) {
-		return toolError(step.Key + ": no answer came; call the tool again to be asked again"), nil, true
+		return true, toolError(step.Key + ": no answer came; call the tool again to be asked again"), nil
 	}
 	if err != nil {
-		return nil, err, true
+		return true, nil, err
 	}
-	if res, err, done := c.take(i, resp); done {
-		return res, err, true
+	if done, res, err := c.take(i, resp); done {
+		return true, res, err
 	}
 	if step.Mode == ModeURL && c.st.Answers[i] == nil && resp.Action == ActionAccept {
 		// Accepted, not finished yet, and no retry will come on this
@@ -440,18 +440,18 @@ func (c *call) askNow(i int) (res *mcp.CallToolResult, err error, done bool) {
 		flow := c.st.Flow
 		finished, err := m.awaitFlow(c.ctx, flow, c.bind.Principal)
 		if err != nil {
-			return nil, err, true
+			return true, nil, err
 		}
 		if !finished {
 			// A later call finds the user's grant.
-			return Text(LegacyURLUnfinished), nil, true
+			return true, Text(LegacyURLUnfinished), nil
 		}
 		c.st.finishURLStep(i)
 		if err := c.req.Session.NotifyElicitationComplete(c.ctx, &mcp.ElicitationCompleteParams{ElicitationID: flow}); err != nil {
 			m.opts.Logger.Debug("elicitgen: notifying the completion of a URL step", "tool", m.tool, "err", err)
 		}
 	}
-	return nil, nil, false
+	return false, nil, nil
 }
 
 // complete ends the flow with every answer in. A flow that answered a Once
@@ -548,25 +548,25 @@ func (c *call) params(j int) (*mcp.ElicitParams, error) {
 // answer it (never a Once step), or the client may be unable to show it
 // (a Once step then never falls back to its defaults). handled is false
 // when the step is to be asked.
-func (c *call) skip(j int) (res *mcp.CallToolResult, err error, handled bool) {
+func (c *call) skip(j int) (handled bool, res *mcp.CallToolResult, err error) {
 	m, st := c.m, &c.st
 	step := &m.steps[j]
 	if !step.Together && m.flow.Ask != nil && !m.flow.Ask(c.ctx, c.req, c.args, j, st.Answers) {
 		st.Step++ // only a round's first step has a handler to skip it
-		return nil, nil, true
+		return true, nil, nil
 	}
 	if step.Prefill != nil && !step.Once {
 		if content, all := prefill(c.req.Params.Arguments, step.Prefill, step.PrefillNeeds); all {
 			if err := step.Check(content); err != nil {
-				return toolError("invalid arguments: " + bounded(strings.TrimPrefix(err.Error(), "invalid content: "))), nil, true
+				return true, toolError("invalid arguments: " + bounded(strings.TrimPrefix(err.Error(), "invalid content: "))), nil
 			}
 			st.Answers[j] = m.declared(j, content)
 			m.advance(st)
-			return nil, nil, true
+			return true, nil, nil
 		}
 	}
 	if canShow(c.req, step.Mode) {
-		return nil, nil, false
+		return false, nil, nil
 	}
 	switch step.Fallback {
 	case FallbackDefaults:
@@ -577,49 +577,49 @@ func (c *call) skip(j int) (res *mcp.CallToolResult, err error, handled bool) {
 		if err := step.Check(content); err == nil {
 			st.Answers[j] = content
 			m.advance(st)
-			return nil, nil, true
+			return true, nil, nil
 		}
 		if step.Missing != "" {
-			return toolError(step.Missing), nil, true
+			return true, toolError(step.Missing), nil
 		}
 	case FallbackArguments:
-		return toolError(step.Missing), nil, true
+		return true, toolError(step.Missing), nil
 	case FallbackHandler:
 		res, err := m.flow.Unavailable(c.ctx, c.req, c.args, j, st.Answers)
-		return res, err, true
+		return true, res, err
 	}
-	return nil, MissingCapability(step.Mode), true
+	return true, nil, MissingCapability(step.Mode)
 }
 
 // take applies an elicitation result to step j. done is true when the call
 // ends with (res, err); otherwise the step is answered (st.Answers[j] set,
 // with the form's declared properties only), or the answer was invalid and
 // st records why, or a URL step's flow has not finished yet.
-func (c *call) take(j int, resp *mcp.ElicitResult) (res *mcp.CallToolResult, err error, done bool) {
+func (c *call) take(j int, resp *mcp.ElicitResult) (done bool, res *mcp.CallToolResult, err error) {
 	m := c.m
 	step := &m.steps[j]
 	t := &c.st.Steps[j]
 	switch resp.Action {
 	case ActionDecline, ActionCancel:
 		res, err := m.flow.Ended(c.ctx, c.req, c.args, j, resp.Action, c.st.Answers)
-		return res, err, true
+		return true, res, err
 	case ActionAccept:
 	default:
 		t.Tries++
 		t.Reason = "unknown action " + strconv.Quote(bounded(resp.Action))
-		return nil, nil, false
+		return false, nil, nil
 	}
 	if step.Mode == ModeURL {
 		// Accept is consent, not completion: the grant store says whether
 		// the flow finished, for this principal.
 		finished, err := m.flowFinished(c.ctx, c.st.Flow, c.bind.Principal)
 		if err != nil {
-			return nil, err, true
+			return true, nil, err
 		}
 		if finished {
 			c.st.finishURLStep(j)
 		}
-		return nil, nil, false
+		return false, nil, nil
 	}
 	content := resp.Content
 	if content == nil {
@@ -628,17 +628,17 @@ func (c *call) take(j int, resp *mcp.ElicitResult) (res *mcp.CallToolResult, err
 	if err := step.Check(content); err != nil {
 		t.Tries++
 		t.Reason = bounded(strings.TrimPrefix(err.Error(), "invalid content: "))
-		return nil, nil, false
+		return false, nil, nil
 	}
 	kept := m.declared(j, content)
 	if size := answersSize(c.st.Answers) + jsonSize(kept); size > MaxAnswersLen {
 		t.Tries++
 		t.Reason = fmt.Sprintf("the answers are too long (%d bytes of JSON; at most %d in all): please shorten them", size, MaxAnswersLen)
-		return nil, nil, false
+		return false, nil, nil
 	}
 	c.st.Answers[j] = kept
 	t.Tries, t.Reason = 0, ""
-	return nil, nil, false
+	return false, nil, nil
 }
 
 // MaxAnswersLen bounds the JSON of the answers a flow keeps between
