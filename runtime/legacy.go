@@ -78,7 +78,6 @@ func keepRawAnswers(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-
 type legacySessionKey struct{}
 
 // legacySession is what an HTTPHandler knows of one 2025-11-25 session:

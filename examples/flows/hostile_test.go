@@ -28,7 +28,7 @@ func TestHostileAnswers(t *testing.T) {
 	}
 	key := mcptest.OnlyKey(t, first)
 	valid := func() map[string]any { return map[string]any{"count": 5.0, "favorite": "red"} }
-	huge := strings.Repeat("x", 1<<20)
+	huge := strings.Repeat("x", 200<<10) // under the HTTP body limit (DefaultMaxRequestBodyBytes)
 	table := []struct {
 		prop  string
 		value any
