@@ -15,14 +15,19 @@ import (
 	"github.com/elicitgen/elicitgen/internal/testmod"
 )
 
-// syntheticForms is the size of the generator benchmark's package.
-const syntheticForms = 500
+// The size of the generator benchmark's package: a realistic one.
+const (
+	syntheticForms = 50
+	syntheticTools = 10
+)
 
 // writeSynthetic lays out a throwaway module in dir with one package of n
 // form structs of eight properties each (strings with bounds and formats,
 // integers, an optional pointer, titled and untitled enums, a
-// multi-select, a date, booleans), in files of 50 forms.
-func writeSynthetic(tb testing.TB, dir string, n int) {
+// multi-select, a date, booleans), in files of 50 forms, and tools tools
+// of three steps each (a prefilled form, a form with a handler's message
+// and ask, a URL step).
+func writeSynthetic(tb testing.TB, dir string, n, tools int) {
 	tb.Helper()
 	testmod.New(tb, dir, "example.com/synthetic")
 	files := map[string]string{"enums.go": `package synthetic
@@ -67,10 +72,32 @@ type Form%[1]d struct {
 		}
 		files[fmt.Sprintf("forms%02d.go", f)] = b.String()
 	}
+	var b strings.Builder
+	b.WriteString("package synthetic\n\nimport elicitrt \"github.com/elicitgen/elicitgen/runtime\"\n")
+	for i := range tools {
+		fmt.Fprintf(&b, `
+// Args%[1]d are the arguments of tool %[1]d.
+type Args%[1]d struct {
+	Item string `+"`json:\"item\"`"+`
+}
+
+// Tool%[1]d is synthetic tool number %[1]d.
+//
+//elicit:tool tool%[1]d
+type Tool%[1]d struct {
+	Args    Args%[1]d
+	First   Form%[2]d            `+"`elicit:\"first,message=First?,prefill,fallback=arguments\"`"+`
+	Second  Form%[3]d            `+"`elicit:\"second,message=handler,ask=handler,fallback=handler\"`"+`
+	Connect elicitrt.URLStep `+"`elicit:\"connect,message=Connect your account.\"`"+`
+}
+`, i, (2*i)%n, (2*i+1)%n)
+	}
+	files["tools.go"] = b.String()
 	testmod.WriteFiles(tb, dir, files)
 }
 
-// BenchmarkGenerate measures elicitgen on a package of 500 forms against a
+// BenchmarkGenerate measures elicitgen on a package of 50 forms and 10
+// tools against a
 // bare packages.Load of the same package with the same load mode:
 //
 //	fresh/    no generated file yet: elicitgen loads, checks, emits and
@@ -93,8 +120,8 @@ type Form%[1]d struct {
 func BenchmarkGenerate(b *testing.B) {
 	root := b.TempDir()
 	fresh, current := filepath.Join(root, "fresh"), filepath.Join(root, "current")
-	writeSynthetic(b, fresh, syntheticForms)
-	writeSynthetic(b, current, syntheticForms)
+	writeSynthetic(b, fresh, syntheticForms, syntheticTools)
+	writeSynthetic(b, current, syntheticForms, syntheticTools)
 	env := append(os.Environ(), "GOFLAGS=-mod=mod")
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	generate := func(b *testing.B, dir string, asCommand bool) *Result {

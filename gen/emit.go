@@ -2,14 +2,16 @@ package gen
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"go/format"
 	"go/types"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
-	"golang.org/x/tools/imports"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
@@ -31,16 +33,20 @@ type Output struct {
 	Stale []string
 }
 
-// Emit prints the model: every decision was made by Check, so an error
-// here is an internal one (a bug of elicitgen), never the user's. It never
-// touches the disk.
+// ErrInternal is in every error Emit returns: Check made every decision
+// and refused every bad input, so a model that cannot be printed is a bug
+// of elicitgen, never the user's.
+var ErrInternal = errors.New("elicitgen internal error (please report it)")
+
+// Emit prints the model. It never touches the disk, and its errors are
+// all ErrInternal.
 func Emit(m *Model) (*Output, error) {
 	out := &Output{Files: map[string][]byte{}}
 	for _, pkg := range m.Packages {
 		for _, file := range pkg.Files {
 			src, err := emitFile(pkg, file)
 			if err != nil {
-				return nil, fmt.Errorf("elicitgen internal error: rendering %s: %w", file.Output, err)
+				return nil, fmt.Errorf("%w: rendering %s: %v", ErrInternal, file.Output, err)
 			}
 			out.Files[file.Output] = src
 		}
@@ -96,20 +102,57 @@ func lastElem(path string) string {
 	return path[strings.LastIndexByte(path, '/')+1:]
 }
 
-// render prints f: jennifer writes the source and names the imports;
-// goimports' formatter (import insertion off) formats it and groups the
-// imports, standard library first.
+// render prints f: jennifer writes the source and names the imports, and
+// go/format formats it, once. jennifer writes the imports as one block
+// sorted by path; the one change made to its text is goimports' grouping
+// of that block (standard library first, a blank line, the rest), before
+// formatting. goimports, too, groups by editing printed text.
 func render(f *jen.File) ([]byte, error) {
 	f.NoFormat = true
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
 		return nil, err
 	}
-	out, err := imports.Process("generated.go", buf.Bytes(), &imports.Options{FormatOnly: true, Comments: true, TabIndent: true, TabWidth: 8})
+	out, err := format.Source(groupImports(buf.Bytes()))
 	if err != nil {
 		return nil, fmt.Errorf("%w\n%s", err, buf.Bytes())
 	}
 	return out, nil
+}
+
+// groupImports reorders the lines of jennifer's import block: the standard
+// library's (no dot in the path's first element) first, then a blank line
+// and the others, each group in jennifer's order.
+func groupImports(src []byte) []byte {
+	open := []byte("\nimport (\n")
+	start := bytes.Index(src, open)
+	if start < 0 {
+		return src
+	}
+	start += len(open)
+	end := bytes.Index(src[start:], []byte("\n)\n"))
+	if end < 0 {
+		return src
+	}
+	end += start + 1
+	var std, other [][]byte
+	for line := range bytes.Lines(src[start:end]) {
+		q := bytes.IndexByte(line, '"')
+		if q < 0 {
+			return src // not jennifer's one-spec-per-line block
+		}
+		first, _, _ := bytes.Cut(line[q+1:], []byte("/"))
+		if bytes.Contains(first, []byte(".")) {
+			other = append(other, line)
+		} else {
+			std = append(std, line)
+		}
+	}
+	if len(std) == 0 || len(other) == 0 {
+		return src
+	}
+	block := slices.Concat(slices.Concat(std...), []byte("\n"), slices.Concat(other...))
+	return slices.Concat(src[:start], block, src[end:])
 }
 
 // typeExpr spells a Go type of package pkgPath for generated code: the one

@@ -9,10 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // A Change is one file Write would create, update or remove.
@@ -22,11 +20,8 @@ type Change struct {
 	Diff   string // unified diff of old and new content (Generate: in check mode only)
 }
 
-// Plan compares out with the disk: what Write would change. Unchanged files
-// are not listed.
-func Plan(out *Output, dir string) ([]Change, error) { return plan(out, dir, true) }
-
-// plan is Plan, with the diffs only when withDiff.
+// plan compares out with the disk: what Write would change, with the
+// diffs only when withDiff. Unchanged files are not listed.
 func plan(out *Output, dir string, withDiff bool) ([]Change, error) {
 	diff := unifiedDiff
 	if !withDiff {
@@ -63,33 +58,14 @@ func plan(out *Output, dir string, withDiff bool) ([]Change, error) {
 // Write applies the changes: writes new and updated files, removes stale
 // ones. Files whose bytes are unchanged are never rewritten, so their
 // modification times (and the build cache) are kept.
-//
-// The files are written concurrently; the first error (in the order of
-// changes) is returned.
 func Write(out *Output, changes []Change) error {
-	errs := make([]error, len(changes))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(max(runtime.GOMAXPROCS(0), 4), len(changes)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				c := changes[i]
-				if c.Action == "remove" {
-					errs[i] = os.Remove(c.Path)
-				} else {
-					errs[i] = writeFileAtomic(c.Path, out.Files[c.Path])
-				}
-			}
-		}()
-	}
-	for i := range changes {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
+	for _, c := range changes {
+		var err error
+		if c.Action == "remove" {
+			err = os.Remove(c.Path)
+		} else {
+			err = writeFileAtomic(c.Path, out.Files[c.Path])
+		}
 		if err != nil {
 			return err
 		}

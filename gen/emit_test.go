@@ -1,0 +1,63 @@
+package gen
+
+import (
+	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestEmitErrorsAreInternal: every error Emit returns wraps ErrInternal
+// (read from its source: each return of an error is nil or
+// fmt.Errorf("%w...", ErrInternal, ...)), and a model Check would never
+// make (a form named as no Go identifier) gives one.
+func TestEmitErrorsAreInternal(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "emit.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	returns := 0
+	for _, d := range f.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Name.Name != "Emit" {
+			continue
+		}
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			r, ok := n.(*ast.ReturnStmt)
+			if !ok || len(r.Results) != 2 {
+				return true
+			}
+			returns++
+			switch e := r.Results[1].(type) {
+			case *ast.Ident:
+				if e.Name == "nil" {
+					return true
+				}
+			case *ast.CallExpr:
+				if sel, ok := e.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Errorf" && len(e.Args) > 1 {
+					format, _ := strconv.Unquote(e.Args[0].(*ast.BasicLit).Value)
+					if id, ok := e.Args[1].(*ast.Ident); ok && id.Name == "ErrInternal" && strings.HasPrefix(format, "%w") {
+						return true
+					}
+				}
+			}
+			t.Errorf("%s: Emit returns an error that is not ErrInternal", fset.Position(r.Pos()))
+			return true
+		})
+	}
+	if returns == 0 {
+		t.Fatal("no returns of Emit found")
+	}
+
+	m := &Model{Packages: []*Package{{Path: "example.com/x", Name: "x", Files: []*File{{
+		Source: "/x/a.go", Output: "/x/a_elicit.go",
+		Forms: []*Form{{Name: "1 bad", Schema: []byte(`{}`), SchemaVar: "s"}},
+	}}}}}
+	if _, err := Emit(m); !errors.Is(err, ErrInternal) {
+		t.Fatalf("Emit of a model Check would refuse: %v, want ErrInternal", err)
+	}
+}
