@@ -342,6 +342,13 @@ func (m *Machine) open(ctx context.Context, req *mcp.CallToolRequest, args any) 
 		len(st.Answers) != len(m.steps) || len(st.Steps) != len(m.steps) {
 		return nil, ErrInvalidState
 	}
+	if len(st.Asked) == 0 && round > 0 && st.Step < len(m.steps) {
+		// A state of the previous release, which kept no list of the
+		// round's questions: they were the round beginning at st.Step, as
+		// it still is. (Every state this release seals after a round of
+		// questions lists them.)
+		st.Asked = m.round(st, false)
+	}
 	for _, j := range st.Asked {
 		if j < st.Step || j >= len(m.steps) || st.Steps[j].Asks < 1 {
 			return nil, ErrInvalidState
