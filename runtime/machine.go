@@ -41,6 +41,10 @@ const (
 	FallbackArguments
 	// FallbackHandler calls the handler's Unavailable branch.
 	FallbackHandler
+	// FallbackPreview, for a Once step, completes the call with the
+	// handler's preview and a confirmation token; the same call with the
+	// token answers the step with its Accept content (see preview.go).
+	FallbackPreview
 )
 
 // Actions of an elicitation result that end a flow.
@@ -85,6 +89,9 @@ type Step struct {
 	Together bool
 	// Missing is the tool error text of FallbackArguments.
 	Missing string
+	// Accept is the content of a FallbackPreview step confirmed with a
+	// token (for a confirmation form, its one boolean set to true).
+	Accept map[string]any
 	// Params builds the input request of a form step.
 	Params func(message string) *mcp.ElicitParams
 	// Check decodes accepted content with the form's decoder; a
@@ -113,6 +120,9 @@ type Flow struct {
 	// Unavailable ends the flow when step i cannot be shown and its fallback
 	// is FallbackHandler.
 	Unavailable func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, answers Answers) (*mcp.CallToolResult, error)
+	// Preview writes what a FallbackPreview step i confirms (what will
+	// happen), from the arguments and the answers so far.
+	Preview func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, answers Answers) string
 }
 
 // ToolOptions configure a tool's machine. The zero value is usable.
@@ -168,6 +178,9 @@ type ToolOptions struct {
 	// session is deleted, or left idle for HTTPOptions.SessionTimeout (see
 	// HTTPHandler). 0 or negative means DefaultLegacyAnswerWait.
 	LegacyAnswerWait time.Duration
+	// PreviewTTL is how long a confirmation token of a FallbackPreview
+	// step stays valid; 0 or negative means DefaultPreviewTTL.
+	PreviewTTL time.Duration
 }
 
 // DefaultLegacyAnswerWait is how long a 2025-11-25 call waits for the
@@ -222,6 +235,9 @@ func NewMachine(tool string, steps []Step, flow Flow, opts *ToolOptions) *Machin
 	if m.opts.LegacyAnswerWait <= 0 {
 		m.opts.LegacyAnswerWait = DefaultLegacyAnswerWait
 	}
+	if m.opts.PreviewTTL <= 0 {
+		m.opts.PreviewTTL = DefaultPreviewTTL
+	}
 	return m
 }
 
@@ -266,6 +282,9 @@ type call struct {
 	legacy bool
 	round  uint32 // input_required results of this flow so far
 	st     flowState
+	// previewed is true when a confirmation token answered a step: its
+	// flow's identity is the token's.
+	previewed bool
 }
 
 // Call runs one tools/call of the flow, in the order of the protocol: open
@@ -472,6 +491,9 @@ func (c *call) complete() (*mcp.CallToolResult, error) {
 			return nil, err
 		}
 		if !first {
+			if c.previewed {
+				return c.errPreviewToken(), nil
+			}
 			return nil, ErrReplayed
 		}
 	}
@@ -594,6 +616,10 @@ func (c *call) skip(j int) (handled bool, res *mcp.CallToolResult, err error) {
 	case FallbackHandler:
 		res, err := m.flow.Unavailable(c.ctx, c.req, c.args, j, st.Answers)
 		return true, res, err
+	case FallbackPreview:
+		if step.Once && step.Accept != nil && m.flow.Preview != nil {
+			return c.preview(j)
+		}
 	}
 	return true, nil, MissingCapability(step.Mode)
 }

@@ -25,6 +25,8 @@ type Typed[A, T any, S ~int] struct {
 	Messages map[S]func(context.Context, *mcp.CallToolRequest, A, T) string
 	Asks     map[S]func(context.Context, *mcp.CallToolRequest, A, T) bool
 	Links    map[S]func(context.Context, *mcp.CallToolRequest, A, T, string) string
+	// Previews, per FallbackPreview step, write what it confirms.
+	Previews map[S]func(context.Context, *mcp.CallToolRequest, A, T) string
 }
 
 // Flow returns the machine's hooks for t.
@@ -59,6 +61,14 @@ func (t Typed[A, T, S]) Flow() Flow {
 				return ask(ctx, req, args.(A), t.Answers(a))
 			}
 			return true
+		}
+	}
+	if len(t.Previews) > 0 {
+		f.Preview = func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, a Answers) string {
+			if p := t.Previews[S(step)]; p != nil {
+				return p(ctx, req, args.(A), t.Answers(a))
+			}
+			return ""
 		}
 	}
 	if len(t.Links) > 0 {

@@ -1,0 +1,122 @@
+package runtime
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Preview, then confirm: the path with no one there for a confirmation.
+//
+// A Once step whose fallback is FallbackPreview, asked of a request that
+// cannot show forms, does not fail: the call completes with the handler's
+// preview (what will happen) and a confirmation token. Calling the tool
+// again with the same arguments plus that token, under
+// PreviewTokenArgument, answers the step with its Accept content, as if
+// the person had confirmed; the host's own approval prompt for that second
+// call is the confirmation. Declining is not calling again.
+//
+// The token is the server's own grant, never a value the client chose: a
+// sealed, short-lived (ToolOptions.PreviewTTL), single-use grant bound to
+// the tool, the canonical arguments (without the token), the principal and
+// the audience. Its use completes the flow it names once: the completion
+// claims the flow's identity in the ReplayGuard, as any Once flow's does,
+// so a second use, on any instance sharing the guard, is refused. A token
+// with other arguments, for another user, expired, tampered or used is
+// refused with a tool error that says to ask for a new preview; nothing
+// runs. A request that can show the form is asked it, token or not.
+
+// PreviewTokenArgument is the optional tool argument that carries a
+// confirmation token; the generator adds it to the input schema of tools
+// with a FallbackPreview step.
+const PreviewTokenArgument = "confirmation_token"
+
+// PreviewTokenDescription is the input schema description of
+// PreviewTokenArgument, for the model.
+const PreviewTokenDescription = "Only to confirm a previewed action: the confirmation_token that a previous call of this tool returned with its preview, passed with the same other arguments. Never invent one."
+
+// DefaultPreviewTTL is how long a confirmation token stays valid by
+// default: a short while, the time for the host to ask its user.
+const DefaultPreviewTTL = 5 * time.Minute
+
+// previewGrant is the payload of a confirmation token.
+type previewGrant struct {
+	Flow string `json:"f"` // the identity of the flow it completes
+	Step int    `json:"s"` // the step it answers
+}
+
+// previewBinding is what a token of tool is bound to: the tool (under a
+// name no requestState or flow token has), the arguments without the
+// token, the principal and the audience.
+func previewBinding(tool string, bind Binding, args json.RawMessage) Binding {
+	return Binding{Tool: "elicitgen/preview:" + tool, ArgsDigest: DigestArguments(args), Principal: bind.Principal, Audience: bind.Audience}
+}
+
+// splitPreviewToken returns the token argument of raw, if any, and the
+// arguments without it.
+func splitPreviewToken(raw json.RawMessage) (token string, present bool, rest json.RawMessage) {
+	var args map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &args) != nil {
+		return "", false, raw
+	}
+	v, ok := args[PreviewTokenArgument]
+	if !ok {
+		return "", false, raw
+	}
+	delete(args, PreviewTokenArgument)
+	rest, _ = json.Marshal(args) // a map of raw values from valid JSON
+	if json.Unmarshal(v, &token) != nil {
+		return "", true, rest // present, and not a string: invalid
+	}
+	return token, true, rest
+}
+
+// errPreviewToken is the one refusal of a confirmation token.
+func (c *call) errPreviewToken() *mcp.CallToolResult {
+	return toolError(fmt.Sprintf("this %s is not valid for these arguments: it has expired, was already used, or was made for other arguments or another user; call %s again without it for a new preview",
+		PreviewTokenArgument, c.m.tool))
+}
+
+// preview settles Once step j, which the request cannot show, by its
+// preview: without a token the call completes with the preview and a new
+// token; with a valid token the step is answered with its Accept content
+// and the flow takes the token's identity, to be claimed on completion.
+func (c *call) preview(j int) (handled bool, res *mcp.CallToolResult, err error) {
+	m := c.m
+	token, present, rest := splitPreviewToken(c.req.Params.Arguments)
+	bind := previewBinding(m.tool, c.bind, rest)
+	if present {
+		var g previewGrant
+		_, payload, err := m.opts.Keys.Open(bind, token, c.now)
+		if err != nil || json.Unmarshal(payload, &g) != nil || g.Step != j || g.Flow == "" {
+			m.opts.Logger.Info("elicitgen: confirmation token refused", "tool", m.tool)
+			return true, c.errPreviewToken(), nil
+		}
+		c.st.ID, c.previewed = g.Flow, true
+		c.st.Answers[j] = m.steps[j].Accept
+		m.advance(&c.st)
+		return true, nil, nil
+	}
+	text := m.flow.Preview(c.ctx, c.req, c.args, j, c.st.Answers)
+	payload, err := json.Marshal(previewGrant{Flow: newFlowID(), Step: j})
+	if err != nil {
+		return true, nil, ErrInternal
+	}
+	sealed, err := m.opts.Keys.Seal(bind, 0, payload, c.now, m.opts.PreviewTTL)
+	if err != nil {
+		m.opts.Logger.Warn("elicitgen: cannot seal a confirmation token", "tool", m.tool, "err", err)
+		return true, nil, ErrInternal
+	}
+	return true, PreviewResult(m.tool, text, sealed, m.opts.PreviewTTL), nil
+}
+
+// PreviewResult is the result of a previewed call: the preview text, then
+// how to confirm, with the token, for the model and the person reading
+// along.
+func PreviewResult(tool, preview, token string, ttl time.Duration) *mcp.CallToolResult {
+	how := fmt.Sprintf("This needs a confirmation that this client cannot ask for. To go ahead, call %s again with the same arguments plus %q: %q (valid once, for %s). To cancel, do nothing.",
+		tool, PreviewTokenArgument, token, ttl)
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: preview}, &mcp.TextContent{Text: how}}}
+}

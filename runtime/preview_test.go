@@ -1,0 +1,185 @@
+package runtime_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/internal/mcptest"
+
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+)
+
+// launchServer serves "launch", a destructive tool with one step: a
+// confirmation asked once, previewed when the client cannot show forms.
+// Each completion is counted in launched.
+func launchServer(opts *elicitrt.ToolOptions, launched *counter) *mcp.Server {
+	server := mcp.NewServer(&mcp.Implementation{Name: "launch", Version: "v0"}, nil)
+	schema := json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]}`)
+	step := elicitrt.Step{
+		Key: "confirm", Message: "Launch?", Once: true, Fallback: elicitrt.FallbackPreview,
+		Accept: map[string]any{"confirm": true},
+		Params: func(msg string) *mcp.ElicitParams {
+			return &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: schema}
+		},
+		Check: func(c map[string]any) error {
+			if _, ok := c["confirm"].(bool); !ok {
+				return fmt.Errorf("invalid content: confirm: must be a boolean")
+			}
+			return nil
+		},
+	}
+	target := func(req *mcp.CallToolRequest) string {
+		var a struct{ Target string }
+		json.Unmarshal(req.Params.Arguments, &a)
+		return a.Target
+	}
+	m := elicitrt.NewMachine("launch", []elicitrt.Step{step}, elicitrt.Flow{
+		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a elicitrt.Answers) (*mcp.CallToolResult, error) {
+			if a[0]["confirm"] != true {
+				return elicitrt.Text("not launched"), nil
+			}
+			launched.add()
+			return elicitrt.Text("launched " + target(req)), nil
+		},
+		Ended: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, a elicitrt.Answers) (*mcp.CallToolResult, error) {
+			return elicitrt.Text(action), nil
+		},
+		Preview: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, a elicitrt.Answers) string {
+			return "This will launch " + target(req) + "."
+		},
+	}, opts)
+	elicitrt.AddTool[map[string]any](server, &mcp.Tool{Name: "launch", InputSchema: json.RawMessage(
+		`{"type":"object","properties":{"target":{"type":"string"},"confirmation_token":{"type":"string"}}}`)}, m)
+	return server
+}
+
+type counter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *counter) add() { c.mu.Lock(); c.n++; c.mu.Unlock() }
+func (c *counter) get() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
+
+// previewToken reads the token out of a preview result.
+func previewToken(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	if res == nil || res.IsError || len(res.Content) != 2 {
+		t.Fatalf("want a preview, got %+v", res)
+	}
+	how := res.Content[1].(*mcp.TextContent).Text
+	_, after, ok := strings.Cut(how, `"confirmation_token": "`)
+	token, _, ok2 := strings.Cut(after, `"`)
+	if !ok || !ok2 || token == "" {
+		t.Fatalf("no token in %q", how)
+	}
+	return token
+}
+
+func TestPreviewThenConfirm(t *testing.T) {
+	for _, transport := range mcptest.Transports {
+		for _, era := range mcptest.Eras {
+			t.Run(transport+"/"+era, func(t *testing.T) {
+				now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+				user := "alice"
+				var mu sync.Mutex
+				opts := &elicitrt.ToolOptions{
+					Keys: elicitrt.RandomKeyring(), Replay: &elicitrt.MemoryReplayGuard{},
+					Now:       func() time.Time { mu.Lock(); defer mu.Unlock(); return now },
+					Principal: func(*mcp.CallToolRequest) string { mu.Lock(); defer mu.Unlock(); return user },
+				}
+				launched := &counter{}
+				// A client without elicitation: no one there to ask.
+				cs := mcptest.Connect(t, func() *mcp.Server { return launchServer(opts, launched) }, transport, era, mcptest.Options{})
+				call := func(args map[string]any) *mcp.CallToolResult {
+					t.Helper()
+					res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "launch", Arguments: args})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return res
+				}
+				refused := func(what string, res *mcp.CallToolResult) {
+					t.Helper()
+					if !res.IsError || !strings.Contains(mcptest.Text(res), "call launch again without it for a new preview") {
+						t.Fatalf("%s: want the token refused, got %+v", what, res)
+					}
+				}
+
+				preview := call(map[string]any{"target": "moon"})
+				if got := preview.Content[0].(*mcp.TextContent).Text; got != "This will launch moon." {
+					t.Fatalf("preview %q", got)
+				}
+				token := previewToken(t, preview)
+				if launched.get() != 0 {
+					t.Fatal("the preview launched")
+				}
+				// Other arguments, another user, a tampered token: refused.
+				refused("other arguments", call(map[string]any{"target": "mars", "confirmation_token": token}))
+				mu.Lock()
+				user = "mallory"
+				mu.Unlock()
+				refused("another user", call(map[string]any{"target": "moon", "confirmation_token": token}))
+				mu.Lock()
+				user = "alice"
+				mu.Unlock()
+				refused("tampered", call(map[string]any{"target": "moon", "confirmation_token": token[:len(token)-2] + "AA"}))
+				if launched.get() != 0 {
+					t.Fatal("a refused token launched")
+				}
+				// The same arguments and the token: launched, once.
+				if res := call(map[string]any{"target": "moon", "confirmation_token": token}); res.IsError || mcptest.Text(res) != "launched moon" {
+					t.Fatalf("confirm: %+v", res)
+				}
+				refused("second use", call(map[string]any{"target": "moon", "confirmation_token": token}))
+				if launched.get() != 1 {
+					t.Fatalf("launched %d times", launched.get())
+				}
+				// Expiry.
+				late := previewToken(t, call(map[string]any{"target": "moon"}))
+				mu.Lock()
+				now = now.Add(elicitrt.DefaultPreviewTTL + time.Second)
+				mu.Unlock()
+				refused("expired", call(map[string]any{"target": "moon", "confirmation_token": late}))
+				if launched.get() != 1 {
+					t.Fatalf("launched %d times", launched.get())
+				}
+			})
+		}
+	}
+}
+
+// TestPreviewTokenIgnoredWhenAsked: a client that can show forms is asked
+// the confirmation, token or not.
+func TestPreviewTokenIgnoredWhenAsked(t *testing.T) {
+	opts := &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring(), Replay: &elicitrt.MemoryReplayGuard{}}
+	launched := &counter{}
+	blind := mcptest.Connect(t, func() *mcp.Server { return launchServer(opts, launched) }, "memory", "modern", mcptest.Options{})
+	preview, err := blind.CallTool(t.Context(), &mcp.CallToolParams{Name: "launch", Arguments: map[string]any{"target": "moon"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := previewToken(t, preview)
+	for _, era := range mcptest.Eras {
+		u := &mcptest.User{Replies: []*mcp.ElicitResult{{Action: "decline"}}}
+		cs := mcptest.Connect(t, func() *mcp.Server { return launchServer(opts, launched) }, "memory", era, mcptest.Options{User: u})
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "launch", Arguments: map[string]any{"target": "moon", "confirmation_token": token}})
+		if err != nil || mcptest.Text(res) != "decline" || len(u.Asked) != 1 {
+			t.Fatalf("%s: a client with forms: %+v %v (asked %d)", era, res, err, len(u.Asked))
+		}
+	}
+	if launched.get() != 0 {
+		t.Fatal("launched without a confirmation")
+	}
+}
