@@ -1,0 +1,168 @@
+// Package redistest runs a real redis-server for tests: on a free
+// 127.0.0.1 port, with persistence off (--save "" --appendonly no), in a
+// temporary directory, stopped when the test ends. No mock: the tests of
+// the Redis stores talk to the server Debian ships.
+//
+// When redis-server is not installed, Start skips the test with a message
+// saying how to install it; under CI=true it fails the test instead, so
+// that CI never passes by skipping.
+package redistest
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Server is one redis-server process started by Start.
+type Server struct {
+	// Addr is the server's host:port on 127.0.0.1.
+	Addr string
+	// URL is its redis:// URL (database 0).
+	URL string
+
+	t    testing.TB
+	bin  string
+	dir  string
+	cmd  *exec.Cmd
+	exit chan struct{} // closed when cmd has been waited for
+}
+
+// Binary returns the path of redis-server, or skips t (fails it under
+// CI=true) when it is not installed.
+func Binary(t testing.TB) string {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err == nil {
+		return bin
+	}
+	const how = "redis-server is not installed: install it (Debian: apt-get install -y redis-server) to run the Redis tests"
+	if os.Getenv("CI") == "true" {
+		t.Fatal(how + " (CI=true: not skipping)")
+	}
+	t.Skip(how)
+	return ""
+}
+
+// Start starts a redis-server on a free 127.0.0.1 port and stops it when t
+// ends.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	s := &Server{t: t, bin: Binary(t), dir: t.TempDir()}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Addr = l.Addr().String()
+	l.Close()
+	s.URL = "redis://" + s.Addr + "/0"
+	s.start()
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// start runs the server on s.Addr and waits until it answers PING.
+func (s *Server) start() {
+	s.t.Helper()
+	_, port, _ := net.SplitHostPort(s.Addr)
+	s.cmd = exec.Command(s.bin,
+		"--bind", "127.0.0.1", "--port", port,
+		"--save", "", "--appendonly", "no",
+		"--dir", s.dir, "--daemonize", "no", "--loglevel", "warning")
+	s.cmd.Stdout, s.cmd.Stderr = nil, nil
+	if err := s.cmd.Start(); err != nil {
+		s.t.Fatalf("redistest: starting redis-server: %v", err)
+	}
+	s.exit = make(chan struct{})
+	go func(cmd *exec.Cmd, exit chan struct{}) { cmd.Wait(); close(exit) }(s.cmd, s.exit)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if err := s.ping(); err == nil {
+			return
+		}
+		select {
+		case <-s.exit:
+			s.t.Fatalf("redistest: redis-server on %s exited at start (port taken?)", s.Addr)
+		default:
+		}
+		if time.Now().After(deadline) {
+			s.Stop()
+			s.t.Fatalf("redistest: redis-server on %s did not answer within 10s", s.Addr)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// ping sends PING over a fresh connection and expects +PONG.
+func (s *Server) ping() error {
+	_, err := s.Do("PING")
+	return err
+}
+
+// Do sends one command over a fresh connection and returns the first
+// line of the reply (a test's look at the server without a client
+// library).
+func (s *Server) Do(args ...string) (string, error) {
+	c, err := net.DialTimeout("tcp", s.Addr, time.Second)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(2 * time.Second))
+	var b strings.Builder
+	fmt.Fprintf(&b, "*%d\r\n", len(args))
+	for _, a := range args {
+		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+	}
+	if _, err := c.Write([]byte(b.String())); err != nil {
+		return "", err
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil {
+		return "", err
+	}
+	line = strings.TrimRight(line, "\r\n")
+	if strings.HasPrefix(line, "-") {
+		return "", fmt.Errorf("redis: %s", line[1:])
+	}
+	return line, nil
+}
+
+// DBSize returns the number of keys in database 0.
+func (s *Server) DBSize() int {
+	s.t.Helper()
+	line, err := s.Do("DBSIZE")
+	if err != nil {
+		s.t.Fatalf("redistest: DBSIZE: %v", err)
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(line, ":"))
+	if err != nil {
+		s.t.Fatalf("redistest: DBSIZE reply %q", line)
+	}
+	return n
+}
+
+// Stop kills the server (SIGKILL: as abrupt as a crash) and waits for it.
+// Its data is gone: persistence is off. Stop on a stopped server does
+// nothing.
+func (s *Server) Stop() {
+	if s.cmd == nil {
+		return
+	}
+	s.cmd.Process.Kill()
+	<-s.exit
+	s.cmd = nil
+}
+
+// Restart starts the server again on the same address, empty.
+func (s *Server) Restart() {
+	s.t.Helper()
+	s.Stop()
+	s.start()
+}

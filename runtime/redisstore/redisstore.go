@@ -1,0 +1,235 @@
+// Package redisstore keeps elicitgen's shared state on Redis, so that
+// several server instances serve one tool: a [ReplayGuard] (the single use
+// of flows that answered a `once` step) and a [Grants] store (URL sign-ins:
+// the flow records and the grants they produce, sealed with the key ring).
+//
+// The in-memory stores of package runtime stay the default; a server that
+// runs as several instances gives every instance the same Redis:
+//
+//	client, err := redisstore.NewClient(os.Getenv("ELICITGEN_REDIS_URL"))
+//	guard := redisstore.NewReplayGuard(client, nil)
+//	grants, err := redisstore.NewGrants(client, &redisstore.Options{Keys: keys})
+//	opts := &elicitrt.ToolOptions{Keys: keys, Replay: guard, Grants: grants}
+//
+// # Keys and records
+//
+// Every key starts with [Options.Prefix] ("elicitgen:" by default) and
+// carries a TTL, so Redis never grows without bound:
+//
+//	PREFIX replay:ID      the replay guard's claim of flow ID, until the
+//	                      flow's last state expires
+//	PREFIX flow:FLOWID    a sign-in flow: claimed by a callback, then done
+//	PREFIX grant:DIGEST   a user's grant, under the SHA-256 of the user and
+//	                      the URL step's key
+//
+// Each value begins with its format version, "v1:" today:
+//
+//	replay   v1:TOKEN                 TOKEN: 16 random bytes, hex
+//	flow     v1:claim:TOKEN           a callback holds the flow
+//	         v1:done:SEALED           done; SEALED: the user, sealed
+//	grant    v1:SEALED                the grant, sealed
+//
+// SEALED is a [elicitrt.Keyring.Seal] of the value under a binding that
+// names the record (the flow, or the user and step), so a sealed value
+// opens only under its own key: grants and users are encrypted at rest,
+// and a value copied to another key does not open. A release reads the
+// formats of the previous one; a record of an unknown format is an error
+// (never taken as absent, which could re-open a completed flow).
+//
+// # Failure
+//
+// Every call to Redis runs under [Options.Timeout]. When Redis does not
+// answer, the store returns an error that wraps [ErrUnavailable] and logs
+// the cause: the step that needed the store does not complete (the call
+// fails, the sign-in page answers 500), nothing panics, and the next call
+// after Redis is back works. Nothing is cached in the process.
+//
+// # Why in the main module
+//
+// This package is part of github.com/elicitgen/elicitgen, not a nested
+// module: Go's module graph pruning (go 1.17 and later) means a program
+// that does not import redisstore neither builds nor downloads go-redis,
+// and its go.sum lists go-redis's go.mod only. Package runtime itself
+// imports only the standard library and the MCP SDK (runtime/deps_test.go).
+// A nested module would spare non-users even that go.sum line, at the cost
+// of a second version to tag and keep in step with the runtime.
+package redisstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
+
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+)
+
+// DefaultPrefix is the prefix of every key when Options.Prefix is empty.
+const DefaultPrefix = "elicitgen:"
+
+// DefaultTimeout bounds each call to Redis when Options.Timeout is zero.
+const DefaultTimeout = 2 * time.Second
+
+// DefaultGrantTTL is how long a grant stored without expiry (ttl 0) lasts
+// when Options.GrantTTL is zero: every key carries a TTL.
+const DefaultGrantTTL = 30 * 24 * time.Hour
+
+// formatV1 begins every value this release writes.
+const formatV1 = "v1:"
+
+// Options configure the Redis stores. A nil *Options means the defaults
+// (and no Keys, which Grants needs).
+type Options struct {
+	// Prefix begins every key ("elicitgen:" when empty). Deployments
+	// sharing one Redis database but not their flows use different
+	// prefixes.
+	Prefix string
+	// Timeout bounds each call to Redis (DefaultTimeout when zero).
+	Timeout time.Duration
+	// Keys seals what Grants stores (grants, and the user of each done
+	// flow). Required by NewGrants; every instance has the same key ring
+	// (ELICITGEN_STATE_KEYS). Dropping a key from the ring makes the
+	// grants it sealed unreadable: they read as absent, and the user signs
+	// in again.
+	Keys *elicitrt.Keyring
+	// GrantTTL is the lifetime of a grant stored with ttl 0 ("no expiry"),
+	// DefaultGrantTTL when zero.
+	GrantTTL time.Duration
+	// Logger receives the causes of failed calls and unreadable records
+	// (slog.Default() when nil).
+	Logger *slog.Logger
+	// Now is the clock of sealed records; nil means time.Now.
+	Now func() time.Time
+}
+
+// withDefaults returns a copy of o with every default filled in.
+func (o *Options) withDefaults() Options {
+	var c Options
+	if o != nil {
+		c = *o
+	}
+	if c.Prefix == "" {
+		c.Prefix = DefaultPrefix
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.GrantTTL <= 0 {
+		c.GrantTTL = DefaultGrantTTL
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c
+}
+
+// ErrUnavailable is wrapped by the error of every call that Redis did not
+// answer in time (down, unreachable, timed out, refused). Test with
+// errors.Is.
+var ErrUnavailable = errors.New("the shared store (Redis) is unavailable")
+
+// unavailable is the error of a failed call: its message names what could
+// not be done and says to try again, without the cause (which may hold an
+// address; the store logs it), so that it can reach a client as is.
+type unavailable struct {
+	what  string // e.g. "the flow's single use cannot be checked"
+	cause error
+}
+
+func (e *unavailable) Error() string {
+	return "elicitgen: " + e.what + ": " + ErrUnavailable.Error() + "; try again later"
+}
+
+func (e *unavailable) Unwrap() []error { return []error{ErrUnavailable, e.cause} }
+
+// failed logs the cause of a failed call and returns its error.
+func failed(o *Options, op, what string, cause error) error {
+	o.Logger.Error("elicitgen: redisstore: "+op+" failed", "err", cause)
+	return &unavailable{what: what, cause: cause}
+}
+
+// call runs f with the store's timeout.
+func call[T any](ctx context.Context, o *Options, f func(context.Context) (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	return f(ctx)
+}
+
+// newToken returns a fresh random claim token.
+func newToken() string {
+	var b [16]byte
+	rand.Read(b[:]) // never fails (Go 1.24+)
+	return hex.EncodeToString(b[:])
+}
+
+// claimScript sets KEYS[1] to ARGV[1] for ARGV[2] milliseconds unless it
+// exists; it returns 1 when this call (or an earlier attempt of it, with
+// the same random value: a retry after a lost reply) set it, else 0.
+var claimScript = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if not v then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+if v == ARGV[1] then return 1 end
+return 0
+`)
+
+// claim runs claimScript.
+func claim(ctx context.Context, c redis.Scripter, key, value string, ttl time.Duration) (bool, error) {
+	ms := max(ttl.Milliseconds(), 1)
+	n, err := claimScript.Run(ctx, c, []string{key}, value, ms).Int()
+	return n == 1, err
+}
+
+// version returns the format version that begins a stored value ("v1"),
+// for messages; never the value itself.
+func version(v string) string {
+	if i := strings.IndexByte(v, ':'); i > 0 && i <= 8 {
+		return v[:i]
+	}
+	return "none"
+}
+
+// NewClient returns a Redis client for url (redis://[user:password@]HOST:PORT/DB,
+// rediss:// for TLS, or unix://), with bounded waits where the URL sets
+// none: dial, read and write timeouts of one second, one retry (the
+// stores' writes are idempotent), deadlines from each call's context. Its
+// error never repeats the URL, which may hold a password.
+func NewClient(url string) (*redis.Client, error) {
+	o, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, errors.New("redisstore: the Redis URL is not a valid redis://HOST:PORT/DB, rediss:// or unix:// URL")
+	}
+	if o.DialTimeout == 0 {
+		o.DialTimeout = time.Second
+	}
+	if o.ReadTimeout == 0 {
+		o.ReadTimeout = time.Second
+	}
+	if o.WriteTimeout == 0 {
+		o.WriteTimeout = time.Second
+	}
+	if o.PoolTimeout == 0 {
+		o.PoolTimeout = time.Second
+	}
+	if o.MaxRetries == 0 {
+		o.MaxRetries = 1
+	}
+	o.DialerRetries = 1
+	o.ContextTimeoutEnabled = true
+	// Maintenance notifications are for managed clusters that announce
+	// moves; a plain redis-server does not, and probing for them costs a
+	// round trip per connection.
+	o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	return redis.NewClient(o), nil
+}

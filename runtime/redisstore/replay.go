@@ -1,0 +1,43 @@
+package redisstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+)
+
+// ReplayGuard is an elicitrt.ReplayGuard on Redis: instances sharing one
+// Redis (and one Options.Prefix) complete a flow that answered a `once`
+// step once between them.
+type ReplayGuard struct {
+	c redis.UniversalClient
+	o Options
+}
+
+var _ elicitrt.ReplayGuard = (*ReplayGuard)(nil)
+
+// NewReplayGuard returns the replay guard on c. o may be nil; its Keys
+// are not used.
+func NewReplayGuard(c redis.UniversalClient, o *Options) *ReplayGuard {
+	return &ReplayGuard{c: c, o: o.withDefaults()}
+}
+
+// Claim implements elicitrt.ReplayGuard: one atomic set-if-absent of
+// PREFIX replay:ID, expiring at until (at least a millisecond from now).
+// Of concurrent claims of one id, on any instances, exactly one reports
+// first. A claim whose reply was lost and retried still reports first:
+// the value is this claim's random token. When Redis does not answer, the
+// error wraps ErrUnavailable and the flow does not complete.
+func (g *ReplayGuard) Claim(ctx context.Context, id string, until time.Time) (bool, error) {
+	ttl := until.Sub(g.o.Now())
+	first, err := call(ctx, &g.o, func(ctx context.Context) (bool, error) {
+		return claim(ctx, g.c, g.o.Prefix+"replay:"+id, formatV1+newToken(), ttl)
+	})
+	if err != nil {
+		return false, failed(&g.o, "replay claim", "the flow's single use cannot be checked", err)
+	}
+	return first, nil
+}
