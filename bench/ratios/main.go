@@ -226,4 +226,7 @@ func main() {
 		counts = append(counts, len(r.ns))
 	}
 	fmt.Printf("\nMedians of %d to %d runs per benchmark; %d target(s) not met.\n", slices.Min(counts), slices.Max(counts), unmet)
+	if n := e2eTable(results); n > 0 {
+		fmt.Printf("%d end-to-end target(s) not met.\n", n)
+	}
 }

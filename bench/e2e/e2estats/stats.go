@@ -1,0 +1,100 @@
+// Package e2estats lets the end-to-end benchmark (bench/e2e) read a
+// server process's own counters: its CPU time, heap allocations and
+// resident memory. A server calls Start at start-up; when the environment
+// variable ELICITGEN_E2E_STATS names a listen address, Start serves
+// GET /stats there and logs "e2estats: serving at ADDR" on standard error;
+// otherwise it does nothing.
+//
+// The counters come from the process itself rather than from /proc/PID/stat
+// because getrusage reports CPU time in microseconds, where /proc counts
+// clock ticks (10 ms), and because heap allocations are only visible inside
+// the Go runtime.
+package e2estats
+
+import (
+	"encoding/json"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Env is the environment variable that turns the stats endpoint on.
+const Env = "ELICITGEN_E2E_STATS"
+
+// Stats is what GET /stats answers, as JSON.
+type Stats struct {
+	// CPUNanos is the process's user plus system CPU time.
+	CPUNanos int64 `json:"cpuNanos"`
+	// Allocs is the number of heap objects allocated since start.
+	Allocs uint64 `json:"allocs"`
+	// AllocBytes is the number of heap bytes allocated since start.
+	AllocBytes uint64 `json:"allocBytes"`
+	// GCs is the number of completed GC cycles.
+	GCs uint64 `json:"gcs"`
+	// RSS is the resident set size now, in bytes (VmRSS).
+	RSS int64 `json:"rss"`
+}
+
+// Read returns the calling process's counters.
+func Read() Stats {
+	var s Stats
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		s.CPUNanos = ru.Utime.Nano() + ru.Stime.Nano()
+	}
+	samples := []metrics.Sample{
+		{Name: "/gc/heap/allocs:objects"},
+		{Name: "/gc/heap/allocs:bytes"},
+		{Name: "/gc/cycles/total:gc-cycles"},
+	}
+	metrics.Read(samples)
+	s.Allocs = samples[0].Value.Uint64()
+	s.AllocBytes = samples[1].Value.Uint64()
+	s.GCs = samples[2].Value.Uint64()
+	s.RSS = rss()
+	return s
+}
+
+// rss reads VmRSS from /proc/self/status; 0 where there is none.
+func rss() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				return 0
+			}
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// Start serves GET /stats on the address in ELICITGEN_E2E_STATS, if set,
+// in the background. A failure to listen stops the process: a benchmark
+// run without its counters would measure nothing.
+func Start() {
+	addr := os.Getenv(Env)
+	if addr == "" {
+		return
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		log.Fatalf("e2estats: %v", err)
+	}
+	log.Printf("e2estats: serving at %s", ln.Addr())
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /stats", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(Read())
+	})
+	go func() { log.Fatalf("e2estats: %v", http.Serve(ln, mux)) }()
+}
