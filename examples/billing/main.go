@@ -119,6 +119,7 @@ func newApp(cfg config) http.Handler {
 func main() {
 	stdio := flag.Bool("stdio", false, "serve MCP on standard input and output")
 	addr := flag.String("http", "", "serve at this address (MCP at /mcp)")
+	redisFlag := flag.String("redis", "", "share the grant store on Redis at this URL, redis://HOST:PORT/DB (default $ELICITGEN_REDIS_URL; none: in memory)")
 	flag.Parse()
 	if !*stdio && *addr == "" {
 		fmt.Fprintln(os.Stderr, "usage: billing -http 127.0.0.1:PORT | -stdio")
@@ -130,6 +131,12 @@ func main() {
 		os.Exit(1)
 	}
 	grants := elicitrt.DefaultGrants()
+	if url := redisURL(*redisFlag); url != "" {
+		if grants, err = redisGrants(url, keys); err != nil {
+			fmt.Fprintf(os.Stderr, "billing: %v\n", err)
+			os.Exit(1)
+		}
+	}
 	switch {
 	case *stdio:
 		user := os.Getenv("BILLING_USER")

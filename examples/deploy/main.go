@@ -40,6 +40,7 @@ func newServer(opts *elicitrt.ToolOptions) *mcp.Server {
 func main() {
 	stdio := flag.Bool("stdio", false, "serve on standard input and output")
 	addr := flag.String("http", "", "serve streamable HTTP at this address, MCP at /mcp")
+	redisFlag := flag.String("redis", "", "share the replay guard on Redis at this URL, redis://HOST:PORT/DB (default $ELICITGEN_REDIS_URL; none: in memory)")
 	flag.Parse()
 	if !*stdio && *addr == "" {
 		fmt.Fprintln(os.Stderr, "usage: deploy -stdio | -http 127.0.0.1:PORT")
@@ -50,7 +51,14 @@ func main() {
 		fmt.Fprintf(os.Stderr, "deploy: %v\n", err)
 		os.Exit(1)
 	}
-	server := newServer(&elicitrt.ToolOptions{Keys: keys})
+	opts := &elicitrt.ToolOptions{Keys: keys}
+	if url := redisURL(*redisFlag); url != "" {
+		if opts.Replay, err = redisReplayGuard(url); err != nil {
+			fmt.Fprintf(os.Stderr, "deploy: %v\n", err)
+			os.Exit(1)
+		}
+	}
+	server := newServer(opts)
 	if *stdio {
 		if err := server.Run(context.Background(), &elicitrt.StdioTransport{}); err != nil {
 			log.Fatalf("deploy: %v", err)

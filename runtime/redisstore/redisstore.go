@@ -70,6 +70,11 @@ import (
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
+// URLEnv is the documented name of the environment variable that holds the
+// Redis URL of servers that share their state (the examples read it, and
+// their -redis flag overrides it).
+const URLEnv = "ELICITGEN_REDIS_URL"
+
 // DefaultPrefix is the prefix of every key when Options.Prefix is empty.
 const DefaultPrefix = "elicitgen:"
 
