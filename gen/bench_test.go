@@ -97,8 +97,8 @@ type Tool%[1]d struct {
 }
 
 // BenchmarkGenerate measures elicitgen on a package of 50 forms and 10
-// tools against a
-// bare packages.Load of the same package with the same load mode:
+// tools against a bare packages.Load of the same package with the same
+// load mode:
 //
 //	fresh/    no generated file yet: elicitgen loads, checks, emits and
 //	          writes them (they are removed again, off the clock, after
@@ -109,11 +109,9 @@ type Tool%[1]d struct {
 //
 // and in each
 //
-//	elicitgen       what the command runs: Generate, with the collector
-//	                set as the command sets it (TuneGCForBatch)
-//	Generate-GOGC100  Generate at the default GOGC=100, as a library
-//	                caller runs it
-//	packages.Load   the baseline, at the default GOGC=100
+//	Generate-GOGC100  Generate, as the command runs it (at the default
+//	                  GOGC=100; bench/ratios reads this name)
+//	packages.Load     the baseline
 //
 // Each run starts, as a run of the command does, with a collected heap:
 // runtime.GC off the clock before it, on every side.
@@ -124,10 +122,7 @@ func BenchmarkGenerate(b *testing.B) {
 	writeSynthetic(b, current, syntheticForms, syntheticTools)
 	env := append(os.Environ(), "GOFLAGS=-mod=mod")
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	generate := func(b *testing.B, dir string, asCommand bool) *Result {
-		if asCommand {
-			defer TuneGCForBatch()()
-		}
+	generate := func(b *testing.B, dir string) *Result {
 		res, err := Generate(Config{Dir: dir, Env: env}, false)
 		if err != nil || len(res.Diagnostics) > 0 {
 			b.Fatalf("%v %v", err, res.Diagnostics)
@@ -140,33 +135,27 @@ func BenchmarkGenerate(b *testing.B) {
 			b.Fatalf("%v %v", err, pkgs)
 		}
 	}
-	generate(b, current, true)
+	generate(b, current)
 	load(b, fresh) // warm the go command's caches for both
 	collect := func(b *testing.B) {
 		b.StopTimer()
 		runtime.GC()
 		b.StartTimer()
 	}
-	variants := []struct {
-		name      string
-		asCommand bool
-	}{{"elicitgen", true}, {"Generate-GOGC100", false}}
-	for _, v := range variants {
-		b.Run("fresh/"+v.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for range b.N {
-				collect(b)
-				res := generate(b, fresh, v.asCommand)
-				b.StopTimer()
-				for _, c := range res.Changes {
-					if err := os.Remove(c.Path); err != nil {
-						b.Fatal(err)
-					}
+	b.Run("fresh/Generate-GOGC100", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			collect(b)
+			res := generate(b, fresh)
+			b.StopTimer()
+			for _, c := range res.Changes {
+				if err := os.Remove(c.Path); err != nil {
+					b.Fatal(err)
 				}
-				b.StartTimer()
 			}
-		})
-	}
+			b.StartTimer()
+		}
+	})
 	b.Run("fresh/packages.Load", func(b *testing.B) {
 		b.ReportAllocs()
 		for range b.N {
@@ -174,17 +163,15 @@ func BenchmarkGenerate(b *testing.B) {
 			load(b, fresh)
 		}
 	})
-	for _, v := range variants {
-		b.Run("current/"+v.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for range b.N {
-				collect(b)
-				if res := generate(b, current, v.asCommand); len(res.Changes) != 0 {
-					b.Fatalf("changes %v", res.Changes)
-				}
+	b.Run("current/Generate-GOGC100", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			collect(b)
+			if res := generate(b, current); len(res.Changes) != 0 {
+				b.Fatalf("changes %v", res.Changes)
 			}
-		})
-	}
+		}
+	})
 	b.Run("current/packages.Load", func(b *testing.B) {
 		b.ReportAllocs()
 		for range b.N {

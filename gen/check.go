@@ -223,7 +223,7 @@ func (c *checker) checkTypeSpec(ts *ast.TypeSpec, doc *ast.CommentGroup) *Form {
 	if !ok {
 		return nil
 	}
-	form := &Form{Name: name, Pos: c.fset.Position(ts.Name.Pos())}
+	form := &Form{Name: name}
 	shapeOK := true
 	byProperty := map[string]*Field{}
 	propertyPos := map[string]token.Pos{}

@@ -1,7 +1,6 @@
 package gen
 
 import (
-	"go/token"
 	"go/types"
 	"time"
 )
@@ -39,7 +38,6 @@ type File struct {
 // Form is one struct type turned into an elicitation form.
 type Form struct {
 	Name   string
-	Pos    token.Position
 	Fields []*Field // the properties, in declaration order
 	// Shape lists every field of the struct (properties or not), for the
 	// compile-time stale check. Nil when a field type cannot be spelled.
@@ -132,7 +130,6 @@ type Tool struct {
 	Args                                         types.Type // the argument struct
 	ReadOnly, Destructive, Idempotent, OpenWorld bool
 	Steps                                        []*ToolStep
-	Pos                                          token.Position
 	// AnswersFunc names the generated function that types the machine's
 	// answers.
 	AnswersFunc string

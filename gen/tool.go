@@ -50,7 +50,7 @@ func (c *checker) resolveTools(p *Package) {
 func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 	ts := pt.spec
 	name, _ := directiveArg(pt.doc, directiveTool)
-	tool := &Tool{Name: ts.Name.Name, MCPName: name, Description: firstParagraph(pt.doc), Pos: c.fset.Position(ts.Name.Pos())}
+	tool := &Tool{Name: ts.Name.Name, MCPName: name, Description: firstParagraph(pt.doc)}
 	if name == "" || strings.ContainsAny(name, " \t") {
 		c.errorf(ts.Name.Pos(), "//elicit:tool needs the tool's name: //elicit:tool NAME")
 		return nil

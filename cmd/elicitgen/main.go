@@ -12,8 +12,18 @@
 //
 //	//go:generate go tool elicitgen
 //
-// is enough. Problems are reported all at once as file:line:col: message, and
-// then nothing is written.
+// is enough. For every tool declaration (a struct marked //elicit:tool NAME,
+// whose fields are its arguments and its steps), it writes the tool's step
+// table, answers type, handler interface and RegisterX function: the
+// runtime's interpreter (elicitrt) runs the steps over MRTR rounds and calls
+// the handler. Problems are reported all at once as file:line:col: message,
+// at the option of a tag where there is one, and then nothing is written.
+//
+//	elicitgen stub TOOL [package] [-o FILE]
+//
+// writes a compiling handler skeleton for the tool TOOL, with every method
+// of its handler interface; it never overwrites a file, and for an unknown
+// TOOL lists the tools there are.
 //
 // Flags:
 //
@@ -24,9 +34,6 @@
 //
 // Exit status: 0 success, 1 diagnostics or a failed --check, 2 usage or
 // another error.
-//
-// The garbage collector runs at GOGC=400 for the command's short run, unless
-// GOGC is set in the environment.
 package main
 
 import "os"

@@ -36,7 +36,6 @@ func (e *exitError) Error() string {
 
 // run is main without the process: arguments in, status out.
 func run(args []string, stdout, stderr io.Writer) int {
-	defer gen.TuneGCForBatch()()
 	cmd := newRootCmd(stdout, stderr)
 	cmd.SetArgs(args)
 	err := cmd.Execute()
