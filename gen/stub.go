@@ -67,8 +67,8 @@ func StubFile(p *Package, file *File, t *Tool) ([]byte, error) {
 		return nil, err
 	}
 	f := newFile(p, file.Imports)
-	for line := range strings.Lines(strings.TrimSpace(doc.String())) {
-		f.Comment(strings.TrimSuffix(line, "\n"))
+	for _, line := range wrap(doc.String(), 76) {
+		f.Comment(line)
 	}
 	f.Type().Id(typ).Struct()
 	f.Var().Id("_").Id(t.Name + "Handler").Op("=").Id(typ).Values()
@@ -109,4 +109,26 @@ func lowerFirst(s string) string {
 	r := []rune(s)
 	r[0] = unicode.ToLower(r[0])
 	return string(r)
+}
+
+// wrap fills text's words into lines of at most width bytes (a longer word
+// stands alone).
+func wrap(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = w
+		case len(line)+1+len(w) <= width:
+			line += " " + w
+		default:
+			lines = append(lines, line)
+			line = w
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }
