@@ -172,6 +172,20 @@ func directiveArg(doc *ast.CommentGroup, d string) (string, bool) {
 	return "", false
 }
 
+// directiveComment returns the comment of doc that carries directive d, or
+// nil.
+func directiveComment(doc *ast.CommentGroup, d string) *ast.Comment {
+	if doc == nil {
+		return nil
+	}
+	for _, c := range doc.List {
+		if c.Text == d || strings.HasPrefix(c.Text, d+" ") {
+			return c
+		}
+	}
+	return nil
+}
+
 // isForm reports whether ts is a form: marked //elicit:form or with a field
 // that has an elicit tag.
 func isForm(ts *ast.TypeSpec, doc *ast.CommentGroup) bool {

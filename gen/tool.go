@@ -52,26 +52,44 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 	name, _ := directiveArg(pt.doc, directiveTool)
 	tool := &Tool{Name: ts.Name.Name, MCPName: name, Description: firstParagraph(pt.doc)}
 	if name == "" || strings.ContainsAny(name, " \t") {
-		c.errorf(ts.Name.Pos(), "//elicit:tool needs the tool's name: //elicit:tool NAME")
+		c.errorf(directiveComment(pt.doc, directiveTool).Pos(), "//elicit:tool needs the tool's name: //elicit:tool NAME")
 		return nil
 	}
-	if ann, ok := directiveArg(pt.doc, directiveAnnotations); ok {
-		for _, a := range strings.FieldsFunc(ann, func(r rune) bool { return r == ',' || r == ' ' }) {
+	if cm := directiveComment(pt.doc, directiveAnnotations); cm != nil {
+		known := []string{"destructive", "idempotent", "openworld", "readonly"}
+		var destructive token.Pos
+		for i := len(directiveAnnotations); i < len(cm.Text); {
+			for i < len(cm.Text) && (cm.Text[i] == ',' || cm.Text[i] == ' ') {
+				i++
+			}
+			j := i
+			for j < len(cm.Text) && cm.Text[j] != ',' && cm.Text[j] != ' ' {
+				j++
+			}
+			if i == j {
+				break
+			}
+			a, at := cm.Text[i:j], cm.Pos()+token.Pos(i)
+			i = j
 			switch a {
 			case "readonly":
 				tool.ReadOnly = true
 			case "destructive":
-				tool.Destructive = true
+				tool.Destructive, destructive = true, at
 			case "idempotent":
 				tool.Idempotent = true
 			case "openworld":
 				tool.OpenWorld = true
 			default:
-				c.errorf(ts.Name.Pos(), "unknown annotation %q (known: readonly, destructive, idempotent, openworld)", a)
+				hint := ""
+				if near := nearest(a, slices.Clone(known)); near != "" {
+					hint = ": did you mean " + near + "?"
+				}
+				c.errorf(at, "unknown annotation %q%s (known: readonly, destructive, idempotent, openworld)", a, hint)
 			}
 		}
 		if tool.ReadOnly && tool.Destructive {
-			c.errorf(ts.Name.Pos(), "tool %s cannot be both readonly and destructive", name)
+			c.errorf(destructive, "tool %s cannot be both readonly and destructive", name)
 		}
 	}
 	st, ok := ts.Type.(*ast.StructType)
