@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/internal/mcptest"
+	"github.com/elicitgen/elicitgen/internal/redistest"
+)
+
+// startBillingProcess runs the billing binary on a free 127.0.0.1 port
+// with the test's keys and, unless redisURL is "", -redis redisURL; it
+// returns the base URL.
+func startBillingProcess(t *testing.T, redisURL string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	args := []string{"-http", addr}
+	if redisURL != "" {
+		args = append(args, "-redis", redisURL)
+	}
+	cmd := exec.Command(serverBin, args...)
+	cmd.Env = append(os.Environ(), "ELICITGEN_STATE_KEYS="+base64.StdEncoding.EncodeToString([]byte("billing-test-key-0123456789abcde")))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			return "http://" + addr
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("billing at %s did not start", addr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// processClient connects to the MCP endpoint of base as user.
+func processClient(t *testing.T, base, user string) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{
+		Capabilities:   bothModes,
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+	})
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearer(user)}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// TestRedisSignInServedByOtherInstance: two billing processes, A and B,
+// share the keys and a Redis. Alice's call on A asks her to sign in; she
+// signs in through A's pages; the provider's callback, sent to A and to B
+// at once, completes once (the other gets 409); the retry on B then
+// completes with the grant A stored, and a new call on B does not ask.
+// The control ("memory"): with each process's own memory, B does not see
+// the sign-in finished on A.
+func TestRedisSignInServedByOtherInstance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a redis-server and billing processes")
+	}
+	for _, store := range []string{"redis", "memory"} {
+		t.Run(store, func(t *testing.T) {
+			redisURL := ""
+			if store == "redis" {
+				redisURL = redistest.Start(t).URL
+			}
+			a, b := startBillingProcess(t, redisURL), startBillingProcess(t, redisURL)
+			onA, onB := processClient(t, a, "alice"), processClient(t, b, "alice")
+
+			first, err := list(onA, "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			key, p := urlRequest(t, first)
+			if !strings.HasPrefix(p.URL, a+"/connect?") {
+				t.Fatalf("link %q, want A's connect page", p.URL)
+			}
+			// Alice's browser, signed in to the site (its cookie serves
+			// both instances: same host), goes through A's pages and the
+			// provider up to the callback.
+			jar, _ := cookiejar.New(nil)
+			browser := &http.Client{Jar: jar}
+			if resp, err := browser.PostForm(a+"/login", url.Values{"user": {"alice"}}); err != nil || resp.StatusCode != http.StatusOK {
+				t.Fatalf("login: %v %v", resp, err)
+			} else {
+				resp.Body.Close()
+			}
+			callback := callbackURL(t, browser, p.URL)
+			onOther := strings.Replace(callback, a, b, 1)
+
+			if store == "memory" {
+				// The control: the sign-in completes on A, in A's memory;
+				// B does not know of it.
+				if code, body := get(t, browser, callback); code != http.StatusOK {
+					t.Fatalf("control: callback on A: %d %s", code, body)
+				}
+				res, err := list(onB, first.RequestState, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept"}})
+				if err != nil || !res.NeedsInput() {
+					t.Fatalf("control: B served a sign-in finished on A without a shared store: %+v %v", res, err)
+				}
+				return
+			}
+			// Two copies of the browser (the same cookies, each its own
+			// jar: a success clearing the nonce cookie in one does not
+			// change what the other sends), one callback each.
+			u, _ := url.Parse(a)
+			twin, _ := cookiejar.New(nil)
+			twin.SetCookies(u, jar.Cookies(u))
+			browsers := []*http.Client{browser, {Jar: twin}}
+			codes := make([]int, 2)
+			var wg sync.WaitGroup
+			for i, link := range []string{callback, onOther} {
+				wg.Go(func() { codes[i], _ = get(t, browsers[i], link) })
+			}
+			wg.Wait()
+			if !(codes[0] == http.StatusOK && codes[1] == http.StatusConflict) && !(codes[0] == http.StatusConflict && codes[1] == http.StatusOK) {
+				t.Fatalf("callbacks on A and B at once got %v, want one 200 and one 409", codes)
+			}
+			retry, err := list(onB, first.RequestState, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept"}})
+			if err != nil || retry.NeedsInput() || mcptest.Text(retry) != "2 open invoices." {
+				t.Fatalf("retry on B after the sign-in on A: %+v %v", retry, err)
+			}
+			next, err := list(onB, "", nil)
+			if err != nil || next.NeedsInput() || mcptest.Text(next) != "2 open invoices." {
+				t.Fatalf("a new call on B: %+v %v", next, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,421 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/internal/mcptest"
+	"github.com/elicitgen/elicitgen/internal/redistest"
+)
+
+// Many instances on one Redis: two deploy processes started with
+// -http 127.0.0.1:PORT -redis URL and the same ELICITGEN_STATE_KEYS, one
+// redis-server started by the test (internal/redistest), real SDK clients
+// over HTTP.
+
+// redisInstance is one deploy process sharing a Redis.
+type redisInstance struct {
+	endpoint string
+	cmd      *exec.Cmd
+	exited   chan struct{}
+}
+
+// alive reports whether the process is still running.
+func (p *redisInstance) alive() bool {
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// startRedisInstance runs the deploy binary on a free port with keys and
+// the Redis at redisURL (passed as ELICITGEN_REDIS_URL when viaEnv).
+func startRedisInstance(t *testing.T, keys, redisURL string, viaEnv bool) *redisInstance {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	args := []string{"-http", addr}
+	env := append(os.Environ(), "ELICITGEN_STATE_KEYS="+keys)
+	if viaEnv {
+		env = append(env, "ELICITGEN_REDIS_URL="+redisURL)
+	} else {
+		args = append(args, "-redis", redisURL)
+	}
+	p := &redisInstance{endpoint: "http://" + addr + "/mcp", cmd: exec.Command(serverBin, args...), exited: make(chan struct{})}
+	p.cmd.Env = env
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.cmd.Wait(); close(p.exited) }()
+	t.Cleanup(func() { p.cmd.Process.Kill(); <-p.exited })
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			return p
+		}
+		if !p.alive() || time.Now().After(deadline) {
+			t.Fatalf("instance at %s did not start", addr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// twoRedisInstances starts a Redis and two deploy processes on it (one
+// told by -redis, the other by ELICITGEN_REDIS_URL), and connects a
+// client session to each.
+func twoRedisInstances(t *testing.T, ctx context.Context) (*redistest.Server, []*redisInstance, []*mcp.ClientSession) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a redis-server and two server processes")
+	}
+	srv := redistest.Start(t)
+	procs, sessions := twoInstancesOn(t, ctx, srv.URL)
+	return srv, procs, sessions
+}
+
+// twoInstancesOn starts two deploy processes sharing a key and the Redis
+// at redisURL ("": each its own memory), and connects a session to each.
+func twoInstancesOn(t *testing.T, ctx context.Context, redisURL string) ([]*redisInstance, []*mcp.ClientSession) {
+	t.Helper()
+	key := base64.StdEncoding.EncodeToString([]byte("redis-instances-key-0123456789ab"))
+	procs := []*redisInstance{startRedisInstance(t, key, redisURL, false), startRedisInstance(t, key, redisURL, true)}
+	sessions := make([]*mcp.ClientSession, len(procs))
+	for i, p := range procs {
+		client := mcp.NewClient(&mcp.Implementation{Name: "load", Version: "v0"}, &mcp.ClientOptions{
+			MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
+			ElicitationHandler: (&mcptest.User{}).Handle,
+		})
+		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: p.endpoint}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		sessions[i] = cs
+	}
+	return procs, sessions
+}
+
+// prodFlow is a production deploy of service brought to its confirmation:
+// the state of the confirming round.
+type prodFlow struct {
+	service string
+	notify  bool
+	state   string
+}
+
+func (f *prodFlow) args() map[string]any { return map[string]any{"service": f.service} }
+
+// toConfirmation runs the first two rounds of production deploy n: the
+// call on instance n%2, the target answered on the other.
+func toConfirmation(ctx context.Context, sessions []*mcp.ClientSession, n int) (*prodFlow, error) {
+	f := &prodFlow{service: fmt.Sprintf("svc-%03d", n), notify: n%3 == 0}
+	at := func(i int) *mcp.ClientSession { return sessions[(n+i)%2] }
+	first, err := at(0).CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: f.args()})
+	if err != nil || !first.NeedsInput() || first.InputRequests["target"] == nil {
+		return nil, fmt.Errorf("%s round 1: %+v %v", f.service, first, err)
+	}
+	second, err := at(1).CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: f.args(), RequestState: first.RequestState,
+		InputResponses: mcp.InputResponseMap{"target": mcptest.Accept(map[string]any{"environment": "prod", "notify": f.notify})}})
+	if err != nil || !second.NeedsInput() || second.InputRequests["confirm"] == nil {
+		return nil, fmt.Errorf("%s round 2: %+v %v", f.service, second, err)
+	}
+	f.state = second.RequestState
+	return f, nil
+}
+
+// confirm sends the confirmation of f to cs.
+func (f *prodFlow) confirm(ctx context.Context, cs *mcp.ClientSession) (*mcp.CallToolResult, error) {
+	return cs.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: f.args(), RequestState: f.state,
+		InputResponses: mcp.InputResponseMap{"confirm": mcptest.Accept(map[string]any{"confirm": true})}})
+}
+
+// deployed is the text of f's completion.
+func (f *prodFlow) deployed() string {
+	if f.notify {
+		return "Deploying " + f.service + " to prod and posting in #deployments."
+	}
+	return "Deploying " + f.service + " to prod without notifying."
+}
+
+// completed reports whether a reply to f's confirmation is its
+// completion; any other reply must be a refusal, or an error.
+func (f *prodFlow) completed(res *mcp.CallToolResult, err error) (bool, error) {
+	switch {
+	case err == nil && !res.IsError && !res.NeedsInput() && mcptest.Text(res) == f.deployed():
+		return true, nil
+	case err != nil || res.IsError:
+		return false, nil
+	default:
+		return false, fmt.Errorf("%s: unexpected reply %+v", f.service, res)
+	}
+}
+
+// TestRedisInstancesManyFlows runs 200 concurrent three-round production
+// deploys over two processes sharing a Redis, each round on the other
+// instance than the one before; then replays every flow's confirmation on
+// both instances. Every flow completes exactly once, with its own
+// answers: no completion lost, none duplicated.
+func TestRedisInstancesManyFlows(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	srv, _, sessions := twoRedisInstances(t, ctx)
+
+	const flows = 200
+	var completions atomic.Int32
+	flowsDone := make([]*prodFlow, flows)
+	errs := make(chan error, flows)
+	var wg sync.WaitGroup
+	for n := range flows {
+		wg.Go(func() {
+			f, err := toConfirmation(ctx, sessions, n)
+			if err != nil {
+				errs <- err
+				return
+			}
+			ok, err := f.completed(f.confirm(ctx, sessions[n%2])) // round 3, back on the first instance
+			if err != nil || !ok {
+				errs <- fmt.Errorf("%s: not completed (%v)", f.service, err)
+				return
+			}
+			completions.Add(1)
+			flowsDone[n] = f
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	// Every replay, on either instance, is refused as already used.
+	for _, f := range flowsDone {
+		for _, cs := range sessions {
+			wg.Go(func() {
+				res, err := f.confirm(ctx, cs)
+				if ok, _ := f.completed(res, err); ok {
+					completions.Add(1)
+					t.Errorf("%s completed again on replay", f.service)
+				} else if !isReplayed(err) {
+					t.Errorf("%s replay: %+v %v, want %q", f.service, res, err, "requestState already used")
+				}
+			})
+		}
+	}
+	wg.Wait()
+	if n := completions.Load(); n != flows {
+		t.Fatalf("%d completions of %d flows", n, flows)
+	}
+	// What the guard keeps: one key per completed flow, each with a TTL.
+	if n := srv.DBSize(); n != flows {
+		t.Fatalf("Redis holds %d keys after %d flows, want one each", n, flows)
+	}
+}
+
+// TestRedisInstancesOnceRace sends the confirmation of one production
+// flow to both instances at once, 8 times each: it completes exactly once.
+// Over 10 flows.
+func TestRedisInstancesOnceRace(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	_, _, sessions := twoRedisInstances(t, ctx)
+	for n := range 10 {
+		f, err := toConfirmation(ctx, sessions, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var completions, replayed atomic.Int32
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range 16 {
+			wg.Go(func() {
+				<-start
+				res, err := f.confirm(ctx, sessions[i%2])
+				ok, uerr := f.completed(res, err)
+				switch {
+				case uerr != nil:
+					t.Error(uerr)
+				case ok:
+					completions.Add(1)
+				case isReplayed(err):
+					replayed.Add(1)
+				default:
+					t.Errorf("%s: %+v %v", f.service, res, err)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		if completions.Load() != 1 || replayed.Load() != 15 {
+			t.Fatalf("%s raced 16 times on two instances: %d completions, %d refused as replays; want 1 and 15",
+				f.service, completions.Load(), replayed.Load())
+		}
+	}
+}
+
+// TestMemoryInstancesOnceRace is the control of the test above: two
+// instances with the in-memory default (no Redis) share the keys, so each
+// opens the other's states, but not the guard: the same race completes
+// the confirmation once per instance. This is what Redis fixes.
+func TestMemoryInstancesOnceRace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts two server processes")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, sessions := twoInstancesOn(t, ctx, "")
+	f, err := toConfirmation(ctx, sessions, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var completions atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Go(func() {
+			if ok, _ := f.completed(f.confirm(ctx, sessions[i%2])); ok {
+				completions.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if n := completions.Load(); n != 2 {
+		t.Fatalf("without a shared guard: %d completions, want 2 (one per instance)", n)
+	}
+}
+
+// TestRedisInstancesRedisDown kills Redis with 40 production flows waiting
+// for their confirmation: while it is down, no confirmation completes on
+// either instance (each gets an error), a staging deploy (no guarded step)
+// still completes, and neither process crashes. Redis restarted, every
+// flow completes exactly once, and a replay is refused.
+func TestRedisInstancesRedisDown(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	srv, procs, sessions := twoRedisInstances(t, ctx)
+
+	const flows = 40
+	pending := make([]*prodFlow, flows)
+	for n := range flows {
+		f, err := toConfirmation(ctx, sessions, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pending[n] = f
+	}
+	// One flow completes before the outage.
+	if ok, err := pending[0].completed(pending[0].confirm(ctx, sessions[0])); !ok || err != nil {
+		t.Fatalf("before the outage: %v %v", ok, err)
+	}
+
+	srv.Stop()
+	var wg sync.WaitGroup
+	var completedWhileDown atomic.Int32
+	for n, f := range pending[1:] {
+		for _, cs := range sessions {
+			wg.Go(func() {
+				start := time.Now()
+				res, err := f.confirm(ctx, cs)
+				ok, uerr := f.completed(res, err)
+				if ok {
+					completedWhileDown.Add(1)
+				}
+				if uerr != nil {
+					t.Error(uerr)
+				}
+				if took := time.Since(start); took > 5*time.Second {
+					t.Errorf("flow %d: the failed confirmation took %v", n+1, took)
+				}
+				if n == 0 && !ok {
+					t.Logf("while Redis is down, a confirmation gets: err=%v result=%q", err, resultText(res))
+				}
+			})
+		}
+	}
+	wg.Wait()
+	if n := completedWhileDown.Load(); n != 0 {
+		t.Fatalf("%d confirmations completed while Redis was down", n)
+	}
+	staging, err := sessions[1].CallTool(ctx, &mcp.CallToolParams{Name: "deploy",
+		Arguments: map[string]any{"service": "web"}, InputResponses: nil})
+	if err != nil || !staging.NeedsInput() {
+		t.Fatalf("staging round 1 while Redis is down: %+v %v", staging, err)
+	}
+	staging, err = sessions[0].CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "web"},
+		RequestState:   staging.RequestState,
+		InputResponses: mcp.InputResponseMap{"target": mcptest.Accept(map[string]any{"environment": "staging"})}})
+	if err != nil || mcptest.Text(staging) != "Deploying web to staging without notifying." {
+		t.Fatalf("staging deploy while Redis is down: %+v %v", staging, err)
+	}
+	for i, p := range procs {
+		if !p.alive() {
+			t.Fatalf("instance %d exited while Redis was down", i)
+		}
+	}
+
+	srv.Restart()
+	// The first calls after the restart may meet connections the clients
+	// still hold to the dead server: retry each flow until it is served
+	// (at most 5 s), then it must complete, once.
+	var completions atomic.Int32
+	for n, f := range pending[1:] {
+		wg.Go(func() {
+			deadline := time.Now().Add(5 * time.Second)
+			for {
+				res, err := f.confirm(ctx, sessions[n%2])
+				ok, uerr := f.completed(res, err)
+				if uerr != nil {
+					t.Error(uerr)
+					return
+				}
+				if ok {
+					completions.Add(1)
+					break
+				}
+				if isReplayed(err) {
+					t.Errorf("%s: refused as a replay without having completed", f.service)
+					return
+				}
+				if time.Now().After(deadline) {
+					t.Errorf("%s: not served 5 s after Redis came back: %+v %v", f.service, res, err)
+					return
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if _, err := f.confirm(ctx, sessions[(n+1)%2]); !isReplayed(err) {
+				t.Errorf("%s: replay after the restart: %v", f.service, err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := completions.Load(); n != flows-1 {
+		t.Fatalf("%d of %d flows completed after the restart", n, flows-1)
+	}
+}
+
+// resultText is a result's text, for messages.
+func resultText(res *mcp.CallToolResult) string {
+	if res == nil {
+		return ""
+	}
+	return strings.TrimSpace(mcptest.Text(res))
+}
