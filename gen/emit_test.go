@@ -61,3 +61,22 @@ func TestEmitErrorsAreInternal(t *testing.T) {
 		t.Fatalf("Emit of a model Check would refuse: %v, want ErrInternal", err)
 	}
 }
+
+// TestGroupImports: jennifer's one block, sorted by path, becomes the
+// standard library, a blank line, the rest; a block of one group, or no
+// block, is left as it is.
+func TestGroupImports(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{
+			"package p\n\nimport (\n\t\"context\"\n\telicitrt \"github.com/e/runtime\"\n\t\"github.com/m/mcp\"\n\tmath_ \"math\"\n)\n\nfunc f() {}\n",
+			"package p\n\nimport (\n\t\"context\"\n\tmath_ \"math\"\n\n\telicitrt \"github.com/e/runtime\"\n\t\"github.com/m/mcp\"\n)\n\nfunc f() {}\n",
+		},
+		{"package p\n\nimport (\n\t\"context\"\n\t\"fmt\"\n)\n", "package p\n\nimport (\n\t\"context\"\n\t\"fmt\"\n)\n"},
+		{"package p\n\nimport (\n\t\"a.com/x\"\n\t\"b.org/y\"\n)\n", "package p\n\nimport (\n\t\"a.com/x\"\n\t\"b.org/y\"\n)\n"},
+		{"package p\n\nimport \"fmt\"\n", "package p\n\nimport \"fmt\"\n"},
+	} {
+		if got := string(groupImports([]byte(tt.in))); got != tt.want {
+			t.Errorf("groupImports(%q) =\n%s\nwant\n%s", tt.in, got, tt.want)
+		}
+	}
+}
