@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -8,11 +9,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
+	"html/template"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
+	"unicode"
+
+	"github.com/elicitgen/elicitgen/templates"
 )
 
 // ConnectFlow is one URL-mode flow, as the flow token carries it.
@@ -87,7 +92,7 @@ type ConnectOptions struct {
 	// Audience is the tools' ToolOptions.Audience: flow tokens, sign-in
 	// states and nonce cookies sealed under another audience do not open.
 	Audience string
-	// Grants records completed flows and grants (nil: DefaultGrants); the
+	// Grants records finished flows and grants (nil: DefaultGrants); the
 	// same store as the tools'.
 	Grants GrantStore
 	// Authenticate says who the browser user is, from the request (for
@@ -100,18 +105,25 @@ type ConnectOptions struct {
 	// the callback can find the flow again. Its redirect URI is the
 	// callback.
 	AuthorizeURL func(r *http.Request, f ConnectFlow, state string) (string, error)
+	// ProviderAnswer reads the third party's answer from the callback
+	// request, once the flow, the user and the browser are verified and
+	// before anything is exchanged; nil means OAuthAnswer (the error
+	// parameter of an OAuth 2.0 authorization response). A denial ends the
+	// flow as declined.
+	ProviderAnswer func(r *http.Request) ProviderAnswer
 	// Exchange runs in the callback, once the flow, the user, the browser
-	// and the single completion are verified: it turns the callback
-	// request (for example its authorization code) into the grant to store
-	// for the user. It runs for one callback of a flow at a time, and never
-	// again once it succeeded.
+	// and the single completion are verified and the third party approved:
+	// it turns the callback request (for example its authorization code)
+	// into the grant to store for the user. It runs for one callback of a
+	// flow at a time, and never again once it succeeded. Its error is the
+	// third party's failure: the person is offered to start again.
 	Exchange func(r *http.Request, f ConnectFlow) (grant []byte, err error)
 	// GrantTTL is how long a stored grant lasts (0: no expiry). FlowTTL
 	// (0 or less: 10 minutes) is how long a sign-in started at the connect page
-	// may take, and how long the completion record and the claim of a
-	// flow last: keep it at least the tools' ToolOptions.TTL, the life of
-	// a flow token, so that a flow cannot complete again once its record
-	// has expired.
+	// may take, and how long the record of a finished flow, the claim of a
+	// flow and its result page last: keep it at least the tools'
+	// ToolOptions.TTL, the life of a flow token, so that a flow cannot
+	// finish again once its record has expired.
 	GrantTTL, FlowTTL time.Duration
 	// Secure says the pages are served over HTTPS even when the request
 	// does not show it (TLS ends at a proxy that sets no
@@ -120,11 +132,111 @@ type ConnectOptions struct {
 	// X-Forwarded-Proto: https gets NonceCookieSecure, any other
 	// NonceCookie.
 	Secure bool
+
+	// The pages a person sees (see docs/signin.md).
+
+	// ServiceName names your service on the pages, e.g. "Billing
+	// assistant"; "" means the request's host.
+	ServiceName string
+	// ProviderName names the third party, e.g. "Acme Billing"; "" means
+	// "the provider".
+	ProviderName string
+	// AccountName is how the pages show the account a browser is signed in
+	// with (its e-mail address, say), from the subject Authenticate
+	// returned; nil shows the subject.
+	AccountName func(r *http.Request, subject string) string
+	// Lang is the pages' language (the lang attribute of <html>); "" means
+	// "en".
+	Lang string
+	// Pages are the page templates, read with templates.SignInData; nil
+	// means templates.SignIn(). To brand the pages, Parse into a set of
+	// templates.SignIn() a definition of "signin-style", "signin-brand" or
+	// a whole page. The set
+	// must define every name of templates.SignInPages: NewConnectHandlers
+	// panics otherwise. Pages run no script and load nothing: their
+	// Content-Security-Policy allows only the <style> element carrying
+	// .Nonce.
+	Pages *template.Template
+	// LoginURL is your site's sign-in page. A person who opens a link
+	// while nobody is signed in is sent there (303 See Other) with
+	// LoginReturnParam set to the path and query of the link, so that your
+	// login page brings them back to it once signed in; check that return
+	// address with SameOriginPath before you redirect to it. "" shows
+	// templates.PageSignedOut instead (401).
+	LoginURL string
+	// LoginReturnParam names the query parameter of LoginURL that carries
+	// the return address; "" means "return_to".
+	LoginReturnParam string
+	// SignOutURL is your site's sign-out page, offered to a person signed
+	// in as another account than the link's; "" offers none.
+	SignOutURL string
+	// Confirm shows templates.PageConfirm ("Continue to PROVIDER", as the
+	// signed-in account) before the connect page sends the person to the
+	// third party; without it the connect page redirects at once.
+	Confirm bool
+
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Logger receives the reasons requests are refused; nil means
 	// slog.Default().
 	Logger *slog.Logger
+}
+
+// ProviderAnswer is what the third party answered a sign-in, as the
+// callback reads it (ConnectOptions.ProviderAnswer).
+type ProviderAnswer int
+
+const (
+	// ProviderApproved: the person allowed access; Exchange runs.
+	ProviderApproved ProviderAnswer = iota
+	// ProviderDenied: the person refused. The flow ends as declined
+	// (GrantStore.DenyFlow), so that the tool call's retry takes the
+	// step's decline path; the browser gets templates.PageDenied (403).
+	ProviderDenied
+	// ProviderFailed: the third party failed, not by the person's choice.
+	// Nothing is recorded; the browser gets templates.PageProviderError
+	// (502), which offers to start again.
+	ProviderFailed
+)
+
+// OAuthAnswer reads an OAuth 2.0 authorization response (RFC 6749, section
+// 4.1.2.1): error=access_denied, the person's refusal, is ProviderDenied;
+// any other error (server_error, invalid_scope...) is ProviderFailed; no
+// error is ProviderApproved. A provider that says "no" otherwise needs a
+// ConnectOptions.ProviderAnswer of its own.
+func OAuthAnswer(r *http.Request) ProviderAnswer {
+	q := r.URL.Query()
+	switch {
+	case !q.Has("error"):
+		return ProviderApproved
+	case q.Get("error") == "access_denied":
+		return ProviderDenied
+	default:
+		return ProviderFailed
+	}
+}
+
+// SameOriginPath reports whether target, a return address your login page
+// received (ConnectOptions.LoginURL), stays on your own site: a path that
+// begins with one "/" (not "//", nor "/\", which browsers read as another
+// host), with no scheme, host or user, no backslash and no control
+// character or space (browsers drop tabs and newlines, so "/\t/evil" is
+// "//evil" to them). Redirect only to a target it accepts; anything else
+// goes to your default page.
+func SameOriginPath(target string) bool {
+	if target == "" || target[0] != '/' || len(target) > MaxFlowTokenLen+256 {
+		return false
+	}
+	if strings.HasPrefix(target, "//") || strings.ContainsAny(target, "\\") {
+		return false
+	}
+	for _, c := range target {
+		if c <= ' ' || c == 0x7f || !unicode.IsPrint(c) {
+			return false
+		}
+	}
+	u, err := url.Parse(target)
+	return err == nil && u.Scheme == "" && u.Host == "" && u.User == nil && !u.IsAbs() && strings.HasPrefix(u.Path, "/") && !strings.HasPrefix(u.Path, "//")
 }
 
 // The names of the nonce cookie that ties a sign-in to the browser that
@@ -138,30 +250,37 @@ const (
 
 // ConnectHandlers are the two pages of a URL step, on your own server.
 //
-// A sign-in completes once, in the browser that started it. The connect
+// A sign-in finishes once, in the browser that started it. The connect
 // page gives the browser a fresh random nonce in an HttpOnly, SameSite=Lax
 // cookie, sealed with the flow id, and passes the third party a sealed
 // state that carries the flow and the nonce's SHA-256; the callback
-// completes the flow only for the browser that holds that cookie, claims
+// finishes the flow only for the browser that holds that cookie, claims
 // the flow in the GrantStore before Exchange runs, so that a replayed or
-// reloaded callback never exchanges again, and clears the cookie. Every
-// page is sent with Cache-Control: no-store, Referrer-Policy: no-referrer
-// and may not be framed (X-Frame-Options: DENY, CSP frame-ancestors
-// 'none'). See docs/signin.md.
+// reloaded callback never exchanges again, clears the cookie and
+// redirects (303) to the flow's result page, which a reload shows again
+// without exchanging anything. What the person sees are the pages of
+// ConnectOptions.Pages, branded with the options' names. Every response
+// is sent with Cache-Control: no-store, Referrer-Policy: no-referrer,
+// X-Content-Type-Options: nosniff, and may not be framed (X-Frame-Options:
+// DENY, CSP frame-ancestors 'none'). See docs/signin.md.
 type ConnectHandlers struct {
 	// Connect serves the link the tool sends (?flow=TOKEN): it verifies the
 	// token, checks that the signed-in browser user is the user who started
-	// the flow, sets the nonce cookie and only then redirects to the third
-	// party. Anyone else gets 403 and nothing is stored.
+	// the flow (nobody signed in: to LoginURL and back; another user:
+	// 403), optionally asks to continue (Confirm), sets the nonce cookie
+	// and only then redirects to the third party. Nothing is stored.
 	Connect http.Handler
 	// Callback serves the third party's redirect (?state=STATE&...): it
 	// verifies the state, the user again and the nonce cookie, claims the
-	// flow, lets Exchange make the grant, stores it for that user and marks
-	// the flow complete.
+	// flow, reads the third party's answer (ProviderAnswer), lets Exchange
+	// make the grant, stores it for that user and marks the flow complete,
+	// or records the person's denial; then it redirects to the result
+	// page it also serves (?done=...): connected (200) or denied (403).
 	Callback http.Handler
 }
 
-// NewConnectHandlers returns the connect page and the callback.
+// NewConnectHandlers returns the connect page and the callback. It panics
+// when opts.Pages lacks one of templates.SignInPages.
 func NewConnectHandlers(opts ConnectOptions) ConnectHandlers {
 	if opts.Keys == nil {
 		opts.Keys = DefaultKeyring()
@@ -178,6 +297,26 @@ func NewConnectHandlers(opts ConnectOptions) ConnectHandlers {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	if opts.ProviderAnswer == nil {
+		opts.ProviderAnswer = OAuthAnswer
+	}
+	if opts.Pages == nil {
+		opts.Pages = templates.SignIn()
+	}
+	for _, page := range templates.SignInPages {
+		if opts.Pages.Lookup(page) == nil {
+			panic(fmt.Sprintf("elicitrt.NewConnectHandlers: ConnectOptions.Pages defines no %q page", page))
+		}
+	}
+	if opts.Lang == "" {
+		opts.Lang = "en"
+	}
+	if opts.ProviderName == "" {
+		opts.ProviderName = "the provider"
+	}
+	if opts.LoginReturnParam == "" {
+		opts.LoginReturnParam = "return_to"
+	}
 	c := &connect{opts: opts}
 	return ConnectHandlers{Connect: http.HandlerFunc(c.serveConnect), Callback: http.HandlerFunc(c.serveCallback)}
 }
@@ -185,11 +324,12 @@ func NewConnectHandlers(opts ConnectOptions) ConnectHandlers {
 type connect struct{ opts ConnectOptions }
 
 // signInState is the state passed to the third party, sealed: the flow,
-// and the SHA-256 of the nonce in the cookie of the browser that started
-// the sign-in.
+// the SHA-256 of the nonce in the cookie of the browser that started the
+// sign-in, and the link it started from (path and query), to start again.
 type signInState struct {
 	Flow      ConnectFlow `json:"f"`
 	NonceHash []byte      `json:"h"`
+	Link      string      `json:"l"`
 }
 
 // nonceValue is the value of the nonce cookie, sealed: the flow it was
@@ -199,15 +339,19 @@ type nonceValue struct {
 	Nonce  []byte `json:"n"`
 }
 
-// The bindings of the sign-in state and the nonce cookie: neither opens as
-// the other, as a flow token or as a requestState, nor under another
-// audience.
+// The bindings of the sign-in state, the nonce cookie and the result page:
+// none opens as another, as a flow token or as a requestState, nor under
+// another audience.
 func signInStateBinding(audience string) Binding {
 	return Binding{Tool: "elicitgen/connect-state", Audience: audience}
 }
 
 func nonceBinding(audience string) Binding {
 	return Binding{Tool: "elicitgen/connect-nonce", Audience: audience}
+}
+
+func resultBinding(audience string) Binding {
+	return Binding{Tool: "elicitgen/connect-result", Audience: audience}
 }
 
 // seal seals v as JSON under b for FlowTTL.
@@ -219,9 +363,13 @@ func (c *connect) seal(b Binding, v any, now time.Time) (string, error) {
 	return c.opts.Keys.Seal(b, 0, payload, now, c.opts.FlowTTL)
 }
 
+// maxSealedLen bounds a sealed state or result read from a URL: a state
+// carries a link, itself carrying a flow token.
+const maxSealedLen = 3 * MaxFlowTokenLen
+
 // open opens what seal sealed under b into v.
 func (c *connect) open(b Binding, sealed string, v any) bool {
-	if len(sealed) > MaxFlowTokenLen {
+	if len(sealed) > maxSealedLen {
 		return false
 	}
 	_, payload, err := c.opts.Keys.Open(b, sealed, c.opts.Now())
@@ -243,55 +391,143 @@ func (c *connect) nonceCookie(r *http.Request, value string, maxAge int) *http.C
 	return ck
 }
 
-// pageHeaders sets the headers of every response of the two pages, error
-// pages included.
+// The Content-Security-Policy of every response, and of a page with the
+// nonce of its <style> element: nothing loads, no script runs, no form
+// submits, and no page may be framed.
+const (
+	cspBase = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+	cspPage = "default-src 'none'; style-src 'nonce-%s'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+
+// pageHeaders sets the headers of every response of the two pages,
+// redirects and errors included.
 func pageHeaders(w http.ResponseWriter) {
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Frame-Options", "DENY")
-	h.Set("Content-Security-Policy", "frame-ancestors 'none'")
+	h.Set("Content-Security-Policy", cspBase)
 	h.Set("X-Content-Type-Options", "nosniff")
 }
 
-// Messages of the refusals.
-const (
-	msgInvalidLink  = "This link is invalid or has expired. Start again from your assistant."
-	msgOtherUser    = "This link was made for another user. Sign in as the user who asked, or start again from your assistant."
-	msgDone         = "This sign-in has already completed. Return to your assistant."
-	msgOtherBrowser = "This sign-in was not started in this browser, or took too long. Open the link from your assistant again."
-)
+// page is what a response shows: one of templates.SignInPages, with its
+// status and the data only some pages read.
+type page struct {
+	name   string
+	status int
+	// account is the subject the browser is signed in as ("": nobody).
+	account string
+	// retry, signIn, continueTo: the URLs of the page's button.
+	retry, signIn, continueTo string
+}
+
+// render writes p with the options' names, allowing the page's own style
+// only.
+func (c *connect) render(w http.ResponseWriter, r *http.Request, p page) {
+	var nonce [16]byte
+	_, _ = rand.Read(nonce[:])
+	data := templates.SignInData{
+		Lang:     c.opts.Lang,
+		Service:  c.opts.ServiceName,
+		Provider: c.opts.ProviderName,
+		Continue: p.continueTo,
+		Retry:    p.retry,
+		SignIn:   p.signIn,
+		Nonce:    base64.RawURLEncoding.EncodeToString(nonce[:]), // nothing to escape
+	}
+	if data.Service == "" {
+		data.Service = r.Host
+	}
+	if p.account != "" {
+		data.Account = p.account
+		if c.opts.AccountName != nil {
+			data.Account = c.opts.AccountName(r, p.account)
+		}
+	}
+	if p.name == templates.PageOtherUser {
+		data.SignOut = c.opts.SignOutURL
+	}
+	var body bytes.Buffer
+	if err := c.opts.Pages.ExecuteTemplate(&body, p.name, data); err != nil {
+		c.opts.Logger.Error("elicitgen: connect: cannot render a page", "page", p.name, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Security-Policy", fmt.Sprintf(cspPage, data.Nonce))
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(p.status)
+	_, _ = w.Write(body.Bytes())
+}
+
+// fail renders the server's own failure (500), logged with err.
+func (c *connect) fail(w http.ResponseWriter, r *http.Request, what string, err error, retry string) {
+	c.opts.Logger.Error("elicitgen: connect: "+what, "err", err)
+	c.render(w, r, page{name: templates.PageError, status: http.StatusInternalServerError, retry: retry})
+}
 
 // checkUser checks that the browser user is f's subject; on failure it
-// has written the response.
+// has answered: nobody signed in goes to LoginURL, returning to this very
+// request, or gets PageSignedOut (401); another user gets PageOtherUser
+// (403).
 func (c *connect) checkUser(w http.ResponseWriter, r *http.Request, f ConnectFlow) bool {
 	subject, ok := "", false
 	if c.opts.Authenticate != nil {
 		subject, ok = c.opts.Authenticate(r)
 	}
-	if !ok || subject == "" || subject != f.Subject {
-		c.opts.Logger.Warn("elicitgen: connect: browser user is not the user who started the flow", "path", r.URL.Path, "tool", f.Tool, "step", f.Step, "signed_in", ok)
-		http.Error(w, msgOtherUser, http.StatusForbidden)
+	if ok && subject != "" && subject == f.Subject {
+		return true
+	}
+	signedIn := ok && subject != ""
+	c.opts.Logger.Warn("elicitgen: connect: browser user is not the user who started the flow", "path", r.URL.Path, "tool", f.Tool, "step", f.Step, "signed_in", signedIn)
+	if signedIn {
+		c.render(w, r, page{name: templates.PageOtherUser, status: http.StatusForbidden, account: subject})
 		return false
 	}
-	return true
+	login := c.loginURL(r)
+	if c.opts.LoginURL != "" && login != "" {
+		http.Redirect(w, r, login, http.StatusSeeOther)
+		return false
+	}
+	c.render(w, r, page{name: templates.PageSignedOut, status: http.StatusUnauthorized, signIn: login})
+	return false
 }
 
-// checkNotDone refuses, with 409, a flow that has already completed; on
-// failure it has written the response.
-func (c *connect) checkNotDone(w http.ResponseWriter, r *http.Request, f ConnectFlow) bool {
-	_, done, err := c.opts.Grants.FlowSubject(r.Context(), f.ID)
+// loginURL is LoginURL with the return address of r: its path and query,
+// on this site ("" without LoginURL, or if it does not parse).
+func (c *connect) loginURL(r *http.Request) string {
+	if c.opts.LoginURL == "" {
+		return ""
+	}
+	u, err := url.Parse(c.opts.LoginURL)
+	back := r.URL.RequestURI()
+	if err != nil || !SameOriginPath(back) {
+		return ""
+	}
+	q := u.Query()
+	q.Set(c.opts.LoginReturnParam, back)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// checkOpen refuses a flow that has already finished: 409 PageDone once
+// completed, 403 PageDenied once denied. On failure it has answered.
+func (c *connect) checkOpen(w http.ResponseWriter, r *http.Request, f ConnectFlow) bool {
+	subject, done, err := c.opts.Grants.FlowSubject(r.Context(), f.ID)
 	if err != nil {
-		c.opts.Logger.Error("elicitgen: connect: grant store", "err", err)
-		http.Error(w, "cannot read the sign-in", http.StatusInternalServerError)
+		c.fail(w, r, "grant store", err, "")
 		return false
 	}
-	if done {
-		c.opts.Logger.Info("elicitgen: connect: flow already completed", "path", r.URL.Path, "tool", f.Tool, "step", f.Step)
-		http.Error(w, msgDone, http.StatusConflict)
-		return false
+	if !done {
+		return true
 	}
-	return true
+	c.opts.Logger.Info("elicitgen: connect: flow already finished", "path", r.URL.Path, "tool", f.Tool, "step", f.Step, "denied", subject == "")
+	if subject == "" {
+		c.render(w, r, page{name: templates.PageDenied, status: http.StatusForbidden, account: f.Subject})
+	} else {
+		c.render(w, r, page{name: templates.PageDone, status: http.StatusConflict, account: f.Subject})
+	}
+	return false
 }
 
 func (c *connect) serveConnect(w http.ResponseWriter, r *http.Request) {
@@ -301,13 +537,19 @@ func (c *connect) serveConnect(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := c.opts.Now()
-	f, err := c.opts.Keys.OpenFlow(r.URL.Query().Get("flow"), c.opts.Audience, now)
+	q := r.URL.Query()
+	f, err := c.opts.Keys.OpenFlow(q.Get("flow"), c.opts.Audience, now)
 	if err != nil {
 		c.opts.Logger.Info("elicitgen: connect: flow token refused", "path", r.URL.Path)
-		http.Error(w, msgInvalidLink, http.StatusBadRequest)
+		c.render(w, r, page{name: templates.PageInvalid, status: http.StatusBadRequest})
 		return
 	}
-	if !c.checkUser(w, r, f) || !c.checkNotDone(w, r, f) {
+	if !c.checkUser(w, r, f) || !c.checkOpen(w, r, f) {
+		return
+	}
+	link := r.URL.Path + "?" + url.Values{"flow": {q.Get("flow")}}.Encode()
+	if c.opts.Confirm && q.Get("continue") != "1" {
+		c.render(w, r, page{name: templates.PageConfirm, status: http.StatusOK, account: f.Subject, continueTo: link + "&continue=1"})
 		return
 	}
 	nonce := make([]byte, 32)
@@ -315,20 +557,17 @@ func (c *connect) serveConnect(w http.ResponseWriter, r *http.Request) {
 	hash := sha256.Sum256(nonce)
 	cookie, err := c.seal(nonceBinding(c.opts.Audience), nonceValue{FlowID: f.ID, Nonce: nonce}, now)
 	if err != nil {
-		c.opts.Logger.Error("elicitgen: connect: cannot seal the nonce", "err", err)
-		http.Error(w, "cannot start the sign-in", http.StatusInternalServerError)
+		c.fail(w, r, "cannot seal the nonce", err, link)
 		return
 	}
-	state, err := c.seal(signInStateBinding(c.opts.Audience), signInState{Flow: f, NonceHash: hash[:]}, now)
+	state, err := c.seal(signInStateBinding(c.opts.Audience), signInState{Flow: f, NonceHash: hash[:], Link: link}, now)
 	if err != nil {
-		c.opts.Logger.Error("elicitgen: connect: cannot seal the state", "err", err)
-		http.Error(w, "cannot start the sign-in", http.StatusInternalServerError)
+		c.fail(w, r, "cannot seal the state", err, link)
 		return
 	}
 	target, err := c.opts.AuthorizeURL(r, f, state)
 	if err != nil {
-		c.opts.Logger.Error("elicitgen: connect: AuthorizeURL", "tool", f.Tool, "err", err)
-		http.Error(w, "cannot start the sign-in", http.StatusInternalServerError)
+		c.fail(w, r, "AuthorizeURL of "+f.Tool, err, link)
 		return
 	}
 	http.SetCookie(w, c.nonceCookie(r, cookie, max(1, int(c.opts.FlowTTL/time.Second))))
@@ -341,14 +580,22 @@ func (c *connect) serveCallback(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
+	q := r.URL.Query()
+	if q.Has("done") {
+		c.serveResult(w, r, q.Get("done"))
+		return
+	}
 	var st signInState
-	if !c.open(signInStateBinding(c.opts.Audience), r.URL.Query().Get("state"), &st) || st.Flow.ID == "" || len(st.NonceHash) != sha256.Size {
+	if !c.open(signInStateBinding(c.opts.Audience), q.Get("state"), &st) || st.Flow.ID == "" || len(st.NonceHash) != sha256.Size {
 		c.opts.Logger.Info("elicitgen: connect: sign-in state refused", "path", r.URL.Path)
-		http.Error(w, msgInvalidLink, http.StatusBadRequest)
+		c.render(w, r, page{name: templates.PageInvalid, status: http.StatusBadRequest})
 		return
 	}
 	f := st.Flow
-	if !c.checkUser(w, r, f) || !c.checkNotDone(w, r, f) {
+	if !SameOriginPath(st.Link) {
+		st.Link = ""
+	}
+	if !c.checkUser(w, r, f) || !c.checkOpen(w, r, f) {
 		return
 	}
 	// The browser must hold the nonce cookie the connect page gave it for
@@ -357,55 +604,107 @@ func (c *connect) serveCallback(w http.ResponseWriter, r *http.Request) {
 	ck, err := r.Cookie(c.nonceCookie(r, "", 0).Name)
 	if err != nil || !c.open(nonceBinding(c.opts.Audience), ck.Value, &nv) || nv.FlowID != f.ID {
 		c.opts.Logger.Warn("elicitgen: connect: callback without the nonce cookie of the flow", "tool", f.Tool, "step", f.Step, "cookie", err == nil)
-		http.Error(w, msgOtherBrowser, http.StatusForbidden)
+		c.render(w, r, page{name: templates.PageOtherBrowser, status: http.StatusForbidden, account: f.Subject, retry: st.Link})
 		return
 	}
 	if hash := sha256.Sum256(nv.Nonce); subtle.ConstantTimeCompare(hash[:], st.NonceHash) != 1 {
 		c.opts.Logger.Warn("elicitgen: connect: nonce cookie of another sign-in", "tool", f.Tool, "step", f.Step)
-		http.Error(w, msgOtherBrowser, http.StatusForbidden)
+		c.render(w, r, page{name: templates.PageOtherBrowser, status: http.StatusForbidden, account: f.Subject, retry: st.Link})
 		return
 	}
-	// One completion: claimed before anything is exchanged.
+	answer := c.opts.ProviderAnswer(r)
+	// One outcome: claimed before anything is exchanged or recorded.
 	ctx := r.Context()
 	claimed, err := c.opts.Grants.ClaimFlow(ctx, f.ID, c.opts.FlowTTL)
 	if err != nil {
-		c.opts.Logger.Error("elicitgen: connect: grant store", "err", err)
-		http.Error(w, "cannot record the sign-in", http.StatusInternalServerError)
+		c.fail(w, r, "grant store", err, st.Link)
 		return
 	}
 	if !claimed {
 		c.opts.Logger.Info("elicitgen: connect: flow already claimed", "tool", f.Tool, "step", f.Step)
-		http.Error(w, msgDone, http.StatusConflict)
+		c.render(w, r, page{name: templates.PageDone, status: http.StatusConflict, account: f.Subject})
 		return
 	}
-	if status, msg := c.complete(r, f); status != http.StatusOK {
-		if err := c.opts.Grants.ReleaseFlow(ctx, f.ID); err != nil {
-			c.opts.Logger.Error("elicitgen: connect: grant store", "err", err)
+	switch answer {
+	case ProviderApproved:
+		if p, ok := c.complete(r, f, st.Link); !ok {
+			c.release(r, f)
+			c.render(w, r, p)
+			return
 		}
-		http.Error(w, msg, status)
+	case ProviderDenied:
+		c.opts.Logger.Info("elicitgen: connect: the user denied access at the provider", "tool", f.Tool, "step", f.Step)
+		if err := c.opts.Grants.DenyFlow(ctx, f.ID, c.opts.FlowTTL); err != nil {
+			c.release(r, f)
+			c.fail(w, r, "cannot record the denial", err, st.Link)
+			return
+		}
+	default:
+		c.opts.Logger.Info("elicitgen: connect: the provider failed", "tool", f.Tool, "step", f.Step, "error", bounded(q.Get("error")))
+		c.release(r, f)
+		c.render(w, r, page{name: templates.PageProviderError, status: http.StatusBadGateway, account: f.Subject, retry: st.Link})
+		return
+	}
+	// Post-redirect-get: the result page, which a reload shows again.
+	result, err := c.seal(resultBinding(c.opts.Audience), f, c.opts.Now())
+	if err != nil {
+		c.fail(w, r, "cannot seal the result", err, "")
 		return
 	}
 	http.SetCookie(w, c.nonceCookie(r, "", -1))
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	fmt.Fprintf(w, "<!doctype html><title>Connected</title><p>Connected. Return to your assistant: %s can go on.</p>\n", html.EscapeString(f.Tool))
+	http.Redirect(w, r, r.URL.Path+"?"+url.Values{"done": {result}}.Encode(), http.StatusSeeOther)
+}
+
+// release gives back the claim of f, after an attempt that recorded
+// nothing.
+func (c *connect) release(r *http.Request, f ConnectFlow) {
+	if err := c.opts.Grants.ReleaseFlow(r.Context(), f.ID); err != nil {
+		c.opts.Logger.Error("elicitgen: connect: grant store", "err", err)
+	}
+}
+
+// serveResult shows how the flow sealed in result finished, to its
+// subject: PageConnected (200) or PageDenied (403). It reads the store
+// only: a reload exchanges nothing.
+func (c *connect) serveResult(w http.ResponseWriter, r *http.Request, result string) {
+	var f ConnectFlow
+	if !c.open(resultBinding(c.opts.Audience), result, &f) || f.ID == "" {
+		c.opts.Logger.Info("elicitgen: connect: result refused", "path", r.URL.Path)
+		c.render(w, r, page{name: templates.PageInvalid, status: http.StatusBadRequest})
+		return
+	}
+	if !c.checkUser(w, r, f) {
+		return
+	}
+	subject, done, err := c.opts.Grants.FlowSubject(r.Context(), f.ID)
+	switch {
+	case err != nil:
+		c.fail(w, r, "grant store", err, "")
+	case done && subject == f.Subject:
+		c.render(w, r, page{name: templates.PageConnected, status: http.StatusOK, account: f.Subject})
+	case done && subject == "":
+		c.render(w, r, page{name: templates.PageDenied, status: http.StatusForbidden, account: f.Subject})
+	default: // the record expired
+		c.render(w, r, page{name: templates.PageInvalid, status: http.StatusBadRequest})
+	}
 }
 
 // complete runs the exchange of a claimed flow and records its grant and
-// completion; on failure it returns the status and message to send.
-func (c *connect) complete(r *http.Request, f ConnectFlow) (int, string) {
+// completion; on failure it returns the page to show (link starts again).
+func (c *connect) complete(r *http.Request, f ConnectFlow, link string) (page, bool) {
 	ctx := r.Context()
 	grant, err := c.opts.Exchange(r, f)
 	if err != nil {
 		c.opts.Logger.Info("elicitgen: connect: exchange failed", "tool", f.Tool, "err", err)
-		return http.StatusBadGateway, "The sign-in did not complete. Open the link from your assistant to try again."
+		return page{name: templates.PageProviderError, status: http.StatusBadGateway, account: f.Subject, retry: link}, false
 	}
 	if err := c.opts.Grants.PutGrant(ctx, f.Subject, f.Step, grant, c.opts.GrantTTL); err != nil {
 		c.opts.Logger.Error("elicitgen: connect: cannot store the grant", "err", err)
-		return http.StatusInternalServerError, "cannot store the grant"
+		return page{name: templates.PageError, status: http.StatusInternalServerError, account: f.Subject, retry: link}, false
 	}
 	if err := c.opts.Grants.CompleteFlow(ctx, f.ID, f.Subject, c.opts.FlowTTL); err != nil {
 		c.opts.Logger.Error("elicitgen: connect: cannot record the sign-in", "err", err)
-		return http.StatusInternalServerError, "cannot record the sign-in"
+		return page{name: templates.PageError, status: http.StatusInternalServerError, account: f.Subject, retry: link}, false
 	}
-	return http.StatusOK, ""
+	return page{}, true
 }

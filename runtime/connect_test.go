@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
+	"html/template"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,6 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/elicitgen/elicitgen/templates"
 )
 
 // Helpers in this file are prefixed connT so they cannot clash with other
@@ -35,20 +39,27 @@ type connTSite struct {
 	// fail.
 	exchanges    atomic.Int64
 	failExchange atomic.Bool
-	srv          *httptest.Server
+	// providerError, when set, is the OAuth error the provider answers
+	// with instead of a code (access_denied, server_error...).
+	providerError atomic.Pointer[string]
+	srv           *httptest.Server
 }
 
-// connTStart serves the pages for audience, over TLS when tls is set.
-func connTStart(t *testing.T, keys *Keyring, grants *MemoryGrants, audience string, tls bool) *connTSite {
+// connTStart serves the pages for audience, over TLS when tls is set; edit
+// changes the options before the handlers are made.
+func connTStart(t *testing.T, keys *Keyring, grants *MemoryGrants, audience string, tls bool, edit ...func(*ConnectOptions)) *connTSite {
 	t.Helper()
 	s := &connTSite{keys: keys, audience: audience, grants: grants}
 	var codes atomic.Int64
 	provider := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := url.Values{"state": {r.URL.Query().Get("state")}, "code": {"code-" + string(rune('a'+codes.Add(1)%26))}}
+		if e := s.providerError.Load(); e != nil {
+			q = url.Values{"state": {r.URL.Query().Get("state")}, "error": {*e}}
+		}
 		http.Redirect(w, r, r.URL.Query().Get("redirect_uri")+"?"+q.Encode(), http.StatusFound)
 	}))
 	t.Cleanup(provider.Close)
-	pages := NewConnectHandlers(ConnectOptions{
+	opts := ConnectOptions{
 		Keys: keys, Audience: audience, Grants: grants,
 		Authenticate: func(r *http.Request) (string, bool) {
 			c, err := r.Cookie(connTSessionCookie)
@@ -67,7 +78,11 @@ func connTStart(t *testing.T, keys *Keyring, grants *MemoryGrants, audience stri
 			}
 			return []byte("grant:" + f.Subject + ":" + r.URL.Query().Get("code")), nil
 		},
-	})
+	}
+	for _, e := range edit {
+		e(&opts)
+	}
+	pages := NewConnectHandlers(opts)
 	mux := http.NewServeMux()
 	mux.Handle("/connect", pages.Connect)
 	mux.Handle("/callback", pages.Callback)
@@ -93,14 +108,15 @@ func (s *connTSite) token(t *testing.T, user string) (ConnectFlow, string) {
 }
 
 // browser is a browser signed in to the site as user ("" for nobody). It
-// follows redirects, except to the callback: connect returns the callback
-// URL the provider sent the browser to, for the test to open.
+// follows redirects, except the provider's to the callback: connect
+// returns the callback URL the provider sent the browser to, for the test
+// to open. The callback's own redirect to its result page is followed.
 func (s *connTSite) browser(t *testing.T, user string) *http.Client {
 	t.Helper()
 	jar, _ := cookiejar.New(nil)
 	b := &http.Client{Jar: jar, Timeout: 10 * time.Second,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if req.URL.Path == "/callback" {
+			if req.URL.Path == "/callback" && req.URL.Query().Has("state") {
 				return http.ErrUseLastResponse
 			}
 			return nil
@@ -386,8 +402,10 @@ func TestConnectHeadersAndCookie(t *testing.T) {
 	check := func(what string, resp *http.Response, status int) {
 		t.Helper()
 		h := resp.Header
+		csp := h.Get("Content-Security-Policy")
 		if resp.StatusCode != status || h.Get("Cache-Control") != "no-store" || h.Get("X-Frame-Options") != "DENY" ||
-			h.Get("Content-Security-Policy") != "frame-ancestors 'none'" || h.Get("Referrer-Policy") != "no-referrer" {
+			!strings.HasPrefix(csp, "default-src 'none'; ") || !strings.HasSuffix(csp, "; frame-ancestors 'none'") ||
+			strings.Contains(csp, "script") || h.Get("Referrer-Policy") != "no-referrer" || h.Get("X-Content-Type-Options") != "nosniff" {
 			t.Errorf("%s: status %d, headers %v", what, resp.StatusCode, h)
 		}
 	}
@@ -403,7 +421,7 @@ func TestConnectHeadersAndCookie(t *testing.T) {
 	check("bad state", connTGet(t, b, s.url+"/callback?state=x"), http.StatusBadRequest)
 	callback := s.connect(t, b, tok)
 	check("no cookie", connTGet(t, s.browser(t, "alice"), callback), http.StatusForbidden)
-	check("callback", connTGet(t, b, callback), http.StatusOK)
+	check("callback", connTGet(t, connTNoFollow(b), callback), http.StatusSeeOther)
 	check("replay", connTGet(t, b, callback), http.StatusConflict)
 
 	cookieOf := func(resp *http.Response) *http.Cookie {
@@ -447,7 +465,7 @@ func TestConnectHeadersAndCookie(t *testing.T) {
 }
 
 // FuzzCallback: whatever state and nonce cookie reach the callback of
-// alice's signed-in browser, the flow completes (200, one Exchange, a
+// alice's signed-in browser, the flow completes (303 to its result page, one Exchange, a
 // grant) only with the state and the cookie that the connect page gave
 // that browser for it, and then once; any other input is refused with
 // nothing exchanged or stored. Each run makes a fresh flow and visits the
@@ -515,11 +533,287 @@ func FuzzCallback(f *testing.F) {
 		valid := useState && useCookie
 		first := serve()
 		_, stored, _ := grants.Grant(context.Background(), "alice", "billing")
-		if valid != (first == http.StatusOK) || valid != (exchanges == 1) || valid != stored || exchanges > 1 {
+		if valid != (first == http.StatusSeeOther) || valid != (exchanges == 1) || valid != stored || exchanges > 1 {
 			t.Fatalf("valid %v: status %d, %d exchanges, grant stored %v", valid, first, exchanges, stored)
 		}
-		if second := serve(); second == http.StatusOK || exchanges > 1 {
+		if second := serve(); second == http.StatusSeeOther || second == http.StatusOK || exchanges > 1 {
 			t.Fatalf("second callback: status %d, %d exchanges", second, exchanges)
+		}
+	})
+}
+
+// connTBody fetches link with b and returns the status, the final URL and
+// the body.
+func connTBody(t *testing.T, b *http.Client, link string) (int, string, string) {
+	t.Helper()
+	resp, err := b.Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Request.URL.String(), string(body)
+}
+
+// connTBrand names the service and the provider, and shows accounts as
+// e-mail addresses.
+func connTBrand(o *ConnectOptions) {
+	o.ServiceName, o.ProviderName = "Ledger Assistant", "Acme Billing"
+	o.AccountName = func(r *http.Request, subject string) string { return subject + "@example.com" }
+}
+
+// TestConnectResultPage: after the callback, the browser is sent (303) to
+// a clean result page, without the provider's code, that says it is
+// connected, to whom and where; reloading it shows the page again and
+// exchanges nothing; another user, a tampered result or one of another
+// audience gets no result.
+func TestConnectResultPage(t *testing.T) {
+	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false, connTBrand)
+	_, tok := s.token(t, "alice")
+	b := s.browser(t, "alice")
+	callback := s.connect(t, b, tok)
+	resp := connTGet(t, connTNoFollow(b), callback)
+	result := resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(result, "/callback?done=") || strings.Contains(result, "code") {
+		t.Fatalf("callback: %d to %q", resp.StatusCode, result)
+	}
+	for range 2 { // the page, then a reload
+		code, _, body := connTBody(t, b, s.url+result)
+		if code != http.StatusOK || !strings.Contains(body, "<h1>You're connected</h1>") ||
+			!strings.Contains(body, "alice@example.com") || !strings.Contains(body, "Acme Billing") ||
+			!strings.Contains(body, "<title>Connected to Acme Billing · Ledger Assistant</title>") {
+			t.Fatalf("result page: %d %s", code, body)
+		}
+	}
+	if n := s.exchanges.Load(); n != 1 {
+		t.Fatalf("%d exchanges after reloads", n)
+	}
+	if code, _, body := connTBody(t, s.browser(t, "mallory"), s.url+result); code != http.StatusForbidden || strings.Contains(body, "You're connected") {
+		t.Errorf("mallory opens alice's result page: %d %s", code, body)
+	}
+	if code := s.status(t, b, s.url+result+"x"); code != http.StatusBadRequest {
+		t.Errorf("tampered result: %d", code)
+	}
+	other := connTStart(t, s.keys, s.grants, "other", false)
+	if code := other.status(t, other.browser(t, "alice"), other.url+result); code != http.StatusBadRequest {
+		t.Errorf("result of another audience: %d", code)
+	}
+}
+
+// TestConnectProviderDenied: error=access_denied at the callback, in the
+// browser that started the sign-in, records the flow as denied (done, with
+// no subject), stores no grant and exchanges nothing; the person sees the
+// denied page, 403, again on reload, on the callback again and on the
+// connect link again. The same answer without the nonce cookie records
+// nothing.
+func TestConnectProviderDenied(t *testing.T) {
+	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false, connTBrand)
+	denied := "access_denied"
+	s.providerError.Store(&denied)
+	f, tok := s.token(t, "alice")
+	b := s.browser(t, "alice")
+	callback := s.connect(t, b, tok)
+	if code := s.status(t, s.browser(t, "alice"), callback); code != http.StatusForbidden {
+		t.Fatalf("the denial from another browser: %d", code)
+	}
+	s.assertNotCompleted(t, f)
+	code, result, body := connTBody(t, b, callback)
+	if !strings.HasPrefix(result, s.url+"/callback?done=") {
+		t.Fatalf("the denial was not redirected to its result page: %d at %s", code, result)
+	}
+	for i, link := range []string{"", result, callback, s.url + "/connect?flow=" + url.QueryEscape(tok)} {
+		if i > 0 {
+			code, _, body = connTBody(t, b, link)
+		}
+		if code != http.StatusForbidden || !strings.Contains(body, "<h1>You didn't allow access</h1>") {
+			t.Fatalf("%d: %s: %d: %s", i, link, code, body)
+		}
+	}
+	ctx := context.Background()
+	if subject, done, _ := s.grants.FlowSubject(ctx, f.ID); !done || subject != "" {
+		t.Fatalf("flow after the denial: %q %v", subject, done)
+	}
+	if _, ok, _ := s.grants.Grant(ctx, "alice", "billing"); ok {
+		t.Fatal("a grant was stored")
+	}
+	if n := s.exchanges.Load(); n != 0 {
+		t.Fatalf("%d exchanges", n)
+	}
+}
+
+// TestConnectProviderError: any other provider error is not the person's
+// choice: 502, a page that says so with a link to start again (the same
+// connect link), nothing recorded, and starting again works.
+func TestConnectProviderError(t *testing.T) {
+	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false, connTBrand)
+	failure := "temporarily_unavailable"
+	s.providerError.Store(&failure)
+	f, tok := s.token(t, "alice")
+	b := s.browser(t, "alice")
+	code, _, body := connTBody(t, b, s.connect(t, b, tok))
+	link := "/connect?flow=" + url.QueryEscape(tok)
+	if code != http.StatusBadGateway || !strings.Contains(body, "<h1>The sign-in at Acme Billing didn't finish</h1>") ||
+		!strings.Contains(body, `href="`+strings.ReplaceAll(link, "&", "&amp;")+`"`) {
+		t.Fatalf("provider error: %d %s", code, body)
+	}
+	s.assertNotCompleted(t, f)
+	s.providerError.Store(nil)
+	if code, _, body := connTBody(t, b, s.connect(t, b, tok)); code != http.StatusOK || !strings.Contains(body, "You're connected") {
+		t.Fatalf("starting again: %d %s", code, body)
+	}
+}
+
+// TestConnectNotSignedIn: a browser where nobody is signed in is sent to
+// LoginURL (303) with a return address that is this very link, on this
+// site; without LoginURL it gets the signed-out page (401). A browser
+// signed in as another account gets 403 with a sign-out link.
+func TestConnectNotSignedIn(t *testing.T) {
+	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false, connTBrand, func(o *ConnectOptions) {
+		o.LoginURL, o.LoginReturnParam, o.SignOutURL = "/account/login?lang=en", "next", "/account/logout"
+	})
+	f, tok := s.token(t, "alice")
+	link := "/connect?flow=" + url.QueryEscape(tok)
+	resp := connTGet(t, connTNoFollow(s.browser(t, "")), s.url+link)
+	loc, _ := url.Parse(resp.Header.Get("Location"))
+	if resp.StatusCode != http.StatusSeeOther || loc.Path != "/account/login" || loc.Query().Get("lang") != "en" ||
+		loc.Query().Get("next") != link || !SameOriginPath(loc.Query().Get("next")) {
+		t.Fatalf("signed out: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	code, _, body := connTBody(t, s.browser(t, "mallory"), s.url+link)
+	if code != http.StatusForbidden || !strings.Contains(body, "<h1>This link is for another account</h1>") ||
+		!strings.Contains(body, "mallory@example.com") || strings.Contains(body, "alice") || !strings.Contains(body, `href="/account/logout"`) {
+		t.Fatalf("another user: %d %s", code, body)
+	}
+	s.assertNotCompleted(t, f)
+
+	bare := connTStart(t, s.keys, &MemoryGrants{}, "", false)
+	code, _, body = connTBody(t, bare.browser(t, ""), bare.url+link)
+	if code != http.StatusUnauthorized || !strings.Contains(body, "<h1>Sign in to continue</h1>") || strings.Contains(body, `id="sign-in"`) {
+		t.Fatalf("signed out, no LoginURL: %d %s", code, body)
+	}
+}
+
+// TestConnectConfirm: with Confirm, the connect link first shows who is
+// about to continue to which provider, sets no cookie and reaches no
+// provider; its Continue link starts the sign-in.
+func TestConnectConfirm(t *testing.T) {
+	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false, connTBrand, func(o *ConnectOptions) { o.Confirm = true })
+	_, tok := s.token(t, "alice")
+	b := s.browser(t, "alice")
+	resp, err := b.Get(s.url + "/connect?flow=" + url.QueryEscape(tok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	next := "/connect?flow=" + url.QueryEscape(tok) + "&continue=1"
+	if resp.StatusCode != http.StatusOK || len(resp.Cookies()) != 0 || !strings.Contains(string(body), "<h1>Connect your account at Acme Billing</h1>") ||
+		!strings.Contains(string(body), "alice@example.com") || !strings.Contains(string(body), `href="`+strings.ReplaceAll(next, "&", "&amp;")+`"`) {
+		t.Fatalf("confirm page: %d %v %s", resp.StatusCode, resp.Cookies(), body)
+	}
+	resp = connTGet(t, b, s.url+next)
+	if resp.StatusCode != http.StatusFound || !strings.HasPrefix(resp.Header.Get("Location"), s.url+"/callback?") {
+		t.Fatalf("continue: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if code, _, body := connTBody(t, b, resp.Header.Get("Location")); code != http.StatusOK || !strings.Contains(body, "You're connected") {
+		t.Fatalf("continue: %d %s", code, body)
+	}
+}
+
+// TestConnectPages: every page of the default set renders with the names
+// escaped, a viewport, a language, one h1 and no script; a set that lacks
+// a page is refused when the handlers are made; templates.SignIn() with a
+// part redefined is used.
+func TestConnectPages(t *testing.T) {
+	c := &connect{opts: ConnectOptions{Pages: templates.SignIn(), Lang: "en", ServiceName: `<Ledger & "Co">`, ProviderName: "Acme",
+		SignOutURL: "javascript:alert(1)", Logger: slog.New(slog.DiscardHandler)}}
+	for _, name := range templates.SignInPages {
+		rec := httptest.NewRecorder()
+		c.render(rec, httptest.NewRequest("GET", "/connect", nil), page{name: name, status: 299, account: "<alice>",
+			retry: "/connect?flow=a&b", signIn: "/login?next=%2Fconnect", continueTo: "/connect?continue=1"})
+		body := rec.Body.String()
+		nonce := strings.TrimSuffix(strings.TrimPrefix(rec.Header().Get("Content-Security-Policy"), "default-src 'none'; style-src 'nonce-"), "'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+		if rec.Code != 299 || strings.Contains(body, "<Ledger") || strings.Contains(body, "<alice>") || !strings.Contains(body, "&lt;Ledger &amp; &#34;Co&#34;&gt;") ||
+			strings.Count(body, "<h1>") != 1 || !strings.Contains(body, `<html lang="en">`) || !strings.Contains(body, `name="viewport"`) ||
+			strings.Contains(body, "<script") || strings.Contains(body, "javascript:") || strings.Contains(body, "http") ||
+			len(nonce) < 20 || !strings.Contains(body, `<style nonce="`+nonce+`">`) {
+			t.Errorf("page %s: %d %v\n%s", name, rec.Code, rec.Header(), body)
+		}
+	}
+
+	func() {
+		defer func() {
+			if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), `"denied"`) {
+				t.Errorf("a set without the denied page: %v", r)
+			}
+		}()
+		partial := template.Must(template.New("x").Parse(`{{define "connected"}}ok{{end}}`))
+		for _, name := range templates.SignInPages {
+			if name != templates.PageDenied && name != templates.PageConnected {
+				template.Must(partial.New(name).Parse("x"))
+			}
+		}
+		NewConnectHandlers(ConnectOptions{Pages: partial})
+	}()
+
+	custom := template.Must(templates.SignIn().Parse(`{{define "signin-brand"}}<p class="service">Acme Ledger™</p>{{end}}`))
+	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false, func(o *ConnectOptions) { o.Pages = custom })
+	if code, _, body := connTBody(t, s.browser(t, "alice"), s.url+"/connect?flow=bad"); code != http.StatusBadRequest || !strings.Contains(body, "Acme Ledger™") {
+		t.Fatalf("custom brand: %d %s", code, body)
+	}
+}
+
+// TestSameOriginPath: a login page's return address is followed only to a
+// path of the same site.
+func TestSameOriginPath(t *testing.T) {
+	for target, want := range map[string]bool{
+		"/connect?flow=abc":             true,
+		"/":                             true,
+		"/a/b?c=d&e=%2F%2Fx#frag":       true,
+		"":                              false,
+		"connect":                       false,
+		"//evil.example/":               false,
+		"///evil.example/":              false,
+		"/\\evil.example":               false,
+		"\\/evil.example":               false,
+		"/\t/evil.example":              false,
+		"/\n/evil.example":              false,
+		" /connect":                     false,
+		"https://evil.example/":         false,
+		"javascript:alert(1)":           false,
+		"/%2F%2Fevil.example":           false,
+		"http:/evil.example":            false,
+		"/connect\x00":                  false,
+		"/connect\u2028":                false,
+		"/" + strings.Repeat("a", 5000): false,
+	} {
+		if got := SameOriginPath(target); got != want {
+			t.Errorf("SameOriginPath(%q) = %v, want %v", target, got, want)
+		}
+	}
+}
+
+// FuzzSameOriginPath: whatever SameOriginPath accepts, resolved against a
+// page of the site, stays on the site, and holds no byte a browser would
+// drop or read as a separator of hosts.
+func FuzzSameOriginPath(f *testing.F) {
+	for _, s := range []string{"/connect?flow=x", "//evil", "/\\evil", "/\t/evil", "https://evil", "/%2F/evil", "/.//evil"} {
+		f.Add(s)
+	}
+	base, _ := url.Parse("https://site.example/login?return_to=x")
+	f.Fuzz(func(t *testing.T, target string) {
+		if !SameOriginPath(target) {
+			return
+		}
+		u, err := url.Parse(target)
+		if err != nil {
+			t.Fatalf("accepted %q that does not parse: %v", target, err)
+		}
+		if to := base.ResolveReference(u); to.Host != "site.example" || to.Scheme != "https" || to.User != nil {
+			t.Fatalf("accepted %q, which leads to %s", target, to)
+		}
+		if strings.ContainsAny(target, "\\\t\r\n ") || strings.HasPrefix(target, "//") {
+			t.Fatalf("accepted %q", target)
 		}
 	})
 }

@@ -13,12 +13,14 @@ import (
 // database, Redis...) behind this interface; MemoryGrants serves one
 // process.
 //
-// A flow completes at most once: the callback claims it (ClaimFlow) before
-// it exchanges anything, then either records it (PutGrant, CompleteFlow)
-// or gives the claim back (ReleaseFlow) when the exchange failed. On a
-// key-value store, ClaimFlow is one atomic set-if-absent with expiry (Redis:
-// SET flowclaim:ID 1 NX PX ttl), ReleaseFlow deletes that key, and
-// CompleteFlow sets flowdone:ID to the subject with expiry.
+// A flow finishes at most once: the callback claims it (ClaimFlow) before
+// it exchanges or records anything, then either records it (PutGrant and
+// CompleteFlow when the person allowed access, DenyFlow when they refused
+// at the provider) or gives the claim back (ReleaseFlow) when the attempt
+// failed. On a key-value store, ClaimFlow is one atomic set-if-absent with
+// expiry (Redis: SET flowclaim:ID 1 NX PX ttl), ReleaseFlow deletes that
+// key, CompleteFlow sets flowdone:ID to the subject with expiry, and
+// DenyFlow sets flowdone:ID to the empty string with expiry.
 type GrantStore interface {
 	// ClaimFlow reserves flowID for one completion attempt. It reports true
 	// to one caller only, atomically (of concurrent callers, across every
@@ -33,7 +35,15 @@ type GrantStore interface {
 	// CompleteFlow records that flowID finished for subject; the record
 	// expires after ttl. Callers claim the flow first (ClaimFlow).
 	CompleteFlow(ctx context.Context, flowID, subject string, ttl time.Duration) error
-	// FlowSubject returns the subject flowID finished for, if it did.
+	// DenyFlow records that flowID ended without a grant because the person
+	// refused at the third party; the record expires after ttl. Callers
+	// claim the flow first (ClaimFlow). FlowSubject then reports the flow
+	// done with the empty subject, and ClaimFlow refuses it, as after
+	// CompleteFlow.
+	DenyFlow(ctx context.Context, flowID string, ttl time.Duration) error
+	// FlowSubject returns the subject flowID finished for, if it did: the
+	// empty subject when it was denied (DenyFlow). A completed flow always
+	// has a subject (CompleteFlow is never called with an empty one).
 	FlowSubject(ctx context.Context, flowID string) (subject string, done bool, err error)
 	// PutGrant stores subject's grant under name (a URL step's key) for ttl
 	// (0: no expiry).
@@ -112,6 +122,12 @@ func (m *MemoryGrants) CompleteFlow(ctx context.Context, flowID, subject string,
 	m.sweep(now)
 	m.flows[flowID] = expiring[string]{subject, expiry(now, ttl)}
 	return nil
+}
+
+// DenyFlow implements GrantStore: the record of a denied flow is the
+// completion record with the empty subject.
+func (m *MemoryGrants) DenyFlow(ctx context.Context, flowID string, ttl time.Duration) error {
+	return m.CompleteFlow(ctx, flowID, "", ttl)
 }
 
 // FlowSubject implements GrantStore.

@@ -204,6 +204,24 @@ func TestAwaitFlow(t *testing.T) {
 		t.Fatalf("finished by another user: %v, %v", finished, err)
 	}
 
+	// A denied flow ends the wait at once, unfinished.
+	m, g = machine(time.Minute)
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		_ = g.DenyFlow(ctx, "f5", time.Minute)
+	}()
+	start = time.Now()
+	if finished, err := m.awaitFlow(ctx, "f5", "alice"); finished || err != nil || time.Since(start) > 10*time.Second {
+		t.Fatalf("denied: %v, %v after %v", finished, err, time.Since(start))
+	}
+	if finished, denied, err := m.flowFinished(ctx, "f5", "alice"); finished || !denied || err != nil {
+		t.Fatalf("flowFinished of a denied flow: %v %v %v", finished, denied, err)
+	}
+	// A principal that is empty never finishes a denied flow.
+	if finished, denied, _ := m.flowFinished(ctx, "f5", ""); finished || !denied {
+		t.Fatalf("flowFinished of a denied flow for the empty principal: %v %v", finished, denied)
+	}
+
 	m, _ = machine(-1)
 	start = time.Now()
 	if finished, err := m.awaitFlow(ctx, "f3", "alice"); finished || err != nil || time.Since(start) > time.Second {
@@ -215,5 +233,30 @@ func TestAwaitFlow(t *testing.T) {
 	time.AfterFunc(50*time.Millisecond, cancel)
 	if finished, err := m.awaitFlow(cctx, "f4", "alice"); finished || !errors.Is(err, context.Canceled) {
 		t.Fatalf("call ended: %v, %v", finished, err)
+	}
+}
+
+// TestMemoryGrantsDenyFlow: a denied flow is done with the empty subject,
+// cannot be claimed again, and its record expires.
+func TestMemoryGrantsDenyFlow(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	m := &MemoryGrants{Now: func() time.Time { return now }}
+	if ok, _ := m.ClaimFlow(ctx, "f", time.Minute); !ok {
+		t.Fatal("first claim refused")
+	}
+	if err := m.DenyFlow(ctx, "f", 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if s, done, err := m.FlowSubject(ctx, "f"); !done || s != "" || err != nil {
+		t.Fatalf("denied flow: %q %v %v", s, done, err)
+	}
+	now = now.Add(90 * time.Second) // the claim has expired, the denial not
+	if ok, _ := m.ClaimFlow(ctx, "f", time.Minute); ok {
+		t.Fatal("a denied flow was claimed again")
+	}
+	now = now.Add(time.Minute)
+	if _, done, _ := m.FlowSubject(ctx, "f"); done {
+		t.Fatal("the denial did not expire")
 	}
 }

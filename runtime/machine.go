@@ -645,9 +645,15 @@ func (c *call) take(j int, resp *mcp.ElicitResult) (done bool, res *mcp.CallTool
 	if step.Mode == ModeURL {
 		// Accept is consent, not completion: the grant store says whether
 		// the flow finished, for this principal.
-		finished, err := m.flowFinished(c.ctx, c.st.Flow, c.bind.Principal)
+		finished, denied, err := m.flowFinished(c.ctx, c.st.Flow, c.bind.Principal)
 		if err != nil {
 			return true, nil, err
+		}
+		if denied {
+			// The person refused at the third party: the step's decline
+			// path, as if they had declined the link itself.
+			res, err := m.flow.Ended(c.ctx, c.req, c.args, j, ActionDecline, c.st.Answers)
+			return true, res, err
 		}
 		if finished {
 			c.st.finishURLStep(j)
@@ -771,17 +777,23 @@ const LegacyURLUnfinished = "The step in the browser has not finished yet: finis
 // an accepted URL step to finish (see ToolOptions.LegacyURLWait).
 const DefaultLegacyURLWait = 10 * time.Minute
 
-// flowFinished reports whether the grant store recorded flow as finished
-// by principal (a completion for anyone else does not count).
-func (m *Machine) flowFinished(ctx context.Context, flow, principal string) (bool, error) {
+// flowFinished reports whether the grant store recorded flow as completed
+// by principal (a completion for anyone else does not count), or as
+// denied: the person refused at the third party (GrantStore.DenyFlow; only
+// the flow's subject, in the browser that started it, can record that).
+func (m *Machine) flowFinished(ctx context.Context, flow, principal string) (finished, denied bool, err error) {
 	subject, done, err := m.opts.Grants.FlowSubject(ctx, flow)
-	return err == nil && done && subject == principal, err
+	if err != nil || !done {
+		return false, false, err
+	}
+	return subject != "" && subject == principal, subject == "", nil
 }
 
 // awaitFlow waits until flow finishes for principal, asking the grant
 // store at growing intervals (from 100 ms to 2 s), for at most
-// LegacyURLWait. finished is false when the wait ran out; err is the
-// store's error, or the context's when the call ends first.
+// LegacyURLWait. finished is false when the wait ran out, or at once when
+// the flow was denied (nothing more will come); err is the store's error,
+// or the context's when the call ends first.
 func (m *Machine) awaitFlow(ctx context.Context, flow, principal string) (finished bool, err error) {
 	if m.opts.LegacyURLWait < 0 {
 		return false, nil
@@ -799,7 +811,7 @@ func (m *Machine) awaitFlow(ctx context.Context, flow, principal string) (finish
 			return false, nil
 		case <-tick.C:
 		}
-		if finished, err := m.flowFinished(ctx, flow, principal); finished || err != nil {
+		if finished, denied, err := m.flowFinished(ctx, flow, principal); finished || denied || err != nil {
 			return finished, err
 		}
 		interval = min(2*interval, 2*time.Second)

@@ -259,9 +259,15 @@ func TestSignInFlow(t *testing.T) {
 			if code, _ := get(t, s.browser(t, "mallory"), p.URL); code != http.StatusForbidden {
 				t.Fatalf("other user: status %d", code)
 			}
-			// Nobody signed in: 403 too.
-			if code, _ := get(t, http.DefaultClient, p.URL); code != http.StatusForbidden {
-				t.Fatalf("signed out: status %d", code)
+			// Nobody signed in: to the login page, to come back to the link.
+			noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+			resp, err := noFollow.Get(p.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if want := "/login?return_to=" + url.QueryEscape(strings.TrimPrefix(p.URL, s.url)); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != want {
+				t.Fatalf("signed out: status %d to %q, want %q", resp.StatusCode, resp.Header.Get("Location"), want)
 			}
 			for _, u := range []string{"alice", "mallory"} {
 				if _, ok, _ := s.grants.Grant(context.Background(), u, "billing"); ok {

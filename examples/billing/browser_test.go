@@ -87,8 +87,8 @@ func (s *site) signInWithForm(t *testing.T, tab context.Context, user string) {
 // alice's, after she signs in with the login form, it goes to the
 // provider's consent page, whose Allow sends her back, where the nonce
 // cookie (SameSite=Lax: it is sent with the navigation the provider's site
-// starts; a Strict one is not) lets the callback complete: the Connected
-// page. Opening the callback again is 409; the tool call's retry
+// starts; a Strict one is not) lets the callback complete, and redirect to
+// the Connected page. Reloading it shows it again; the tool call's retry
 // then completes.
 func TestSignInInBrowser(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -131,7 +131,7 @@ func TestSignInInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Status != http.StatusOK || !strings.HasPrefix(resp.URL, s.url+"/callback?") || !strings.HasPrefix(body, "Connected.") {
+	if resp.Status != http.StatusOK || !strings.HasPrefix(resp.URL, s.url+"/callback?done=") || !strings.Contains(body, "You're connected") {
 		t.Fatalf("after Allow: status %d at %s: %q", resp.Status, resp.URL, body)
 	}
 	if n := s.providerHits.Load(); n != 2 {
@@ -140,10 +140,10 @@ func TestSignInInBrowser(t *testing.T) {
 	if g, ok, _ := s.grants.Grant(ctx, "alice", "billing"); !ok || string(g) != "provider-token-for-alice" {
 		t.Fatalf("grant %q %v", g, ok)
 	}
-	// The Connected page again: the flow completed, nothing is exchanged.
-	again, err := chromedp.Run(alice, chromedp.NavigateResponse(resp.URL))
-	if err != nil || again.Status != http.StatusConflict {
-		t.Fatalf("the callback again: %+v %v", again, err)
+	// The Connected page again: shown again, nothing is exchanged.
+	again, err := chromedp.RunResponse(alice, chromedp.Reload())
+	if err != nil || again.Status != http.StatusOK || again.URL != resp.URL {
+		t.Fatalf("the connected page again: %+v %v", again, err)
 	}
 
 	done, err := list(cs, first.RequestState, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept"}})

@@ -15,11 +15,16 @@
 //   - MCP authentication: a bearer token is taken as the user id
 //     (BILLING_DEMO_AUTH); use your authorization server's verifier;
 //   - site login: a POST of /login (GET shows the form) with user=NAME
-//     sets a session cookie; use your own;
+//     sets a session cookie, and returns to the page that sent the browser
+//     there (return_to, on this site only); /logout signs out; use your
+//     own;
 //   - the provider: /provider/authorize shows a consent page whose Allow
 //     sends the browser back to this server's /callback (the only
-//     redirect URI it accepts) with its one code; use the provider's OAuth
-//     endpoints.
+//     redirect URI it accepts) with its one code, and whose Deny sends it
+//     back with error=access_denied; use the provider's OAuth endpoints.
+//
+// The sign-in pages are branded with ConnectOptions (service, provider and
+// account names; the login and sign-out pages); see docs/signin.md.
 //
 // ELICITGEN_STATE_KEYS holds the state keys (base64, comma-separated).
 package main
@@ -55,6 +60,9 @@ type config struct {
 	// legacyURLWait is how long a 2025-11-25 call waits for the sign-in
 	// (0: elicitrt.DefaultLegacyURLWait).
 	legacyURLWait time.Duration
+	// signInPages, when set, edits the options of the sign-in pages before
+	// they are made (tests: Confirm, no login page).
+	signInPages func(*elicitrt.ConnectOptions)
 }
 
 func newServer(cfg config) *mcp.Server {
@@ -80,7 +88,7 @@ func newApp(cfg config) http.Handler {
 	mux.Handle("/mcp", auth.RequireBearerToken(verify, nil)(
 		elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)))
 
-	pages := elicitrt.NewConnectHandlers(elicitrt.ConnectOptions{
+	opts := elicitrt.ConnectOptions{
 		Keys:   cfg.keys,
 		Grants: cfg.grants,
 		Authenticate: func(r *http.Request) (string, bool) {
@@ -104,11 +112,30 @@ func newApp(cfg config) http.Handler {
 			}
 			return []byte("provider-token-for-" + f.Subject), nil
 		},
-	})
+		// OAuth 2.0's error=access_denied, the person's Deny, ends the
+		// flow as declined: the tool's retry answers notConnected. A
+		// provider that reports a refusal otherwise reads it here.
+		ProviderAnswer: elicitrt.OAuthAnswer,
+
+		// What the person sees: this service, the provider and their
+		// account by name, and the site's own login and sign-out pages.
+		ServiceName:  "Billing assistant",
+		ProviderName: "Acme Billing",
+		AccountName: func(r *http.Request, subject string) string {
+			return subject + "@example.com" // stand-in: a real site shows the account's e-mail address
+		},
+		LoginURL:   "/login", // returns to the link with ?return_to=
+		SignOutURL: "/logout",
+	}
+	if cfg.signInPages != nil {
+		cfg.signInPages(&opts)
+	}
+	pages := elicitrt.NewConnectHandlers(opts)
 	mux.Handle("/connect", pages.Connect)
 	mux.Handle("/callback", pages.Callback)
 	// Stand-in site login.
 	mux.Handle("/login", loginPage(cfg.base))
+	mux.Handle("/logout", logoutPage(cfg.base))
 	// Stand-in provider, on this server unless it has its own.
 	if cfg.provider == "" {
 		mux.Handle("/provider/", newProvider(cfg.base+"/callback"))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -141,5 +142,98 @@ func TestProviderRefusesForeignRedirect(t *testing.T) {
 				t.Errorf("provider %q, Allow for redirect_uri %q: %d to %q, want %d", provider, redirect, resp.StatusCode, resp.Header.Get("Location"), wantBack)
 			}
 		}
+	}
+}
+
+// TestLoginReturnsToTheLink: a person who opens the link while signed out
+// is sent to the login page and, once signed in there, back to the same
+// link, and on to the provider; the login page follows a return address
+// of this site only, never one that leads elsewhere.
+func TestLoginReturnsToTheLink(t *testing.T) {
+	s := startSite(t)
+	cs := s.mcpClient(t, "http", "alice", mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})
+	first, err := list(cs, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, p := urlRequest(t, first)
+	jar, _ := cookiejar.New(nil)
+	b := &http.Client{Jar: jar}
+	code, body := get(t, b, p.URL)
+	if code != http.StatusOK || !strings.Contains(body, `name="return_to" value="/connect?flow=`) {
+		t.Fatalf("signed out: %d %s", code, body)
+	}
+	back := strings.TrimPrefix(p.URL, s.url)
+	resp, err := b.PostForm(s.url+"/login", url.Values{"user": {"alice"}, "return_to": {back}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Request.URL.Path != "/provider/authorize" {
+		t.Fatalf("after login: %d at %s", resp.StatusCode, resp.Request.URL)
+	}
+
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, target := range []string{"//evil.example/", "https://evil.example/", "/\\evil.example", "/\t/evil.example", "javascript:alert(1)"} {
+		resp, err := noFollow.PostForm(s.url+"/login", url.Values{"user": {"alice"}, "return_to": {target}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Location") != "" {
+			t.Errorf("return_to %q: %d to %q", target, resp.StatusCode, resp.Header.Get("Location"))
+		}
+		if code, body := get(t, noFollow, s.url+"/login?return_to="+url.QueryEscape(target)); code != http.StatusOK || !strings.Contains(body, `name="return_to" value=""`) {
+			t.Errorf("login form with return_to %q: %d %s", target, code, body)
+		}
+	}
+}
+
+// TestDenialDeclines: over the real SDK and HTTP, alice clicks Deny on the
+// provider's consent page: she sees the denied page (403), no grant is
+// stored, and the tool call's retry takes the step's decline path (the
+// billing account isn't connected) instead of asking again; a new call
+// asks again, with a new link.
+func TestDenialDeclines(t *testing.T) {
+	s := startSiteWith(t, "localhost")
+	cs := s.mcpClient(t, "http", "alice", mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})
+	first, err := list(cs, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, p := urlRequest(t, first)
+	b := s.browser(t, "alice")
+	resp, err := b.Get(p.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	consent := *resp.Request.URL
+	consent.RawQuery = ""
+	form := resp.Request.URL.Query()
+	form.Set("decision", "deny")
+	resp, err = b.PostForm(consent.String(), form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), "<h1>You didn't allow access</h1>") ||
+		!strings.Contains(string(body), "Acme Billing") || !strings.HasPrefix(resp.Request.URL.String(), s.url+"/callback?done=") {
+		t.Fatalf("after Deny: %d at %s: %s", resp.StatusCode, resp.Request.URL, body)
+	}
+	if _, ok, _ := s.grants.Grant(context.Background(), "alice", "billing"); ok {
+		t.Fatal("a grant was stored")
+	}
+	res, err := list(cs, first.RequestState, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept"}})
+	if err != nil || res.NeedsInput() || res.IsError || mcptest.Text(res) != notConnected {
+		t.Fatalf("the retry after the denial: %+v %v", res, err)
+	}
+	again, err := list(cs, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, p2 := urlRequest(t, again); p2.URL == p.URL {
+		t.Fatal("a new call got the denied link again")
 	}
 }
