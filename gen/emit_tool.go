@@ -103,6 +103,9 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) {
 		if s.Together {
 			d[jen.Id("Together")] = jen.True()
 		}
+		if s.Accept != "" {
+			d[jen.Id("Accept")] = jen.Map(jen.String()).Any().Values(jen.Dict{jen.Lit(s.Accept): jen.True()})
+		}
 		if s.Prefill {
 			d[jen.Id("Prefill")] = jen.Index().String().Values(lits(s.PrefillProps)...)
 			d[jen.Id("PrefillNeeds")] = jen.Index().String().Values(lits(s.PrefillNeeds)...)
@@ -117,7 +120,7 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) {
 		case MethodComplete, MethodDeclined, MethodCancelled, MethodUnavailable:
 			typed[jen.Id(m.Name)] = jen.Id("h").Dot(m.Name)
 		default:
-			field := map[MethodKind]string{MethodMessage: "Messages", MethodAsk: "Asks", MethodURL: "Links"}[m.Kind]
+			field := map[MethodKind]string{MethodMessage: "Messages", MethodAsk: "Asks", MethodURL: "Links", MethodPreview: "Previews"}[m.Kind]
 			perStep[field] = append(perStep[field], jen.Id(stepType+m.Step.GoName).Op(":").Id("h").Dot(m.Name))
 			mapType[field] = jen.Map(jen.Id(stepType)).Func().Add(methodSignature(pkg, t, m, false))
 		}
@@ -172,6 +175,8 @@ func fallbackConst(s string) string {
 		return "FallbackArguments"
 	case "handler":
 		return "FallbackHandler"
+	case "preview":
+		return "FallbackPreview"
 	}
 	return "FallbackError"
 }
@@ -207,7 +212,7 @@ func methodSignature(pkg *Package, t *Tool, m HandlerMethod, named bool) *jen.St
 	}
 	sig := jen.Params(params...)
 	switch m.Kind {
-	case MethodMessage, MethodURL:
+	case MethodMessage, MethodURL, MethodPreview:
 		return sig.String()
 	case MethodAsk:
 		return sig.Bool()
@@ -231,6 +236,11 @@ func methodDoc(t *Tool, m HandlerMethod) []string {
 		return []string{fmt.Sprintf("%s returns the message that asks the %s step.", m.Name, m.Step.Key)}
 	case MethodAsk:
 		return []string{fmt.Sprintf("%s reports whether the %s step is asked at all.", m.Name, m.Step.Key)}
+	case MethodPreview:
+		return []string{
+			fmt.Sprintf("%s says what confirming the %s step will do, for a client that cannot", m.Name, m.Step.Key),
+			"show it: the call completes with this preview and a single-use confirmation token.",
+		}
 	}
 	return []string{
 		fmt.Sprintf("%s returns the link of the %s step: your own connect page carrying token,", m.Name, m.Step.Key),

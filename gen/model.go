@@ -138,7 +138,8 @@ type Tool struct {
 	// printed from it.
 	Methods []HandlerMethod
 	// PrefillSchema is the JSON object of the properties the steps
-	// prefill, keyed by property name; nil when no step prefills.
+	// prefill, keyed by property name, and of the confirmation token of a
+	// preview step; nil when there is neither.
 	PrefillSchema []byte
 }
 
@@ -154,8 +155,12 @@ type ToolStep struct {
 	Prefill        bool
 	Once           bool   // completing the flow is single use (final step)
 	Together       bool   // asked in the same round as the step before it
-	Fallback       string // error, defaults, arguments, handler
+	Fallback       string // error, defaults, arguments, handler, preview
 	Missing        string // text of the arguments fallback
+	// Accept is the property a confirmation token sets to true, for a
+	// step whose fallback is preview (a once step whose form is one
+	// required boolean).
+	Accept string
 	// PrefillProps lists the form's properties when Prefill; PrefillNeeds
 	// those the arguments must all supply (the required ones, or else
 	// those without a default).
@@ -173,6 +178,7 @@ const (
 	MethodMessage                       // (ctx, req, args, answers) string: message=handler
 	MethodAsk                           // (ctx, req, args, answers) bool: ask=handler
 	MethodURL                           // (ctx, req, args, answers, token string) string: a URL step
+	MethodPreview                       // (ctx, req, args, answers) string: fallback=preview
 )
 
 // HandlerMethod is one method of a tool's handler interface.

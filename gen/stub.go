@@ -101,6 +101,8 @@ func stubBody(t *Tool, m HandlerMethod) []jen.Code {
 		return []jen.Code{jen.Return(jen.Lit("Please answer the " + m.Step.Key + " question."))}
 	case MethodAsk:
 		return []jen.Code{jen.Return(jen.True())}
+	case MethodPreview:
+		return []jen.Code{jen.Return(jen.Lit("This will " + t.MCPName + " (describe what confirming " + m.Step.Key + " does)."))}
 	}
 	return []jen.Code{jen.Return(jen.Lit("https://example.com/connect?flow=").Op("+").Qual("net/url", "QueryEscape").Call(jen.Id("token")))}
 }

@@ -445,12 +445,12 @@ func parseStepTag(t elicitTag) (stepSpec, []tagProblem) {
 			spec.Together = true
 		case "fallback":
 			switch o.value {
-			case "error", "defaults", "arguments", "handler":
+			case "error", "defaults", "arguments", "handler", "preview":
 				spec.Fallback = o.value
 			default:
-				msg := fmt.Sprintf("fallback=%s: use defaults, arguments, error or handler", o.value)
-				if near := nearest(o.value, []string{"error", "defaults", "arguments", "handler"}); near != "" {
-					msg = fmt.Sprintf("fallback=%s: did you mean %s? (use defaults, arguments, error or handler)", o.value, near)
+				msg := fmt.Sprintf("fallback=%s: use defaults, arguments, error, handler or preview", o.value)
+				if near := nearest(o.value, []string{"error", "defaults", "arguments", "handler", "preview"}); near != "" {
+					msg = fmt.Sprintf("fallback=%s: did you mean %s? (use defaults, arguments, error, handler or preview)", o.value, near)
 				}
 				problems = append(problems, tagProblem{o.off, msg})
 			}

@@ -201,6 +201,9 @@ func handlerMethods(t *Tool) []HandlerMethod {
 		if s.URL {
 			ms = append(ms, HandlerMethod{Name: s.GoName + "URL", Kind: MethodURL, Step: s})
 		}
+		if s.Fallback == "preview" {
+			ms = append(ms, HandlerMethod{Name: "Preview" + s.GoName, Kind: MethodPreview, Step: s})
+		}
 	}
 	return ms
 }
@@ -218,7 +221,7 @@ func methodOwners(a, b HandlerMethod) string {
 
 // stepAt holds the positions of a step that its tool's rules point at.
 type stepAt struct {
-	field, once, prefill token.Pos
+	field, once, prefill, fallback token.Pos
 }
 
 func (c *checker) checkStep(tool string, v *types.Var, af *ast.Field, pos token.Pos, rawTag string, forms map[string]*Form, prev *ToolStep) (*ToolStep, stepAt) {
@@ -244,7 +247,7 @@ func (c *checker) checkStep(tool string, v *types.Var, af *ast.Field, pos token.
 		Message: spec.Message, MessageHandler: spec.MessageHandler, AskHandler: spec.AskHandler,
 		Prefill: spec.Prefill, Once: spec.Once, Together: spec.Together, Fallback: cmp.Or(spec.Fallback, "error"),
 	}
-	where := stepAt{field: pos, once: at("once"), prefill: at("prefill")}
+	where := stepAt{field: pos, once: at("once"), prefill: at("prefill"), fallback: at("fallback")}
 	if spec.Key != "" {
 		step.Key = spec.Key
 	}
@@ -274,6 +277,9 @@ func (c *checker) checkStep(tool string, v *types.Var, af *ast.Field, pos token.
 		if spec.Fallback == "defaults" {
 			c.errorf(at("fallback"), "step %s: once marks a confirmation that must be asked, and fallback=defaults would answer it with the form's defaults when the client cannot show it: use fallback=error (the default) or fallback=handler", v.Name())
 		}
+	}
+	if step.Fallback == "preview" {
+		c.checkPreview(step, form, v, at("fallback"))
 	}
 	if step.URL {
 		if step.Prefill || step.Fallback == "defaults" || step.Fallback == "arguments" {
@@ -305,6 +311,22 @@ func (c *checker) checkStep(tool string, v *types.Var, af *ast.Field, pos token.
 		}
 	}
 	return step, where
+}
+
+// checkPreview checks a step whose fallback is preview: a confirmation
+// (once) whose form is one required boolean, which a confirmation token
+// sets to true.
+func (c *checker) checkPreview(step *ToolStep, form *Form, v *types.Var, at token.Pos) {
+	switch {
+	case !step.Once:
+		c.errorf(at, "step %s: fallback=preview is for a confirmation: add once (the token it gives completes the flow once)", v.Name())
+	case step.URL:
+		c.errorf(at, "URL step %s: fallback=preview is for a confirmation form; a URL step's fallback is error or handler", v.Name())
+	case len(form.Fields) != 1 || !form.Fields[0].Required || form.Fields[0].Kind != KindBool:
+		c.errorf(at, "step %s: fallback=preview confirms with a token, which answers a form of one required boolean; form %s is not one (give it a single field such as Confirm bool `elicit:\"confirm,required\"`)", v.Name(), form.Name)
+	default:
+		step.Accept = form.Fields[0].Property
+	}
 }
 
 // checkPrefill finds the properties that two steps prefill, or that a step
@@ -342,6 +364,18 @@ func (c *checker) checkPrefill(tool *Tool, places []stepAt) bool {
 			by[p] = i
 			props[p] = schema.Properties[p]
 		}
+	}
+	if i := slices.IndexFunc(tool.Steps, func(s *ToolStep) bool { return s.Accept != "" }); i >= 0 {
+		if f, dup := args[elicitrt.PreviewTokenArgument]; dup {
+			c.errorf(places[i].fallback, "step %s of tool %s: fallback=preview adds the argument %q, which is also field %s of %s: rename that field",
+				tool.Steps[i].GoName, tool.MCPName, elicitrt.PreviewTokenArgument, f, argsName)
+			ok = false
+		}
+		token, err := json.Marshal(map[string]string{"type": "string", "description": elicitrt.PreviewTokenDescription})
+		if err != nil {
+			panic(err)
+		}
+		props[elicitrt.PreviewTokenArgument] = token
 	}
 	if ok && len(props) > 0 {
 		b, err := json.Marshal(props) // map keys sorted: deterministic

@@ -45,7 +45,7 @@ type handDeploy struct {
 var (
 	handTargetSchema  = json.RawMessage(`{"type":"object","properties":{"environment":{"type":"string","oneOf":[{"const":"dev","title":"Development"},{"const":"staging","title":"Staging"},{"const":"prod","title":"Production"}]},"notify":{"type":"boolean","description":"Post in #deployments","default":false}},"required":["environment"]}`)
 	handConfirmSchema = json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean","description":"Deploy to production now."}},"required":["confirm"]}`)
-	handInputSchema   = json.RawMessage(`{"type":"object","required":["service"],"properties":{"service":{"type":"string","description":"the service to deploy"},"environment":{"type":"string","oneOf":[{"const":"dev","title":"Development"},{"const":"staging","title":"Staging"},{"const":"prod","title":"Production"}]},"notify":{"type":"boolean","description":"Post in #deployments","default":false}},"additionalProperties":false}`)
+	handInputSchema   = json.RawMessage(`{"type":"object","required":["service"],"properties":{"service":{"type":"string","description":"the service to deploy"},"environment":{"type":"string","oneOf":[{"const":"dev","title":"Development"},{"const":"staging","title":"Staging"},{"const":"prod","title":"Production"}]},"notify":{"type":"boolean","description":"Post in #deployments","default":false},"confirmation_token":{"type":"string","description":"Only to confirm a previewed action: the confirmation_token that a previous call of this tool returned with its preview, passed with the same other arguments. Never invent one."}},"additionalProperties":false}`)
 	errHandState      = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid or expired requestState"}
 )
 
@@ -76,8 +76,11 @@ func newHandServer(key []byte) *mcp.Server {
 	h := &handDeploy{aead: aead, used: map[[32]byte]time.Time{}}
 	server := mcp.NewServer(&mcp.Implementation{Name: "deploy", Version: "v1.0.0"}, nil)
 	mcp.AddTool(server, &mcp.Tool{
-		Name:        "deploy",
-		Description: "Deploy deploys a service to an environment, asking which one unless the model supplied it, and asking for confirmation before production.",
+		Name: "deploy",
+		// The same tool list as the generated server's; the baseline serves
+		// the rounds of clients that can ask (the preview path, for clients
+		// that cannot, is not part of the benchmarked round).
+		Description: "Deploy deploys a service to an environment, asking which one unless the model supplied it, and asking for confirmation before production; a client that cannot ask gets a preview and a confirmation token instead, and deploys by calling again with it.",
 		InputSchema: handInputSchema,
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: elicitrt.Bool(true)},
 	}, h.handle)

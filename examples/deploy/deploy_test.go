@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/mcptest"
@@ -124,17 +121,25 @@ func TestNoElicitation(t *testing.T) {
 				if err != nil || got != "Deploying api to staging without notifying." {
 					t.Fatalf("prefilled without elicitation: %q %v", got, err)
 				}
-				// Production needs a confirmation nobody can give: -32021.
-				_, _, err = call(t, cs, map[string]any{"service": "api", "environment": "prod"})
-				var werr *jsonrpc.Error
-				if !errors.As(err, &werr) || werr.Code != mcp.CodeMissingRequiredClientCapabilities {
-					t.Fatalf("want -32021, got %v", err)
+				// Production needs a confirmation nobody can give here: a
+				// preview and a token, then the same call with the token.
+				prod := map[string]any{"service": "api", "environment": "prod"}
+				preview, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: prod})
+				if err != nil || preview.IsError || len(preview.Content) != 2 ||
+					preview.Content[0].(*mcp.TextContent).Text != "Preview: this deploys api to production without notifying." {
+					t.Fatalf("preview: %+v %v", preview, err)
 				}
-				var data struct {
-					RequiredCapabilities json.RawMessage `json:"requiredCapabilities"`
+				token := tokenOf(t, preview)
+				confirmed := map[string]any{"service": "api", "environment": "prod", elicitrt.PreviewTokenArgument: token}
+				if got, _, err := call(t, cs, confirmed); err != nil || got != "Deploying api to prod without notifying." {
+					t.Fatalf("confirmed with the token: %q %v", got, err)
 				}
-				if err := json.Unmarshal(werr.Data, &data); err != nil || string(data.RequiredCapabilities) != `{"elicitation":{"form":{}}}` {
-					t.Fatalf("data %s", werr.Data)
+				if got, res, err := call(t, cs, confirmed); err != nil || !res.IsError || !strings.Contains(got, "new preview") {
+					t.Fatalf("the token used again: %q %v", got, err)
+				}
+				staging := map[string]any{"service": "api", "environment": "staging", elicitrt.PreviewTokenArgument: token}
+				if got, res, err := call(t, cs, staging); err != nil || res.IsError || got != "Deploying api to staging without notifying." {
+					t.Fatalf("a token where no confirmation is asked is ignored: %q %v", got, err)
 				}
 				// Invalid prefilled arguments are a tool error naming them (the
 				// SDK validates them against the input schema, which carries the
@@ -146,4 +151,16 @@ func TestNoElicitation(t *testing.T) {
 			})
 		}
 	}
+}
+
+// tokenOf reads the confirmation token out of a preview result.
+func tokenOf(t *testing.T, preview *mcp.CallToolResult) string {
+	t.Helper()
+	how := preview.Content[1].(*mcp.TextContent).Text
+	_, after, _ := strings.Cut(how, `"confirmation_token": "`)
+	token, _, ok := strings.Cut(after, `"`)
+	if !ok || token == "" {
+		t.Fatalf("no token in %q", how)
+	}
+	return token
 }

@@ -38,6 +38,14 @@ func (deployer) ConfirmMessage(ctx context.Context, req *mcp.CallToolRequest, ar
 	return fmt.Sprintf("Deploy %s to production now?", args.Service)
 }
 
+func (deployer) PreviewConfirm(ctx context.Context, req *mcp.CallToolRequest, args DeployArgs, answers DeployAnswers) string {
+	notify := "without notifying"
+	if answers.Target.Notify {
+		notify = "and posting in #deployments"
+	}
+	return fmt.Sprintf("Preview: this deploys %s to production %s.", args.Service, notify)
+}
+
 func (deployer) AskConfirm(ctx context.Context, req *mcp.CallToolRequest, args DeployArgs, answers DeployAnswers) bool {
 	return answers.Target != nil && answers.Target.Environment == Prod
 }

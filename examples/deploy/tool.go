@@ -30,12 +30,14 @@ type DeployArgs struct {
 }
 
 // Deploy deploys a service to an environment, asking which one unless the
-// model supplied it, and asking for confirmation before production.
+// model supplied it, and asking for confirmation before production; a
+// client that cannot ask gets a preview and a confirmation token instead,
+// and deploys by calling again with it.
 //
 //elicit:tool deploy
 //elicit:annotations destructive
 type Deploy struct {
 	Args    DeployArgs
 	Target  Target       `elicit:"target,message=Which environment should I deploy to?,prefill,fallback=arguments"`
-	Confirm Confirmation `elicit:"confirm,message=handler,ask=handler,fallback=error,once"`
+	Confirm Confirmation `elicit:"confirm,message=handler,ask=handler,fallback=preview,once"`
 }

@@ -203,6 +203,9 @@ type DeployHandler interface {
 	ConfirmMessage(ctx context.Context, req *mcp.CallToolRequest, args DeployArgs, answers DeployAnswers) string
 	// AskConfirm reports whether the confirm step is asked at all.
 	AskConfirm(ctx context.Context, req *mcp.CallToolRequest, args DeployArgs, answers DeployAnswers) bool
+	// PreviewConfirm says what confirming the confirm step will do, for a client that cannot
+	// show it: the call completes with this preview and a single-use confirmation token.
+	PreviewConfirm(ctx context.Context, req *mcp.CallToolRequest, args DeployArgs, answers DeployAnswers) string
 }
 
 // elicitDeployAnswers types the answers the machine keeps for the deploy tool.
@@ -228,8 +231,9 @@ func RegisterDeploy(server *mcp.Server, h DeployHandler, opts *elicitrt.ToolOpti
 		Prefill:      []string{"environment", "notify"},
 		PrefillNeeds: []string{"environment"},
 	}, {
+		Accept:   map[string]any{"confirm": true},
 		Check:    elicitrt.Check[Confirmation],
-		Fallback: elicitrt.FallbackError,
+		Fallback: elicitrt.FallbackPreview,
 		Key:      "confirm",
 		Missing:  "confirm is required",
 		Mode:     elicitrt.ModeForm,
@@ -242,6 +246,7 @@ func RegisterDeploy(server *mcp.Server, h DeployHandler, opts *elicitrt.ToolOpti
 		Complete:  h.Complete,
 		Declined:  h.Declined,
 		Messages:  map[DeployStep]func(context.Context, *mcp.CallToolRequest, DeployArgs, DeployAnswers) string{DeployStepConfirm: h.ConfirmMessage},
+		Previews:  map[DeployStep]func(context.Context, *mcp.CallToolRequest, DeployArgs, DeployAnswers) string{DeployStepConfirm: h.PreviewConfirm},
 	}.Flow(), opts)
 	elicitrt.AddTool[DeployArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
@@ -249,8 +254,8 @@ func RegisterDeploy(server *mcp.Server, h DeployHandler, opts *elicitrt.ToolOpti
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
-		Description: "Deploy deploys a service to an environment, asking which one unless the model supplied it, and asking for confirmation before production.",
-		InputSchema: elicitrt.MustInputSchema("deploy", base, err, json.RawMessage("{\"environment\":{\"type\":\"string\",\"oneOf\":[{\"const\":\"dev\",\"title\":\"Development\"},{\"const\":\"staging\",\"title\":\"Staging\"},{\"const\":\"prod\",\"title\":\"Production\"}]},\"notify\":{\"type\":\"boolean\",\"description\":\"Post in #deployments\",\"default\":false}}")),
+		Description: "Deploy deploys a service to an environment, asking which one unless the model supplied it, and asking for confirmation before production; a client that cannot ask gets a preview and a confirmation token instead, and deploys by calling again with it.",
+		InputSchema: elicitrt.MustInputSchema("deploy", base, err, json.RawMessage("{\"confirmation_token\":{\"description\":\"Only to confirm a previewed action: the confirmation_token that a previous call of this tool returned with its preview, passed with the same other arguments. Never invent one.\",\"type\":\"string\"},\"environment\":{\"type\":\"string\",\"oneOf\":[{\"const\":\"dev\",\"title\":\"Development\"},{\"const\":\"staging\",\"title\":\"Staging\"},{\"const\":\"prod\",\"title\":\"Production\"}]},\"notify\":{\"type\":\"boolean\",\"description\":\"Post in #deployments\",\"default\":false}}")),
 		Name:        "deploy",
 	}, m)
 }
