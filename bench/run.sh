@@ -36,7 +36,7 @@ for round in $(seq "$COUNT"); do
 	# One deploy round over streamable HTTP on loopback, three server
 	# processes (hand-written go-sdk, examples/deploy, floor) at
 	# concurrency 1, 8 and 32 (bench/e2e; docs/performance.md).
-	run -bench 'E2E' ./bench/e2e
+	ELICITGEN_E2E_ROTATE=$round run -bench 'E2E' ./bench/e2e
 	# The generator on 500 forms against a bare packages.Load (each run is slow).
 	run -bench 'Generate' -benchtime 10x ./gen
 done

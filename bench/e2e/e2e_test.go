@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -57,12 +59,39 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// servers builds and starts the three servers, once per test binary.
+// extraSubjects reads ELICITGEN_E2E_EXTRA: NAME=BINARY pairs separated by
+// commas, servers built beforehand (with e2estats; for examples/deploy,
+// -tags e2ebench) that run as further cases after "elicitgen". This is
+// how a lever is measured against the code without it: build the deploy
+// server of the other tree and name it here, e.g.
+// ELICITGEN_E2E_EXTRA=before=/tmp/deploy-before.
+func extraSubjects() ([][2]string, error) {
+	var out [][2]string
+	for _, pair := range strings.Split(os.Getenv("ELICITGEN_E2E_EXTRA"), ",") {
+		if pair == "" {
+			continue
+		}
+		name, bin, ok := strings.Cut(pair, "=")
+		if !ok || name == "" || bin == "" {
+			return nil, fmt.Errorf("ELICITGEN_E2E_EXTRA: %q is not NAME=BINARY", pair)
+		}
+		out = append(out, [2]string{name, bin})
+	}
+	return out, nil
+}
+
+// servers builds and starts the three servers (and any extra ones), once
+// per test binary.
 func servers(tb testing.TB) []*server {
 	tb.Helper()
 	setupOnce.Do(func() {
 		tmpDir, setupErr = os.MkdirTemp("", "elicitgen-e2e-")
 		if setupErr != nil {
+			return
+		}
+		extra, err := extraSubjects()
+		if err != nil {
+			setupErr = err
 			return
 		}
 		for _, sub := range subjects {
@@ -82,6 +111,17 @@ func servers(tb testing.TB) []*server {
 				return
 			}
 			running = append(running, s)
+			if sub.name == "elicitgen" {
+				// Extra binaries run right after the subject they vary.
+				for _, x := range extra {
+					s, err := start(x[0], x[1])
+					if err != nil {
+						setupErr = err
+						return
+					}
+					running = append(running, s)
+				}
+			}
 		}
 	})
 	if setupErr != nil {
@@ -138,6 +178,34 @@ func (s *server) read() (e2estats.Stats, error) {
 	}
 	defer resp.Body.Close()
 	return st, json.NewDecoder(resp.Body).Decode(&st)
+}
+
+// control starts or stops the server's CPU profile or, for "allocs", reads
+// its heap profile; stop and allocs write the profile to file.
+func (s *server) control(verb, file string) error {
+	url := strings.TrimSuffix(s.stats, "/stats") + "/profile/" + verb
+	var resp *http.Response
+	var err error
+	if verb == "allocs" {
+		resp, err = http.Get(url)
+	} else {
+		resp, err = http.Post(url, "", nil)
+	}
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("profile %s: HTTP %d: %s", verb, resp.StatusCode, body)
+	}
+	if file != "" {
+		return os.WriteFile(file, body, 0o644)
+	}
+	return nil
 }
 
 // The round: deploy api with no environment from a 2026-07-28 client that
@@ -259,8 +327,18 @@ func TestRound(t *testing.T) {
 // rounds/s, p50-us and p99-us (client-side latency of a round),
 // srv-allocs/round and srv-B/round (heap), srv-RSS-MiB (resident memory
 // after the run) and srv-GC/kround (GC cycles per thousand rounds).
+// With ELICITGEN_E2E_PROFILE=DIR, each case also writes the server's CPU
+// profile over its last run to DIR/NAME-cC.pprof and its allocations since
+// start to DIR/NAME-cC.allocs.pprof.
 func BenchmarkE2E(b *testing.B) {
-	ss := servers(b)
+	ss := slices.Clone(servers(b))
+	// ELICITGEN_E2E_ROTATE=N starts each concurrency's cases at the N-th
+	// server (bench/e2e/run.sh passes the round number), so that no server
+	// always runs first, or right after the same one.
+	if n, err := strconv.Atoi(os.Getenv("ELICITGEN_E2E_ROTATE")); err == nil && len(ss) > 0 {
+		n %= len(ss)
+		ss = append(ss[n:], ss[:n]...)
+	}
 	for _, conc := range []int{1, 8, 32} {
 		for _, s := range ss {
 			b.Run(fmt.Sprintf("c=%d/%s", conc, s.name), func(b *testing.B) { load(b, s, conc) })
@@ -283,6 +361,12 @@ func load(b *testing.B, s *server, conc int) {
 		wg      sync.WaitGroup
 	)
 	n := int64(b.N)
+	profile := os.Getenv("ELICITGEN_E2E_PROFILE")
+	if profile != "" {
+		if err := s.control("start", ""); err != nil {
+			b.Fatal(err)
+		}
+	}
 	b.ResetTimer()
 	begin := time.Now()
 	for range conc {
@@ -318,6 +402,14 @@ func load(b *testing.B, s *server, conc int) {
 	after, err := s.read()
 	if err != nil {
 		b.Fatal(err)
+	}
+	if profile != "" {
+		if err := s.control("stop", filepath.Join(profile, fmt.Sprintf("%s-c%d.pprof", s.name, conc))); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.control("allocs", filepath.Join(profile, fmt.Sprintf("%s-c%d.allocs.pprof", s.name, conc))); err != nil {
+			b.Fatal(err)
+		}
 	}
 	c.hc.CloseIdleConnections()
 	slices.Sort(lats)

@@ -23,7 +23,7 @@ out=bench/e2e/results.out
 } | tee -a "$out"
 for round in $(seq "$COUNT"); do
 	echo "# round $round of $COUNT, load average $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out"
-	go test -run '^$' -bench "$BENCH" -benchtime "$BENCHTIME" -count 1 ./bench/e2e | tee -a "$out"
+	ELICITGEN_E2E_ROTATE=$round go test -run '^$' -bench "$BENCH" -benchtime "$BENCHTIME" -count 1 ./bench/e2e | tee -a "$out"
 done
 echo
 go run ./bench/ratios < "$out"

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // e2eServers are the servers of bench/e2e's BenchmarkE2E: the baseline
@@ -58,12 +59,25 @@ func e2eTable(results map[string]*result) int {
 	fmt.Println("| e2e deploy round | server | server CPU / round | ratio to baseline (median, range) | rounds/s | ratio | p50 / p99 | allocs / round | RSS after | target | met |")
 	fmt.Println("|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|")
 	unmet := 0
+	// Extra cases (ELICITGEN_E2E_EXTRA) after the known ones.
+	servers := slices.Clone(e2eServers)
+	var extra []string
+	for name := range results {
+		rest, ok := strings.CutPrefix(name, "E2E/c=8/")
+		if ok && !slices.ContainsFunc(e2eServers, func(s struct{ name, label string }) bool { return s.name == rest }) {
+			extra = append(extra, rest)
+		}
+	}
+	slices.Sort(extra)
+	for _, name := range extra {
+		servers = append(servers, struct{ name, label string }{name, "extra: " + name})
+	}
 	for _, c := range []string{"1", "8", "32"} {
 		base := results["E2E/c="+c+"/sdk"]
 		if base == nil {
 			continue
 		}
-		for _, s := range e2eServers {
+		for _, s := range servers {
 			r := results["E2E/c="+c+"/"+s.name]
 			if r == nil {
 				continue

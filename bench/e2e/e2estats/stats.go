@@ -3,7 +3,9 @@
 // resident memory. A server calls Start at start-up; when the environment
 // variable ELICITGEN_E2E_STATS names a listen address, Start serves
 // GET /stats there and logs "e2estats: serving at ADDR" on standard error;
-// otherwise it does nothing.
+// otherwise it does nothing. It also serves POST /profile/start and
+// POST /profile/stop, which returns a CPU profile of the time between, and
+// GET /profile/allocs, the heap profile of allocations since start.
 //
 // The counters come from the process itself rather than from /proc/PID/stat
 // because getrusage reports CPU time in microseconds, where /proc counts
@@ -12,14 +14,17 @@
 package e2estats
 
 import (
+	"bytes"
 	"encoding/json"
 	"log"
 	"net"
 	"net/http"
 	"os"
 	"runtime/metrics"
+	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -95,6 +100,41 @@ func Start() {
 	mux.HandleFunc("GET /stats", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(Read())
+	})
+	// A CPU profile of the process between POST /profile/start and
+	// POST /profile/stop, which answers it (pprof's format).
+	var (
+		mu      sync.Mutex
+		profile *bytes.Buffer
+	)
+	mux.HandleFunc("POST /profile/start", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if profile != nil {
+			http.Error(w, "already profiling", http.StatusConflict)
+			return
+		}
+		profile = new(bytes.Buffer)
+		if err := pprof.StartCPUProfile(profile); err != nil {
+			profile = nil
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		}
+	})
+	mux.HandleFunc("POST /profile/stop", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if profile == nil {
+			http.Error(w, "not profiling", http.StatusConflict)
+			return
+		}
+		pprof.StopCPUProfile()
+		w.Write(profile.Bytes())
+		profile = nil
+	})
+	// The heap profile of allocations since start (pprof's format; take
+	// two and compare with pprof -diff_base).
+	mux.HandleFunc("GET /profile/allocs", func(w http.ResponseWriter, r *http.Request) {
+		pprof.Lookup("allocs").WriteTo(w, 0)
 	})
 	go func() { log.Fatalf("e2estats: %v", http.Serve(ln, mux)) }()
 }
