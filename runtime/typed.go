@@ -86,8 +86,21 @@ func (t Typed[A, T, S]) Flow() Flow {
 // InputSchema comes from MustInputSchema. It also installs the
 // sending middleware that lets the form's decoder, not the
 // SDK, judge the answers of 2025-11-25 clients.
+//
+// When A is a flat struct (strings, booleans, numbers, or pointers to
+// them) and the InputSchema is JSON text, the tool is registered raw
+// (server.AddTool) with its arguments validated against the schema,
+// resolved once here, and decoded into A once per call, with the outcome
+// mcp.AddTool has (see argsDecoder); otherwise through mcp.AddTool. Either
+// way the SDK's middleware, auth and tools/list see the same tool.
 func AddTool[A any](server *mcp.Server, tool *mcp.Tool, m *Machine) {
 	server.AddSendingMiddleware(keepRawAnswers)
+	if d := newArgsDecoder[A](tool.InputSchema); d != nil {
+		addRawTool(server, tool, d, func(ctx context.Context, req *mcp.CallToolRequest, args A) (*mcp.CallToolResult, error) {
+			return m.Call(ctx, req, args)
+		})
+		return
+	}
 	mcp.AddTool(server, tool, func(ctx context.Context, req *mcp.CallToolRequest, args A) (*mcp.CallToolResult, any, error) {
 		res, err := m.Call(ctx, req, args)
 		return res, nil, err
