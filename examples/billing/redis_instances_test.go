@@ -151,3 +151,66 @@ func TestRedisSignInServedByOtherInstance(t *testing.T) {
 		})
 	}
 }
+
+// TestRedisDownSignIn: with Redis killed after Alice opened the sign-in
+// link on A, the provider's callback gets 500 and stores nothing, and the
+// retry on B does not complete (an error); Redis restarted, the same
+// callback completes the sign-in and the same retry on B completes.
+func TestRedisDownSignIn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a redis-server and billing processes")
+	}
+	srv := redistest.Start(t)
+	a, b := startBillingProcess(t, srv.URL), startBillingProcess(t, srv.URL)
+	onA, onB := processClient(t, a, "alice"), processClient(t, b, "alice")
+	first, err := list(onA, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, p := urlRequest(t, first)
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar}
+	if resp, err := browser.PostForm(a+"/login", url.Values{"user": {"alice"}}); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("login: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	callback := callbackURL(t, browser, p.URL)
+	accept := mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept"}}
+
+	srv.Stop()
+	if code, body := get(t, browser, callback); code != http.StatusInternalServerError {
+		t.Fatalf("callback with Redis down: %d %s, want 500", code, body)
+	}
+	res, err := list(onB, first.RequestState, accept)
+	if err == nil && !res.IsError {
+		t.Fatalf("retry with Redis down: %+v, want an error", res)
+	}
+	t.Logf("retry with Redis down: err=%v result=%q", err, mcptest.Text(res))
+
+	srv.Restart()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		code, body := get(t, browser, callback)
+		if code == http.StatusOK {
+			break
+		}
+		if code != http.StatusInternalServerError || time.Now().After(deadline) {
+			t.Fatalf("callback after the restart: %d %s", code, body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for {
+		res, err = list(onB, first.RequestState, accept)
+		if err == nil && !res.IsError {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("retry after the restart: %+v %v", res, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if res.NeedsInput() || mcptest.Text(res) != "2 open invoices." {
+		t.Fatalf("retry after the restart: %+v", res)
+	}
+}
