@@ -144,8 +144,8 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) {
 	if t.PrefillSchema != nil {
 		prefillArg = jen.Qual("encoding/json", "RawMessage").Call(jen.Lit(string(t.PrefillSchema)))
 	}
-	f.Commentf("Register%s adds the %s tool to server, driven by a state machine over", name, t.MCPName)
-	f.Comment("multi round-trip requests that calls h's typed methods. opts may be nil.")
+	f.Commentf("Register%s adds the %s tool to server: the runtime's interpreter runs its", name, t.MCPName)
+	f.Comment("step table over multi round-trip requests and calls h's typed methods. opts may be nil.")
 	f.Func().Id("Register"+name).Params(
 		jen.Id("server").Op("*").Qual(mcpPath, "Server"),
 		jen.Id("h").Id(handlerType),

@@ -61,8 +61,8 @@ func elicitListInvoicesAnswers(a elicitrt.Answers) ListInvoicesAnswers {
 	return ListInvoicesAnswers{Billing: elicitrt.URLAnswer(a[0])}
 }
 
-// RegisterListInvoices adds the list_invoices tool to server, driven by a state machine over
-// multi round-trip requests that calls h's typed methods. opts may be nil.
+// RegisterListInvoices adds the list_invoices tool to server: the runtime's interpreter runs its
+// step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterListInvoices(server *mcp.Server, h ListInvoicesHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
 	m := elicitrt.NewMachine("list_invoices", []elicitrt.Step{{

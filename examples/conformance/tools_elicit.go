@@ -228,8 +228,8 @@ func elicitElicitationAnswers(a elicitrt.Answers) ElicitationAnswers {
 	return ElicitationAnswers{UserName: elicitrt.Decoded[UserName](a[0])}
 }
 
-// RegisterElicitation adds the test_input_required_result_elicitation tool to server, driven by a state machine over
-// multi round-trip requests that calls h's typed methods. opts may be nil.
+// RegisterElicitation adds the test_input_required_result_elicitation tool to server: the runtime's interpreter runs its
+// step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterElicitation(server *mcp.Server, h ElicitationHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
 	m := elicitrt.NewMachine("test_input_required_result_elicitation", []elicitrt.Step{{
@@ -301,8 +301,8 @@ func elicitMultiRoundAnswers(a elicitrt.Answers) MultiRoundAnswers {
 	}
 }
 
-// RegisterMultiRound adds the test_input_required_result_multi_round tool to server, driven by a state machine over
-// multi round-trip requests that calls h's typed methods. opts may be nil.
+// RegisterMultiRound adds the test_input_required_result_multi_round tool to server: the runtime's interpreter runs its
+// step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterMultiRound(server *mcp.Server, h MultiRoundHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
 	m := elicitrt.NewMachine("test_input_required_result_multi_round", []elicitrt.Step{{
@@ -375,8 +375,8 @@ func elicitRequestStateAnswers(a elicitrt.Answers) RequestStateAnswers {
 	return RequestStateAnswers{Confirm: elicitrt.Decoded[Confirm](a[0])}
 }
 
-// RegisterRequestState adds the test_input_required_result_request_state tool to server, driven by a state machine over
-// multi round-trip requests that calls h's typed methods. opts may be nil.
+// RegisterRequestState adds the test_input_required_result_request_state tool to server: the runtime's interpreter runs its
+// step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterRequestState(server *mcp.Server, h RequestStateHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
 	m := elicitrt.NewMachine("test_input_required_result_request_state", []elicitrt.Step{{
@@ -441,8 +441,8 @@ func elicitTamperedStateAnswers(a elicitrt.Answers) TamperedStateAnswers {
 	return TamperedStateAnswers{Confirm: elicitrt.Decoded[Confirm](a[0])}
 }
 
-// RegisterTamperedState adds the test_input_required_result_tampered_state tool to server, driven by a state machine over
-// multi round-trip requests that calls h's typed methods. opts may be nil.
+// RegisterTamperedState adds the test_input_required_result_tampered_state tool to server: the runtime's interpreter runs its
+// step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterTamperedState(server *mcp.Server, h TamperedStateHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
 	m := elicitrt.NewMachine("test_input_required_result_tampered_state", []elicitrt.Step{{

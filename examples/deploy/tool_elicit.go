@@ -216,8 +216,8 @@ func elicitDeployAnswers(a elicitrt.Answers) DeployAnswers {
 	}
 }
 
-// RegisterDeploy adds the deploy tool to server, driven by a state machine over
-// multi round-trip requests that calls h's typed methods. opts may be nil.
+// RegisterDeploy adds the deploy tool to server: the runtime's interpreter runs its
+// step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterDeploy(server *mcp.Server, h DeployHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[DeployArgs](nil)
 	m := elicitrt.NewMachine("deploy", []elicitrt.Step{{

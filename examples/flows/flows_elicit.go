@@ -595,8 +595,8 @@ func elicitSurveyAnswers(a elicitrt.Answers) SurveyAnswers {
 	}
 }
 
-// RegisterSurvey adds the survey tool to server, driven by a state machine over
-// multi round-trip requests that calls h's typed methods. opts may be nil.
+// RegisterSurvey adds the survey tool to server: the runtime's interpreter runs its
+// step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterSurvey(server *mcp.Server, h SurveyHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[SurveyArgs](nil)
 	m := elicitrt.NewMachine("survey", []elicitrt.Step{{
@@ -677,8 +677,8 @@ func elicitPollAnswers(a elicitrt.Answers) PollAnswers {
 	return PollAnswers{Name: elicitrt.Decoded[Name](a[0])}
 }
 
-// RegisterPoll adds the poll tool to server, driven by a state machine over
-// multi round-trip requests that calls h's typed methods. opts may be nil.
+// RegisterPoll adds the poll tool to server: the runtime's interpreter runs its
+// step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterPoll(server *mcp.Server, h PollHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[SurveyArgs](nil)
 	m := elicitrt.NewMachine("poll", []elicitrt.Step{{
@@ -758,8 +758,8 @@ func elicitSignupAnswers(a elicitrt.Answers) SignupAnswers {
 	}
 }
 
-// RegisterSignup adds the signup tool to server, driven by a state machine over
-// multi round-trip requests that calls h's typed methods. opts may be nil.
+// RegisterSignup adds the signup tool to server: the runtime's interpreter runs its
+// step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterSignup(server *mcp.Server, h SignupHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[SurveyArgs](nil)
 	m := elicitrt.NewMachine("signup", []elicitrt.Step{{
@@ -843,8 +843,8 @@ func elicitStrictAnswers(a elicitrt.Answers) StrictAnswers {
 	return StrictAnswers{Everything: elicitrt.Decoded[Everything](a[0])}
 }
 
-// RegisterStrict adds the strict tool to server, driven by a state machine over
-// multi round-trip requests that calls h's typed methods. opts may be nil.
+// RegisterStrict adds the strict tool to server: the runtime's interpreter runs its
+// step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterStrict(server *mcp.Server, h StrictHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[SurveyArgs](nil)
 	m := elicitrt.NewMachine("strict", []elicitrt.Step{{
