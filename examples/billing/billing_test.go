@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"html"
 	"io"
 	"net"
 	"net/http"
@@ -56,12 +58,20 @@ func startSite(t *testing.T) *site {
 // startSiteWith runs the example; with providerHost (e.g. "localhost"),
 // the stand-in provider runs on a server of its own, reached at
 // http://providerHost:PORT: another site than the app's 127.0.0.1, as a
-// real provider is.
-func startSiteWith(t *testing.T, providerHost string) *site {
+// real provider is. edit changes the config before the app is made. Besides
+// the app, the site serves /test/frame?src=URL, a page of the same origin
+// that frames URL.
+func startSiteWith(t *testing.T, providerHost string, edit ...func(*config)) *site {
 	t.Helper()
 	s := &site{grants: &elicitrt.MemoryGrants{}}
 	var app http.Handler
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { app.ServeHTTP(w, r) }))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/test/frame" {
+			serveFrame(w, r)
+			return
+		}
+		app.ServeHTTP(w, r)
+	}))
 	t.Cleanup(srv.Close)
 	s.url = srv.URL
 	s.cfg = config{base: srv.URL, keys: keys, grants: s.grants}
@@ -76,8 +86,17 @@ func startSiteWith(t *testing.T, providerHost string) *site {
 		t.Cleanup(psrv.Close)
 		s.cfg.provider = "http://" + net.JoinHostPort(providerHost, strconv.Itoa(psrv.Listener.Addr().(*net.TCPAddr).Port))
 	}
+	for _, e := range edit {
+		e(&s.cfg)
+	}
 	app = newApp(s.cfg)
 	return s
+}
+
+// serveFrame serves a page that frames the URL in its src parameter.
+func serveFrame(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	fmt.Fprintf(w, `<!doctype html><title>framing</title><iframe id="framed" src="%s" width="600" height="400"></iframe>`, html.EscapeString(r.URL.Query().Get("src")))
 }
 
 // bearer adds the stand-in MCP credential: the user id as bearer token.
