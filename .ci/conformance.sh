@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Runs the official MCP conformance suite's SEP-2322 (multi round-trip
-# requests) server scenarios against examples/conformance over streamable
-# HTTP on 127.0.0.1. Every version is pinned in .ci/conformance/package.json
-# and its lock file. Exits non-zero on any failure.
+# Runs the official MCP conformance suite's elicitation and SEP-2322 (multi
+# round-trip requests) server scenarios against examples/conformance over
+# streamable HTTP on 127.0.0.1, and prints each by name. Every version is
+# pinned in .ci/conformance/package.json and its lock file. Exits non-zero
+# on any failure, except the scenarios listed in `known` below, which must
+# fail with exactly the error given there (docs/conformance.md says why).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +18,20 @@ scenarios=(
 	input-required-result-ignore-extra-params
 	input-required-result-validate-input
 	input-required-result-unsupported-methods
+	input-required-result-non-tool-request
+	input-required-result-multiple-input-requests
+	input-required-result-capability-check
+	tools-call-elicitation
+	elicitation-sep1034-defaults
+	elicitation-sep1330-enums
+)
+
+# Scenarios whose fixtures need sampling or roots, which elicitgen does not
+# send (it asks the user, not the model), with the one error the suite must
+# report for them: anything else is a failure.
+declare -A known=(
+	[input-required-result-multiple-input-requests]='Error: Expected a sampling/createMessage inputRequest; Expected a roots/list inputRequest; Expected inputRequests with different method types (elicitation + sampling + roots/list)'
+	[input-required-result-capability-check]='Error: JSON-RPC error: this tool needs the client to support form-mode elicitation'
 )
 
 npm ci --prefix .ci/conformance --no-audit --no-fund --loglevel=error
@@ -36,16 +52,20 @@ for _ in $(seq 1 100); do
 	sleep 0.1
 done
 
-passed=0 failed=0
+passed=0 failed=0 expected=0
 for s in "${scenarios[@]}"; do
 	if timeout 120 conformance server --url "http://127.0.0.1:$port/mcp" --scenario "$s" >"$work/$s.log" 2>&1; then
 		passed=$((passed + 1))
 		echo "ok   $s: $(sed 's/\x1b\[[0-9;]*m//g' "$work/$s.log" | grep -m1 'Passed:')"
+	elif [ -n "${known[$s]:-}" ] && [ "$(sed 's/\x1b\[[0-9;]*m//g' "$work/$s.log" | grep -c '^ *Error: ')" -eq 1 ] &&
+		sed 's/\x1b\[[0-9;]*m//g' "$work/$s.log" | grep -qxF "    ${known[$s]}"; then
+		expected=$((expected + 1))
+		echo "out  $s (sampling/roots, docs/conformance.md): $(sed 's/\x1b\[[0-9;]*m//g' "$work/$s.log" | grep -m1 'Passed:') ${known[$s]}"
 	else
 		failed=$((failed + 1))
 		echo "FAIL $s"
 		sed 's/\x1b\[[0-9;]*m//g' "$work/$s.log" | tail -30
 	fi
 done
-echo "conformance: $passed passed, $failed failed"
+echo "conformance: $passed passed, $failed failed, $expected out of scope (sampling/roots)"
 [ "$failed" -eq 0 ]

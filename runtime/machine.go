@@ -187,18 +187,30 @@ type ToolOptions struct {
 // answer to one question by default: as long as a state lives.
 const DefaultLegacyAnswerWait = DefaultStateTTL
 
-// Machine drives one tool's steps over MRTR rounds.
+// Machine drives the steps of one tool (Call), prompt (GetPrompt, see
+// NewPromptMachine) or resource (ReadResource, see NewResourceMachine) over
+// MRTR rounds: one interpreter for the three request kinds, which reads a
+// request through a small view of it (request.go).
 type Machine struct {
 	tool  string
 	steps []Step
 	props []map[string]struct{} // per step: the form's declared properties
-	flow  Flow
+	flow  hooks
 	opts  ToolOptions
+	// kind is the request kind the machine serves; tool is then the name
+	// its states and flows are bound to: the tool's name, "prompt:NAME" or
+	// "resource:URI" (so that no tool's state opens for a prompt).
+	kind kind
 }
 
 // NewMachine returns the machine of tool, with its step table and flow.
 func NewMachine(tool string, steps []Step, flow Flow, opts *ToolOptions) *Machine {
-	m := &Machine{tool: tool, steps: steps, flow: flow, props: make([]map[string]struct{}, len(steps))}
+	return newMachine(kindTool, tool, steps, flow.hooks(), opts)
+}
+
+// newMachine returns the machine of a request kind, bound to name.
+func newMachine(k kind, name string, steps []Step, flow hooks, opts *ToolOptions) *Machine {
+	m := &Machine{tool: name, kind: k, steps: steps, flow: flow, props: make([]map[string]struct{}, len(steps))}
 	for i := range steps {
 		m.props[i] = formProperties(&steps[i])
 	}
@@ -275,7 +287,7 @@ func PrincipalFrom(ctx context.Context) string {
 type call struct {
 	m      *Machine
 	ctx    context.Context
-	req    *mcp.CallToolRequest
+	req    *request
 	args   any
 	bind   Binding
 	now    time.Time
@@ -292,7 +304,12 @@ type call struct {
 // round, and seal it or complete. A panic in generated code or a handler
 // method ends this call with a JSON-RPC internal error, logged with its
 // stack, and never the process.
-func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) (res *mcp.CallToolResult, err error) {
+func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) (*mcp.CallToolResult, error) {
+	return asKind[*mcp.CallToolResult](m.serve(ctx, toolView(req), args))
+}
+
+// serve runs one request of the machine's kind (see Call).
+func (m *Machine) serve(ctx context.Context, req *request, args any) (res mcp.Result, err error) {
 	defer m.recoverCall(&res, &err)
 	c, err := m.open(ctx, req, args)
 	if err != nil {
@@ -340,7 +357,7 @@ func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) 
 }
 
 // open binds the call and opens its requestState, if any.
-func (m *Machine) open(ctx context.Context, req *mcp.CallToolRequest, args any) (*call, error) {
+func (m *Machine) open(ctx context.Context, req *request, args any) (*call, error) {
 	bind := Binding{Tool: m.tool, ArgsDigest: DigestArguments(req.Params.Arguments), Principal: m.principal(req), Audience: m.opts.Audience}
 	c := &call{
 		m: m, ctx: context.WithValue(ctx, principalKey{}, bind.Principal), req: req, args: args,
@@ -380,7 +397,7 @@ func (m *Machine) open(ctx context.Context, req *mcp.CallToolRequest, args any) 
 // takeAnswers applies the retry's answers to the questions the state says
 // were asked, each under its own key; answers under any other key are
 // ignored (the spec: a server ignores what it did not ask).
-func (c *call) takeAnswers() (done bool, res *mcp.CallToolResult, err error) {
+func (c *call) takeAnswers() (done bool, res mcp.Result, err error) {
 	asked := c.st.Asked
 	c.st.Asked = nil
 	for _, j := range asked {
@@ -399,7 +416,7 @@ func (c *call) takeAnswers() (done bool, res *mcp.CallToolResult, err error) {
 // handler may skip its first step, the arguments may answer its steps, or
 // the client may be unable to show them. moved is true when st.Step moved
 // (decide again); done when the call ends with (res, err).
-func (c *call) decide() (done, moved bool, res *mcp.CallToolResult, err error) {
+func (c *call) decide() (done, moved bool, res mcp.Result, err error) {
 	from := c.st.Step
 	if handled, res, err := c.skip(from); handled {
 		return res != nil || err != nil, true, res, err
@@ -413,7 +430,7 @@ func (c *call) decide() (done, moved bool, res *mcp.CallToolResult, err error) {
 }
 
 // ask ends the call with the round's questions and the sealed state.
-func (c *call) ask(asking []int) (*mcp.CallToolResult, error) {
+func (c *call) ask(asking []int) (mcp.Result, error) {
 	m := c.m
 	if int(c.round) >= m.opts.MaxRounds {
 		// The client would give up before the answer came.
@@ -440,7 +457,7 @@ func (c *call) ask(asking []int) (*mcp.CallToolResult, error) {
 // and waits for the answer, at most ToolOptions.LegacyAnswerWait, and no
 // longer than the session lives (see HTTPHandler). An accepted URL step
 // then waits for its flow to finish.
-func (c *call) askNow(i int) (done bool, res *mcp.CallToolResult, err error) {
+func (c *call) askNow(i int) (done bool, res mcp.Result, err error) {
 	m := c.m
 	step := &m.steps[i]
 	params, err := c.params(i)
@@ -483,7 +500,7 @@ func (c *call) askNow(i int) (done bool, res *mcp.CallToolResult, err error) {
 // complete ends the flow with every answer in. A flow that answered a Once
 // step completes once: the first completion claims the flow's identity,
 // and any other, from whichever of its states, gets ErrReplayed.
-func (c *call) complete() (*mcp.CallToolResult, error) {
+func (c *call) complete() (mcp.Result, error) {
 	m := c.m
 	if c.st.ID != "" && m.answeredOnce(&c.st) {
 		first, err := m.opts.Replay.Claim(c.ctx, flowClaimID(m.tool, c.bind, c.st.ID), c.now.Add(m.opts.TTL))
@@ -511,7 +528,7 @@ func (m *Machine) answeredOnce(st *flowState) bool {
 }
 
 // recoverCall is Call's last line of defence.
-func (m *Machine) recoverCall(res **mcp.CallToolResult, err *error) {
+func (m *Machine) recoverCall(res *mcp.Result, err *error) {
 	if r := recover(); r != nil {
 		m.opts.Logger.Error("elicitgen: panic in a tool call", "tool", m.tool, "panic", r, "stack", string(debug.Stack()))
 		*res, *err = nil, ErrInternal
@@ -577,7 +594,7 @@ func (c *call) params(j int) (*mcp.ElicitParams, error) {
 // answer it (never a Once step), or the client may be unable to show it
 // (a Once step then never falls back to its defaults). handled is false
 // when the step is to be asked.
-func (c *call) skip(j int) (handled bool, res *mcp.CallToolResult, err error) {
+func (c *call) skip(j int) (handled bool, res mcp.Result, err error) {
 	m, st := c.m, &c.st
 	step := &m.steps[j]
 	if !step.Together && m.flow.Ask != nil && !m.flow.Ask(c.ctx, c.req, c.args, j, st.Answers) {
@@ -628,7 +645,7 @@ func (c *call) skip(j int) (handled bool, res *mcp.CallToolResult, err error) {
 // ends with (res, err); otherwise the step is answered (st.Answers[j] set,
 // with the form's declared properties only), or the answer was invalid and
 // st records why, or a URL step's flow has not finished yet.
-func (c *call) take(j int, resp *mcp.ElicitResult) (done bool, res *mcp.CallToolResult, err error) {
+func (c *call) take(j int, resp *mcp.ElicitResult) (done bool, res mcp.Result, err error) {
 	m := c.m
 	step := &m.steps[j]
 	t := &c.st.Steps[j]
@@ -837,24 +854,33 @@ func (c *call) message(i int) string {
 // next round. A state that does not fit is an internal error, logged: the
 // answers it keeps are bounded (MaxAnswersLen), so only a very long
 // principal or audience can cause it.
-func (c *call) seal(requests mcp.InputRequestMap) (*mcp.CallToolResult, error) {
+func (c *call) seal(requests mcp.InputRequestMap) (mcp.Result, error) {
 	m := c.m
 	payload, err := json.Marshal(c.st)
 	if err == nil {
 		var state string
 		if state, err = m.opts.Keys.Seal(c.bind, c.round, payload, c.now, m.opts.TTL); err == nil {
-			return &mcp.CallToolResult{InputRequests: requests, RequestState: state}, nil
+			return m.inputRequired(requests, state), nil
 		}
 	}
 	m.opts.Logger.Warn("elicitgen: cannot seal the state of a round", "tool", m.tool, "err", err, "bytes", len(payload))
 	return nil, ErrInternal
 }
 
-func (m *Machine) principal(req *mcp.CallToolRequest) string {
+// principal names the user of req: ToolOptions.Principal's answer (given,
+// for a prompt or resource, a tools/call request with its session and
+// extra), or else the user id of its verified bearer token.
+func (m *Machine) principal(req *request) string {
 	if m.opts.Principal != nil {
-		return m.opts.Principal(req)
+		if tr, ok := req.raw.(*mcp.CallToolRequest); ok {
+			return m.opts.Principal(tr)
+		}
+		return m.opts.Principal(&mcp.CallToolRequest{Session: req.Session, Extra: req.Extra})
 	}
-	return Principal(req)
+	if req.Extra != nil && req.Extra.TokenInfo != nil {
+		return req.Extra.TokenInfo.UserID
+	}
+	return ""
 }
 
 // Principal is the user id of the request's verified bearer token, or "".
@@ -904,14 +930,14 @@ func prefill(raw json.RawMessage, props, needs []string) (map[string]any, bool) 
 // isLegacy reports whether the request comes from a client of a protocol
 // revision before MRTR (2025-11-25 and earlier), which the machine asks
 // with server-to-client elicitation requests instead.
-func isLegacy(req *mcp.CallToolRequest) bool {
+func isLegacy(req *request) bool {
 	v := req.ProtocolVersion()
 	return v != "" && v < LatestProtocolVersion && req.Session != nil
 }
 
 // canShow reports whether the request declared the elicitation mode. An
 // empty elicitation capability means form mode only.
-func canShow(req *mcp.CallToolRequest, mode Mode) bool {
+func canShow(req *request, mode Mode) bool {
 	caps := req.ClientCapabilities()
 	if caps == nil || caps.Elicitation == nil {
 		return false

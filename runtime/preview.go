@@ -83,7 +83,7 @@ func (c *call) errPreviewToken() *mcp.CallToolResult {
 // preview: without a token the call completes with the preview and a new
 // token; with a valid token the step is answered with its Accept content
 // and the flow takes the token's identity, to be claimed on completion.
-func (c *call) preview(j int) (handled bool, res *mcp.CallToolResult, err error) {
+func (c *call) preview(j int) (handled bool, res mcp.Result, err error) {
 	m := c.m
 	token, present, rest := splitPreviewToken(c.req.Params.Arguments)
 	bind := previewBinding(m.tool, c.bind, rest)

@@ -31,6 +31,11 @@ func newServer(opts *elicitrt.ToolOptions) *mcp.Server {
 	RegisterMultiRound(s, multiRound{}, opts)
 	RegisterRequestState(s, requestState{}, opts)
 	RegisterTamperedState(s, tamperedState{}, opts)
+	RegisterCapabilities(s, capabilities{}, opts)
+	RegisterMultipleInputs(s, multipleInputs{}, opts)
+	RegisterToolsCallElicitation(s, toolsCallElicitation{}, opts)
+	RegisterSEP1034Defaults(s, sep1034Defaults{}, opts)
+	RegisterSEP1330Enums(s, sep1330Enums{}, opts)
 	return s
 }
 

@@ -1,0 +1,273 @@
+package runtime_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/internal/mcptest"
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+)
+
+// A prompt and a resource template that ask, written by hand as generated
+// code would write them: one form step each ({"context": string of at
+// least 3 characters, required}), driven through the real SDK client on
+// both eras, in memory and over HTTP.
+
+var contextSchema = json.RawMessage(`{"type":"object","properties":{"context":{"type":"string","minLength":3}},"required":["context"]}`)
+
+type contextForm struct{ Context string }
+
+func (f *contextForm) DecodeElicit(c map[string]any) error {
+	s, ok := c["context"].(string)
+	if !ok || len(s) < 3 {
+		return errors.New("invalid content: context: must be a string of at least 3 characters")
+	}
+	f.Context = s
+	return nil
+}
+
+func contextStep(key, message string) elicitrt.Step {
+	return elicitrt.Step{
+		Key: key, Message: message, Missing: "context is required",
+		Params: func(msg string) *mcp.ElicitParams {
+			return &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: contextSchema}
+		},
+		Check: elicitrt.Check[contextForm],
+	}
+}
+
+type promptArgs struct {
+	Project string `json:"project"`
+}
+
+type askAnswers struct{ Context *contextForm }
+
+func askAnswersOf(a elicitrt.Answers) askAnswers {
+	return askAnswers{Context: elicitrt.Decoded[contextForm](a[0])}
+}
+
+// askServer serves the prompt "summarize" (argument project, required) and
+// the resource template "notes://{id}", each asking for a context first.
+func askServer(opts *elicitrt.ToolOptions) *mcp.Server {
+	server := mcp.NewServer(&mcp.Implementation{Name: "ask", Version: "v0"}, nil)
+	pm := elicitrt.NewPromptMachine("summarize", []elicitrt.Step{contextStep("user_context", "What context should the prompt use?")},
+		elicitrt.TypedPrompt[promptArgs, askAnswers, int]{
+			Answers: askAnswersOf,
+			Complete: func(ctx context.Context, req *mcp.GetPromptRequest, args promptArgs, a askAnswers) (*mcp.GetPromptResult, error) {
+				return elicitrt.PromptText("summary", fmt.Sprintf("Summarize %s for %s.", args.Project, a.Context.Context)), nil
+			},
+			Declined: func(ctx context.Context, req *mcp.GetPromptRequest, args promptArgs, a askAnswers, s int) (*mcp.GetPromptResult, error) {
+				return elicitrt.PromptText("summary", "Summarize "+args.Project+"."), nil
+			},
+			Cancelled: func(ctx context.Context, req *mcp.GetPromptRequest, args promptArgs, a askAnswers, s int) (*mcp.GetPromptResult, error) {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "cancelled"}
+			},
+		}, opts)
+	elicitrt.AddPrompt[promptArgs](server, &mcp.Prompt{Name: "summarize", Arguments: []*mcp.PromptArgument{{Name: "project", Required: true}}}, pm)
+
+	rm := elicitrt.NewResourceMachine("notes://{id}", []elicitrt.Step{contextStep("note_context", "Which notes?")},
+		elicitrt.TypedResource[askAnswers, int]{
+			Answers: askAnswersOf,
+			Complete: func(ctx context.Context, req *mcp.ReadResourceRequest, a askAnswers) (*mcp.ReadResourceResult, error) {
+				return elicitrt.ResourceText(req.Params.URI, "text/plain", "notes on "+a.Context.Context), nil
+			},
+			Declined: func(ctx context.Context, req *mcp.ReadResourceRequest, a askAnswers, s int) (*mcp.ReadResourceResult, error) {
+				return elicitrt.ResourceText(req.Params.URI, "text/plain", "declined"), nil
+			},
+			Cancelled: func(ctx context.Context, req *mcp.ReadResourceRequest, a askAnswers, s int) (*mcp.ReadResourceResult, error) {
+				return elicitrt.ResourceText(req.Params.URI, "text/plain", "cancelled"), nil
+			},
+		}, opts)
+	elicitrt.AddResourceTemplate(server, &mcp.ResourceTemplate{Name: "notes", URITemplate: "notes://{id}", MIMEType: "text/plain"}, rm)
+	return server
+}
+
+func promptText(res *mcp.GetPromptResult) string {
+	if res == nil || len(res.Messages) != 1 {
+		return ""
+	}
+	tc, _ := res.Messages[0].Content.(*mcp.TextContent)
+	if tc == nil {
+		return ""
+	}
+	return tc.Text
+}
+
+func resourceText(res *mcp.ReadResourceResult) string {
+	if res == nil || len(res.Contents) != 1 {
+		return ""
+	}
+	return res.Contents[0].Text
+}
+
+// TestPromptAndResourceAsk: accept, decline and cancel of a prompt and a
+// resource template, on both eras, in memory and over HTTP.
+func TestPromptAndResourceAsk(t *testing.T) {
+	ctx := context.Background()
+	newServer := func() *mcp.Server { return askServer(nil) }
+	for _, transport := range mcptest.Transports {
+		for _, era := range mcptest.Eras {
+			t.Run(transport+"/"+era, func(t *testing.T) {
+				u := &mcptest.User{Replies: []*mcp.ElicitResult{
+					mcptest.Accept(map[string]any{"context": "the Q3 report"}), {Action: "decline"}, {Action: "cancel"},
+					mcptest.Accept(map[string]any{"context": "March"}), {Action: "decline"}, {Action: "cancel"},
+				}}
+				cs := mcptest.Connect(t, newServer, transport, era, mcptest.Options{User: u})
+				get := func() (*mcp.GetPromptResult, error) {
+					return cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize", Arguments: map[string]string{"project": "atlas"}})
+				}
+				if res, err := get(); err != nil || promptText(res) != "Summarize atlas for the Q3 report." {
+					t.Errorf("accepted prompt: %+v %v", res, err)
+				}
+				if res, err := get(); err != nil || promptText(res) != "Summarize atlas." {
+					t.Errorf("declined prompt: %+v %v", res, err)
+				}
+				var werr *jsonrpc.Error
+				if res, err := get(); !errors.As(err, &werr) || werr.Message != "cancelled" {
+					t.Errorf("cancelled prompt: %+v %v", res, err)
+				}
+				read := func() (*mcp.ReadResourceResult, error) {
+					return cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "notes://42"})
+				}
+				for _, want := range []string{"notes on March", "declined", "cancelled"} {
+					if res, err := read(); err != nil || resourceText(res) != want || res.Contents[0].URI != "notes://42" {
+						t.Errorf("resource: %+v %v, want %q", res, err, want)
+					}
+				}
+				if len(u.Asked) != 6 || u.Asked[0].Message != "What context should the prompt use?" || u.Asked[3].Message != "Which notes?" {
+					t.Errorf("asked %d questions: %+v", len(u.Asked), u.Asked)
+				}
+			})
+		}
+	}
+}
+
+// TestPromptAndResourceRounds drives the rounds by hand on 2026-07-28: the
+// wire shape, an invalid answer asked again under its next key with the
+// reason, a tampered state refused with -32602, and a state that opens
+// only for its own prompt, arguments or URI.
+func TestPromptAndResourceRounds(t *testing.T) {
+	ctx := context.Background()
+	for _, transport := range mcptest.Transports {
+		t.Run(transport, func(t *testing.T) {
+			cs := mcptest.Connect(t, func() *mcp.Server { return askServer(nil) }, transport, "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
+			params := func(args map[string]string, state string, answers mcp.InputResponseMap) *mcp.GetPromptParams {
+				return &mcp.GetPromptParams{Name: "summarize", Arguments: args, RequestState: state, InputResponses: answers}
+			}
+			atlas := map[string]string{"project": "atlas"}
+			first, err := cs.GetPrompt(ctx, params(atlas, "", nil))
+			if err != nil || !first.NeedsInput() || first.RequestState == "" || len(first.InputRequests) != 1 || first.InputRequests["user_context"] == nil {
+				t.Fatalf("first round: %+v %v", first, err)
+			}
+			again, err := cs.GetPrompt(ctx, params(atlas, first.RequestState, mcp.InputResponseMap{"user_context": mcptest.Accept(map[string]any{"context": "x"})}))
+			if err != nil || !again.NeedsInput() || again.InputRequests["user_context.2"] == nil {
+				t.Fatalf("invalid answer: %+v %v", again, err)
+			}
+			if p, _ := again.InputRequests["user_context.2"].(*mcp.ElicitParams); p == nil || !strings.Contains(p.Message, "Please correct: context: must be a string of at least 3 characters.") {
+				t.Errorf("re-asked with %+v", again.InputRequests["user_context.2"])
+			}
+			answer := mcp.InputResponseMap{"user_context.2": mcptest.Accept(map[string]any{"context": "the Q3 report"})}
+			var werr *jsonrpc.Error
+			if _, err := cs.GetPrompt(ctx, params(atlas, again.RequestState+"-TAMPERED", answer)); !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
+				t.Errorf("tampered state: %v", err)
+			}
+			if _, err := cs.GetPrompt(ctx, params(map[string]string{"project": "other"}, again.RequestState, answer)); !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
+				t.Errorf("state of other arguments: %v", err)
+			}
+			if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "notes://42", RequestState: again.RequestState, InputResponses: answer}); !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
+				t.Errorf("a prompt's state on a resource: %v", err)
+			}
+			done, err := cs.GetPrompt(ctx, params(atlas, again.RequestState, answer))
+			if err != nil || done.NeedsInput() || promptText(done) != "Summarize atlas for the Q3 report." {
+				t.Errorf("complete: %+v %v", done, err)
+			}
+
+			r1, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "notes://42"})
+			if err != nil || !r1.NeedsInput() || r1.InputRequests["note_context"] == nil || r1.Contents != nil {
+				t.Fatalf("resource, first round: %+v %v", r1, err)
+			}
+			ok := mcp.InputResponseMap{"note_context": mcptest.Accept(map[string]any{"context": "March"})}
+			if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "notes://43", RequestState: r1.RequestState, InputResponses: ok}); !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
+				t.Errorf("a state of notes://42 on notes://43: %v", err)
+			}
+			if r2, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "notes://42", RequestState: r1.RequestState, InputResponses: ok}); err != nil || resourceText(r2) != "notes on March" {
+				t.Errorf("resource, complete: %+v %v", r2, err)
+			}
+		})
+	}
+}
+
+// TestPromptGivesUp: a prompt whose answer stays invalid ends, after
+// MaxAttempts, with the tool error's text as a JSON-RPC invalid-params
+// error (a prompt has no error result).
+func TestPromptGivesUp(t *testing.T) {
+	ctx := context.Background()
+	cs := mcptest.Connect(t, func() *mcp.Server { return askServer(&elicitrt.ToolOptions{MaxAttempts: 1}) }, "memory", "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
+	args := map[string]string{"project": "atlas"}
+	first, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize", Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize", Arguments: args, RequestState: first.RequestState,
+		InputResponses: mcp.InputResponseMap{"user_context": mcptest.Accept(map[string]any{"context": 5})}})
+	var werr *jsonrpc.Error
+	if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || !strings.Contains(werr.Message, "user_context: gave up after 1 invalid answers") {
+		t.Errorf("got %v", err)
+	}
+}
+
+// TestPromptArgumentsAndCapabilities: a missing required argument is
+// -32602 before anything is asked; a client without elicitation gets
+// -32021 naming it, on a prompt as on a resource.
+func TestPromptArgumentsAndCapabilities(t *testing.T) {
+	ctx := context.Background()
+	for _, transport := range mcptest.Transports {
+		t.Run(transport, func(t *testing.T) {
+			cs := mcptest.Connect(t, func() *mcp.Server { return askServer(nil) }, transport, "modern", mcptest.Options{})
+			var werr *jsonrpc.Error
+			if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize"}); !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || !strings.Contains(werr.Message, `"project"`) {
+				t.Errorf("missing argument: %v", err)
+			}
+			if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize", Arguments: map[string]string{"project": "atlas"}}); !errors.As(err, &werr) || werr.Code != mcp.CodeMissingRequiredClientCapabilities {
+				t.Errorf("prompt without elicitation: %v", err)
+			}
+			if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "notes://1"}); !errors.As(err, &werr) || werr.Code != mcp.CodeMissingRequiredClientCapabilities {
+				t.Errorf("resource without elicitation: %v", err)
+			}
+		})
+	}
+}
+
+// TestLegacyPromptInvalidAnswer: a 2025-11-25 client's invalid answer to a
+// prompt's question is asked again with the reason, over
+// elicitation/create, and the prompt completes.
+func TestLegacyPromptInvalidAnswer(t *testing.T) {
+	server := askServer(nil)
+	srv := httptest.NewServer(elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	defer srv.Close()
+	var asked []string
+	cs := legacyClient(t, srv.URL, func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		asked = append(asked, p.Message)
+		if len(asked) == 1 {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"context": "x"}}, nil
+		}
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"context": "the Q3 report"}}, nil
+	})
+	defer cs.Close()
+	res, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "summarize", Arguments: map[string]string{"project": "atlas"}})
+	if err != nil || promptText(res) != "Summarize atlas for the Q3 report." {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if len(asked) != 2 || !strings.Contains(asked[1], "Please correct: context:") {
+		t.Errorf("asked %q", asked)
+	}
+}
