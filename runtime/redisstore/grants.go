@@ -52,8 +52,12 @@ func (g *Grants) flowKey(flowID string) string { return g.o.Prefix + "flow:" + f
 
 // ClaimFlow implements elicitrt.GrantStore: one atomic set-if-absent of
 // PREFIX flow:FLOWID, which holds the done record once the flow finished,
-// so a finished flow is never claimed again.
+// so a finished flow is never claimed again. The claim lasts ttl
+// (elicitrt.DefaultStateTTL when ttl <= 0: never without expiry).
 func (g *Grants) ClaimFlow(ctx context.Context, flowID string, ttl time.Duration) (bool, error) {
+	if ttl <= 0 {
+		ttl = elicitrt.DefaultStateTTL
+	}
 	claimed, err := call(ctx, &g.o, func(ctx context.Context) (bool, error) {
 		return claim(ctx, g.c, g.flowKey(flowID), flowClaimed+newToken(), ttl)
 	})
