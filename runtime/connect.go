@@ -417,8 +417,8 @@ type page struct {
 	status int
 	// account is the subject the browser is signed in as ("": nobody).
 	account string
-	// retry, signIn, continueTo: the URLs of the page's button.
-	retry, signIn, continueTo string
+	// retry, continueTo: the URLs of the page's button.
+	retry, continueTo string
 }
 
 // render writes p with the options' names, allowing the page's own style
@@ -432,7 +432,6 @@ func (c *connect) render(w http.ResponseWriter, r *http.Request, p page) {
 		Provider: c.opts.ProviderName,
 		Continue: p.continueTo,
 		Retry:    p.retry,
-		SignIn:   p.signIn,
 		Nonce:    base64.RawURLEncoding.EncodeToString(nonce[:]), // nothing to escape
 	}
 	if data.Service == "" {
@@ -484,12 +483,11 @@ func (c *connect) checkUser(w http.ResponseWriter, r *http.Request, f ConnectFlo
 		c.render(w, r, page{name: templates.PageOtherUser, status: http.StatusForbidden, account: subject})
 		return false
 	}
-	login := c.loginURL(r)
-	if c.opts.LoginURL != "" && login != "" {
+	if login := c.loginURL(r); login != "" {
 		http.Redirect(w, r, login, http.StatusSeeOther)
 		return false
 	}
-	c.render(w, r, page{name: templates.PageSignedOut, status: http.StatusUnauthorized, signIn: login})
+	c.render(w, r, page{name: templates.PageSignedOut, status: http.StatusUnauthorized})
 	return false
 }
 

@@ -48,8 +48,8 @@ const (
 	// PageConnected says the flow completed: the person can return to
 	// their assistant.
 	PageConnected = "connected"
-	// PageSignedOut asks the person to sign in to the site first (when the
-	// site has no login URL to send them to).
+	// PageSignedOut asks the person to sign in to the site first, then
+	// open the link again (when the site has no login URL to send them to).
 	PageSignedOut = "signed-out"
 	// PageOtherUser refuses a browser signed in as another account, with a
 	// sign-out hint.
@@ -76,8 +76,8 @@ var SignInPages = []string{PageConfirm, PageConnected, PageSignedOut, PageOtherU
 	PageDone, PageOtherBrowser, PageDenied, PageProviderError, PageError}
 
 // SignInData is what every sign-in page reads. URLs are same-origin
-// paths or the author's own URLs; a page shows a button only for a URL
-// that is set.
+// paths or the author's own URLs; a page shows its button only when its
+// URL is set.
 type SignInData struct {
 	Lang     string // the page's language, e.g. "en"
 	Service  string // the name of the author's service, e.g. "Billing assistant"
@@ -87,7 +87,6 @@ type SignInData struct {
 	Account  string
 	Continue string // PageConfirm: where Continue goes (the connect page, confirmed)
 	Retry    string // PageProviderError, PageOtherBrowser, PageError: the connect link, to start again
-	SignIn   string // PageSignedOut: the site's login page, returning to the link
 	SignOut  string // PageOtherUser: the site's sign-out page
 	// Nonce is the CSP nonce the page's <style> element carries: the only
 	// style the page's Content-Security-Policy allows.
