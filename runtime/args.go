@@ -285,3 +285,23 @@ func addRawTool[A any](server *mcp.Server, tool *mcp.Tool, d *argsDecoder[A], h 
 		return res, nil
 	})
 }
+
+// nullArgumentsAsNone is the receiving middleware AddTool installs for a
+// tool it leaves to mcp.AddTool: a tools/call of that tool whose arguments
+// are JSON null reaches the SDK without arguments. mcp.AddTool's path would
+// hand ApplyDefaults a nil map, which panics in the SDK's handler goroutine
+// when the schema has a default, and the process dies; without arguments,
+// the SDK validates an empty object, as the raw path does for null.
+func nullArgumentsAsNone(name string) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/call" {
+				if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil && p.Name == name &&
+					string(bytes.TrimSpace(p.Arguments)) == "null" {
+					p.Arguments = nil
+				}
+			}
+			return next(ctx, method, req)
+		}
+	}
+}

@@ -169,6 +169,48 @@ func TestRawArgumentsNullWithDefaults(t *testing.T) {
 	}
 }
 
+// TestNullArgumentsNested: a tool with a nested argument struct keeps
+// mcp.AddTool, and "arguments": null, which would panic there when the
+// schema has a default, is answered as no arguments.
+func TestNullArgumentsNested(t *testing.T) {
+	type nested struct {
+		Target struct {
+			Env string `json:"env"`
+		} `json:"target"`
+	}
+	schema := json.RawMessage(`{"type":"object","properties":{"target":{"type":"object","properties":{"env":{"type":"string"}}},"urgent":{"type":"boolean","default":false}}}`)
+	if newArgsDecoder[nested](schema) != nil {
+		t.Fatal("a nested struct took the raw path")
+	}
+	server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v0"}, nil)
+	m := NewMachine("t", nil, Flow{
+		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a Answers) (*mcp.CallToolResult, error) {
+			return Text(fmt.Sprintf("%+v", args)), nil
+		},
+	}, &ToolOptions{Keys: mustKeyring(t, testKey(1))})
+	AddTool[nested](server, &mcp.Tool{Name: "t", InputSchema: schema}, m)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v0"}, nil).Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for _, args := range []any{json.RawMessage(`null`), nil, json.RawMessage(`{"target":{"env":"dev"}}`)} {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "t", Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", args, err)
+		}
+		if res.IsError {
+			t.Errorf("%s: tool error %+v", args, res.Content[0])
+		}
+	}
+}
+
 // TestRawArgumentsOnlyFlat: nested or custom-decoded argument structs, and
 // schemas that are not JSON text, keep mcp.AddTool.
 func TestRawArgumentsOnlyFlat(t *testing.T) {

@@ -101,6 +101,7 @@ func AddTool[A any](server *mcp.Server, tool *mcp.Tool, m *Machine) {
 		})
 		return
 	}
+	server.AddReceivingMiddleware(nullArgumentsAsNone(tool.Name))
 	mcp.AddTool(server, tool, func(ctx context.Context, req *mcp.CallToolRequest, args A) (*mcp.CallToolResult, any, error) {
 		res, err := m.Call(ctx, req, args)
 		return res, nil, err
