@@ -638,7 +638,7 @@ func (c *call) skip(j int) (handled bool, res mcp.Result, err error) {
 			return c.preview(j)
 		}
 	}
-	return true, nil, MissingCapability(step.Mode)
+	return true, nil, m.missingCapability(step.Mode)
 }
 
 // take applies an elicitation result to step j. done is true when the call

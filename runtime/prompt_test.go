@@ -237,10 +237,10 @@ func TestPromptArgumentsAndCapabilities(t *testing.T) {
 			if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize"}); !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || !strings.Contains(werr.Message, `"project"`) {
 				t.Errorf("missing argument: %v", err)
 			}
-			if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize", Arguments: map[string]string{"project": "atlas"}}); !errors.As(err, &werr) || werr.Code != mcp.CodeMissingRequiredClientCapabilities {
+			if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize", Arguments: map[string]string{"project": "atlas"}}); !errors.As(err, &werr) || werr.Code != mcp.CodeMissingRequiredClientCapabilities || !strings.HasPrefix(werr.Message, "this prompt needs") {
 				t.Errorf("prompt without elicitation: %v", err)
 			}
-			if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "notes://1"}); !errors.As(err, &werr) || werr.Code != mcp.CodeMissingRequiredClientCapabilities {
+			if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "notes://1"}); !errors.As(err, &werr) || werr.Code != mcp.CodeMissingRequiredClientCapabilities || !strings.HasPrefix(werr.Message, "this resource needs") {
 				t.Errorf("resource without elicitation: %v", err)
 			}
 		})

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -189,4 +190,17 @@ func asKind[R interface {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: text}
 	}
 	return nil, ErrInternal
+}
+
+// missingCapability is MissingCapability, worded for the machine's kind.
+func (m *Machine) missingCapability(mode Mode) error {
+	err := MissingCapability(mode)
+	if m.kind != kindTool {
+		noun := "prompt"
+		if m.kind == kindResource {
+			noun = "resource"
+		}
+		err.Message = strings.Replace(err.Message, "this tool", "this "+noun, 1)
+	}
+	return err
 }
