@@ -1,0 +1,282 @@
+package docscheck
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/internal/mcptest"
+	"github.com/elicitgen/elicitgen/internal/testmod"
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+)
+
+// TestQuickStart is the README's walk-through, as a new user on a fresh
+// clone would do it: a module of the README's whole-file snippets that
+// requires this checkout (the Install section's go mod edit, with the
+// checkout's path), go generate, elicitgen --check, a build, and the
+// server started over HTTP on 127.0.0.1 and over stdio, each driven through
+// one order by the Go SDK's client; over HTTP also the README's raw
+// round trip and its claims about a tampered state.
+func TestQuickStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a module")
+	}
+	root := testmod.Root(t)
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The test does what the Install section says, so both must agree.
+	for _, step := range []string{
+		"go mod edit -replace github.com/elicitgen/elicitgen=../elicitgen \\\n  -require github.com/elicitgen/elicitgen@v0.0.0 \\\n  -tool github.com/elicitgen/elicitgen/cmd/elicitgen",
+		"//go:generate go tool elicitgen",
+		"go tool elicitgen --check ./...",
+		"go run . -http 127.0.0.1:8080",
+	} {
+		if !bytes.Contains(readme, []byte(step)) {
+			t.Errorf("README.md no longer says %q: update TestQuickStart with it", step)
+		}
+	}
+	d, err := Read(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range d.Files {
+		names = append(names, f.Name)
+	}
+	if got := strings.Join(names, " "); got != "app.go barista.go main.go" {
+		t.Fatalf("README's whole-file snippets: %s", got)
+	}
+
+	dir := t.TempDir()
+	testmod.WriteFiles(t, dir, map[string]string{"go.mod": "module example.com/coffee\n\ngo 1.26.0\n"})
+	// go.sum from the checkout, so that go mod tidy needs no network here.
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testmod.WriteFiles(t, dir, map[string]string{"go.sum": string(sum)})
+	goCmd(t, dir, "mod", "edit", "-replace", "github.com/elicitgen/elicitgen="+root,
+		"-require", "github.com/elicitgen/elicitgen@v0.0.0",
+		"-tool", "github.com/elicitgen/elicitgen/cmd/elicitgen")
+	files := map[string]string{}
+	for _, f := range d.Files {
+		files[f.Name] = f.Body
+	}
+	testmod.WriteFiles(t, dir, files)
+	goCmd(t, dir, "mod", "tidy")
+	goCmd(t, dir, "generate", "./...")
+	if _, err := os.Stat(filepath.Join(dir, "app_elicit.go")); err != nil {
+		t.Fatalf("go generate wrote no app_elicit.go: %v", err)
+	}
+	goCmd(t, dir, "tool", "elicitgen", "--check", "./...")
+	goCmd(t, dir, "vet", "./...")
+	bin := filepath.Join(t.TempDir(), "coffee")
+	goCmd(t, dir, "build", "-o", bin, ".")
+
+	t.Run("http", func(t *testing.T) {
+		endpoint := startHTTP(t, bin)
+		quickStartOrder(t, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+		quickStartOrder(t, &mcp.StreamableClientTransport{Endpoint: endpoint}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		rawRoundTrip(t, endpoint)
+	})
+	t.Run("stdio", func(t *testing.T) {
+		cmd := exec.Command(bin)
+		cmd.Env = append(os.Environ(), elicitrt.KeysEnv+"="+elicitrt.GenerateKey())
+		quickStartOrder(t, &mcp.CommandTransport{Command: cmd}, nil)
+	})
+}
+
+// goCmd runs the go command in dir, failing the test on an error.
+func goCmd(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// startHTTP starts the quick start's binary with -http 127.0.0.1:0 and
+// returns its MCP endpoint, from the line it logs.
+func startHTTP(t *testing.T, bin string) string {
+	t.Helper()
+	cmd := exec.Command(bin, "-http", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), elicitrt.KeysEnv+"="+elicitrt.GenerateKey())
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	serving := regexp.MustCompile(`coffee: serving MCP at (http://127\.0\.0\.1:\d+/mcp)`)
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := serving.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+				break
+			}
+		}
+		io.Copy(io.Discard, stderr)
+	}()
+	select {
+	case endpoint := <-found:
+		return endpoint
+	case <-time.After(30 * time.Second):
+		t.Fatal("the quick start server did not log its address")
+	}
+	return ""
+}
+
+// quickStartOrder orders a latte through a Go SDK client on transport: the
+// user is asked how they would like it, answers large with oat milk, and
+// the tool completes with the handler's text.
+func quickStartOrder(t *testing.T, transport mcp.Transport, sopts *mcp.ClientSessionOptions) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	user := &mcptest.User{Replies: []*mcp.ElicitResult{mcptest.Accept(map[string]any{"size": "large", "milk": true})}}
+	client := mcp.NewClient(&mcp.Implementation{Name: "docscheck", Version: "v0"}, &mcp.ClientOptions{ElicitationHandler: user.Handle})
+	cs, err := client.Connect(ctx, transport, sopts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tools.Tools) != 1 || tools.Tools[0].Name != "order_coffee" ||
+		tools.Tools[0].Description != "OrderCoffee orders a coffee, asking the user which size unless the model already said." {
+		t.Fatalf("tools/list: %+v", tools.Tools)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "order_coffee", Arguments: map[string]any{"drink": "latte"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mcptest.Text(res); got != "Ordered a large latte with oat milk." {
+		t.Fatalf("result: %q (%+v)", got, res)
+	}
+	if len(user.Asked) != 1 || user.Asked[0].Message != "How would you like it?" {
+		t.Fatalf("asked: %+v", user.Asked)
+	}
+	// With the size among the arguments (prefill) nobody is asked.
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "order_coffee", Arguments: map[string]any{"drink": "mocha", "size": "small"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mcptest.Text(res); got != "Ordered a small mocha." || len(user.Asked) != 1 {
+		t.Fatalf("prefilled: %q, asked %d", got, len(user.Asked))
+	}
+}
+
+// rawRoundTrip posts the README's two requests as its curl command does,
+// and a third with a tampered state, which must get HTTP 400 with a plain
+// JSON error.
+func rawRoundTrip(t *testing.T, endpoint string) {
+	t.Helper()
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}`
+	first := postMCP(t, endpoint, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"order_coffee","arguments":{"drink":"latte"},`+meta+`}}`, http.StatusOK)
+	var r1 struct {
+		Result struct {
+			ResultType    string                     `json:"resultType"`
+			RequestState  string                     `json:"requestState"`
+			InputRequests map[string]json.RawMessage `json:"inputRequests"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(first, &r1); err != nil || r1.Result.ResultType != "input_required" || r1.Result.RequestState == "" || r1.Result.InputRequests["how"] == nil {
+		t.Fatalf("first response: %v\n%s", err, first)
+	}
+	for _, want := range []string{`"message":"How would you like it?"`, `{"const":"large","title":"Large (16 oz)"}`, `"milk":{"type":"boolean","description":"Oat milk","default":false}`} {
+		if !bytes.Contains(first, []byte(want)) {
+			t.Errorf("first response lacks %s:\n%s", want, first)
+		}
+	}
+	retry := func(state string) string {
+		st, _ := json.Marshal(state)
+		return `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"order_coffee","arguments":{"drink":"latte"},` +
+			`"inputResponses":{"how":{"action":"accept","content":{"size":"large","milk":true}}},"requestState":` + string(st) + `,` + meta + `}}`
+	}
+	second := postMCP(t, endpoint, retry(r1.Result.RequestState), http.StatusOK)
+	if !bytes.Contains(second, []byte(`"content":[{"type":"text","text":"Ordered a large latte with oat milk."}],"resultType":"complete"`)) {
+		t.Errorf("second response:\n%s", second)
+	}
+	tampered := r1.Result.RequestState[:len(r1.Result.RequestState)-2] + "AA"
+	if tampered == r1.Result.RequestState {
+		tampered = r1.Result.RequestState[:len(r1.Result.RequestState)-2] + "BB"
+	}
+	third := postMCP(t, endpoint, retry(tampered), http.StatusBadRequest)
+	if got := strings.TrimSpace(string(third)); got != `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"invalid or expired requestState"}}` {
+		t.Errorf("tampered state: %s", got)
+	}
+}
+
+// postMCP posts body with the README's curl headers, checks the status,
+// and returns the JSON-RPC message of the response: the body itself when
+// it is application/json, the data of its one event when it is an event
+// stream. An HTTP error (status 400 and up) must be plain JSON.
+func postMCP(t *testing.T, endpoint, body string, status int) []byte {
+	t.Helper()
+	req, err := http.NewRequest("POST", endpoint, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", "order_coffee")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != status {
+		t.Fatalf("status %d, want %d: %s", resp.StatusCode, status, data)
+	}
+	ct := resp.Header.Get("Content-Type")
+	switch {
+	case strings.HasPrefix(ct, "application/json"):
+		return data
+	case strings.HasPrefix(ct, "text/event-stream") && status < 400:
+		var msg []byte
+		for _, line := range strings.Split(string(data), "\n") {
+			if rest, ok := strings.CutPrefix(line, "data:"); ok {
+				if msg != nil {
+					t.Fatalf("more than one event: %s", data)
+				}
+				msg = []byte(strings.TrimSpace(rest))
+			}
+		}
+		if msg == nil {
+			t.Fatalf("no event: %s", data)
+		}
+		return msg
+	}
+	t.Fatalf("status %d with Content-Type %q: %s", resp.StatusCode, ct, data)
+	return nil
+}
