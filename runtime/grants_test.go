@@ -191,7 +191,7 @@ func TestAwaitFlow(t *testing.T) {
 		_ = g.CompleteFlow(ctx, "f1", "alice", time.Minute)
 	}()
 	start := time.Now()
-	if finished, err := m.awaitFlow(ctx, "f1", "alice"); !finished || err != nil {
+	if finished, _, err := m.awaitFlow(ctx, "f1", "alice"); !finished || err != nil {
 		t.Fatalf("finished by alice: %v, %v", finished, err)
 	}
 	if d := time.Since(start); d > 10*time.Second {
@@ -200,7 +200,7 @@ func TestAwaitFlow(t *testing.T) {
 
 	m, g = machine(300 * time.Millisecond)
 	_ = g.CompleteFlow(ctx, "f2", "mallory", time.Minute)
-	if finished, err := m.awaitFlow(ctx, "f2", "alice"); finished || err != nil {
+	if finished, denied, err := m.awaitFlow(ctx, "f2", "alice"); finished || denied || err != nil {
 		t.Fatalf("finished by another user: %v, %v", finished, err)
 	}
 
@@ -211,8 +211,8 @@ func TestAwaitFlow(t *testing.T) {
 		_ = g.DenyFlow(ctx, "f5", time.Minute)
 	}()
 	start = time.Now()
-	if finished, err := m.awaitFlow(ctx, "f5", "alice"); finished || err != nil || time.Since(start) > 10*time.Second {
-		t.Fatalf("denied: %v, %v after %v", finished, err, time.Since(start))
+	if finished, denied, err := m.awaitFlow(ctx, "f5", "alice"); finished || !denied || err != nil || time.Since(start) > 10*time.Second {
+		t.Fatalf("denied: %v, %v, %v after %v", finished, denied, err, time.Since(start))
 	}
 	if finished, denied, err := m.flowFinished(ctx, "f5", "alice"); finished || !denied || err != nil {
 		t.Fatalf("flowFinished of a denied flow: %v %v %v", finished, denied, err)
@@ -224,14 +224,14 @@ func TestAwaitFlow(t *testing.T) {
 
 	m, _ = machine(-1)
 	start = time.Now()
-	if finished, err := m.awaitFlow(ctx, "f3", "alice"); finished || err != nil || time.Since(start) > time.Second {
+	if finished, _, err := m.awaitFlow(ctx, "f3", "alice"); finished || err != nil || time.Since(start) > time.Second {
 		t.Fatalf("negative wait: %v, %v after %v", finished, err, time.Since(start))
 	}
 
 	m, _ = machine(time.Minute)
 	cctx, cancel := context.WithCancel(ctx)
 	time.AfterFunc(50*time.Millisecond, cancel)
-	if finished, err := m.awaitFlow(cctx, "f4", "alice"); finished || !errors.Is(err, context.Canceled) {
+	if finished, _, err := m.awaitFlow(cctx, "f4", "alice"); finished || !errors.Is(err, context.Canceled) {
 		t.Fatalf("call ended: %v, %v", finished, err)
 	}
 }

@@ -481,9 +481,14 @@ func (c *call) askNow(i int) (done bool, res mcp.Result, err error) {
 		// Accepted, not finished yet, and no retry will come on this
 		// era: the call waits for the browser, then goes on.
 		flow := c.st.Flow
-		finished, err := m.awaitFlow(c.ctx, flow, c.bind.Principal)
+		finished, denied, err := m.awaitFlow(c.ctx, flow, c.bind.Principal)
 		if err != nil {
 			return true, nil, err
+		}
+		if denied {
+			// The person declined at the provider: the step's decline path.
+			res, err := m.flow.Ended(c.ctx, c.req, c.args, i, ActionDecline, c.st.Answers)
+			return true, res, err
 		}
 		if !finished {
 			// A later call finds the user's grant.
@@ -808,12 +813,12 @@ func (m *Machine) flowFinished(ctx context.Context, flow, principal string) (fin
 
 // awaitFlow waits until flow finishes for principal, asking the grant
 // store at growing intervals (from 100 ms to 2 s), for at most
-// LegacyURLWait. finished is false when the wait ran out, or at once when
-// the flow was denied (nothing more will come); err is the store's error,
+// LegacyURLWait. finished is false when the wait ran out; denied is true,
+// at once, when the flow was denied (nothing more will come); err is the store's error,
 // or the context's when the call ends first.
-func (m *Machine) awaitFlow(ctx context.Context, flow, principal string) (finished bool, err error) {
+func (m *Machine) awaitFlow(ctx context.Context, flow, principal string) (finished, denied bool, err error) {
 	if m.opts.LegacyURLWait < 0 {
-		return false, nil
+		return false, false, nil
 	}
 	deadline := time.NewTimer(m.opts.LegacyURLWait)
 	defer deadline.Stop()
@@ -823,13 +828,13 @@ func (m *Machine) awaitFlow(ctx context.Context, flow, principal string) (finish
 	for {
 		select {
 		case <-ctx.Done():
-			return false, ctx.Err()
+			return false, false, ctx.Err()
 		case <-deadline.C:
-			return false, nil
+			return false, false, nil
 		case <-tick.C:
 		}
 		if finished, denied, err := m.flowFinished(ctx, flow, principal); finished || denied || err != nil {
-			return finished, err
+			return finished, denied, err
 		}
 		interval = min(2*interval, 2*time.Second)
 		tick.Reset(interval)

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/mcptest"
 )
@@ -30,5 +32,42 @@ func TestLongBearerTokenDoesNotCrash(t *testing.T) {
 	}
 	if _, req := urlRequest(t, res); req.Mode != "url" {
 		t.Fatalf("after: %+v", req)
+	}
+}
+
+// TestLegacyDenialDeclines: on 2025-11-25 the call waits for the browser
+// after the person accepts the link; a Deny at the provider ends that wait
+// at once in the step's decline path, as a retry does on 2026-07-28.
+func TestLegacyDenialDeclines(t *testing.T) {
+	s := startSiteWith(t, "localhost")
+	b := s.browser(t, "alice")
+	u := &mcptest.User{OnAsk: func(p *mcp.ElicitParams) {
+		// The person opens the link and clicks Deny, while the call waits.
+		go func() {
+			resp, err := b.Get(p.URL)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+			consent := *resp.Request.URL
+			consent.RawQuery = ""
+			form := resp.Request.URL.Query()
+			form.Set("decision", "deny")
+			if resp, err = b.PostForm(consent.String(), form); err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+		}()
+	}, Replies: []*mcp.ElicitResult{{Action: "accept"}}}
+	cs := s.mcpClientEra(t, "http", "legacy", "alice", mcptest.Options{User: u, Capabilities: bothModes})
+	start := time.Now()
+	res, err := list(cs, "", nil)
+	if err != nil || res.IsError || mcptest.Text(res) != notConnected {
+		t.Fatalf("a legacy call denied at the provider: %+v %v", res, err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("the denial was noticed after %v", d)
 	}
 }
