@@ -29,11 +29,15 @@
 //
 //	--check     write nothing; exit 1 and print a diff when a generated file
 //	            is missing, stale or left over
+//	-q, --quiet print nothing on success (otherwise one summary line:
+//	            files written, unchanged, removed)
 //	--tags      build tags, as for go build
 //	--version   print the version and exit
 //
 // Exit status: 0 success, 1 diagnostics or a failed --check, 2 usage or
-// another error.
+// another error. elicitgen --help describes the declarations, with an
+// example; the grammar is in docs/grammar.md and the generated API in
+// docs/generated-api.md.
 package main
 
 import "os"

@@ -265,3 +265,62 @@ func (h) Cancelled(context.Context, *mcp.CallToolRequest, Args, AskToolAnswers, 
 		t.Fatalf("after regenerate: %v\n%s", err, out)
 	}
 }
+
+// TestHelp: --help describes forms, tools and the other declarations, the
+// exit statuses and an example, and lists no completion or help command.
+func TestHelp(t *testing.T) {
+	code, out, _ := elicitgen(t, t.TempDir(), "--help")
+	if code != exitOK {
+		t.Fatalf("--help: exit %d", code)
+	}
+	for _, want := range []string{
+		`elicit:"NAME,OPTION,..."`, "//elicit:form", "//elicit:title", "//elicit:tool NAME", "//elicit:annotations",
+		"elicitrt.URLStep", "fallback=", "docs/declarations.md",
+		"Exit status:", "  0  success", "  1  diagnostics", "  2  a usage error",
+		"//go:generate go tool elicitgen", "elicitgen --check ./...", "elicitgen stub deploy",
+		"-q, --quiet", "stub        Write a handler skeleton",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--help lacks %q:\n%s", want, out)
+		}
+	}
+	for _, noise := range []string{"completion", "help        Help about"} {
+		if strings.Contains(out, noise) {
+			t.Errorf("--help shows %q:\n%s", noise, out)
+		}
+	}
+	if code, _, errOut := elicitgen(t, t.TempDir(), "completion", "bash"); code == exitOK {
+		t.Errorf("completion is a command: %q", errOut)
+	}
+}
+
+// TestSummaryLine: a successful run prints one line saying what it wrote,
+// left unchanged and removed; -q prints nothing; --check prints nothing
+// when all is current.
+func TestSummaryLine(t *testing.T) {
+	dir := newApp(t, map[string]string{"app.go": formSrc, "other.go": "package app\n\ntype Tell struct {\n\tName string `elicit:\"name\"`\n}\n"})
+	for _, step := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "elicitgen: 2 files written\n"},
+		{nil, "elicitgen: 2 files unchanged\n"},
+		{[]string{"-q"}, ""},
+		{[]string{"--check"}, ""},
+	} {
+		if code, stdout, stderr := elicitgen(t, dir, step.args...); code != exitOK || stdout != step.want {
+			t.Fatalf("elicitgen %v: exit %d, stdout %q, want %q; stderr %q", step.args, code, stdout, step.want, stderr)
+		}
+	}
+	testmod.WriteFiles(t, dir, map[string]string{"other.go": "package app\n", "app.go": strings.Replace(formSrc, "max=9", "max=8", 1)})
+	if code, stdout, stderr := elicitgen(t, dir, "./..."); code != exitOK || stdout != "elicitgen: 1 file written, 1 file removed\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	testmod.WriteFiles(t, dir, map[string]string{"app.go": "package app\n"})
+	if code, stdout, _ := elicitgen(t, dir); code != exitOK || stdout != "elicitgen: 1 file removed\n" {
+		t.Fatalf("exit %d, stdout %q", code, stdout)
+	}
+	if code, stdout, _ := elicitgen(t, dir); code != exitOK || stdout != "elicitgen: no forms or tools, no files\n" {
+		t.Fatalf("exit %d, stdout %q", code, stdout)
+	}
+}

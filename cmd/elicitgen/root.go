@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"maps"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -55,19 +59,55 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitUsage
 }
 
+// usage is the long help of the command.
+const usage = `elicitgen reads the Go packages given (default ".") and, next to each
+source file x.go that declares forms or tools, writes x_elicit.go.
+
+Forms: a struct type with fields tagged elicit:"NAME,OPTION,..." (or whose doc
+carries //elicit:form). Each exported field is one property of a flat form;
+its doc comment is the property's description, //elicit:title gives titles.
+Generated: ElicitSchema (the requestedSchema, precomputed), ElicitParams and
+DecodeElicit, a strict typed decoder. Secret-looking fields are refused.
+
+Tools: a struct type marked //elicit:tool NAME (and optionally
+//elicit:annotations readonly,destructive,idempotent,openworld). Its Args
+field holds the model's arguments; every other field is a step, in order: a
+form, or an elicitrt.URLStep for a sign-in, tagged with options such as
+message=, ask=handler, prefill, together, once and fallback=. Its doc
+comment is the tool's description. Generated: the step table, the step and
+answers types, the handler interface and RegisterNAME, which hands the table
+to the runtime's interpreter. Prompts and resources that ask:
+docs/declarations.md.
+
+On success elicitgen prints one line (files written, unchanged, removed)
+unless -q. Problems are reported all at once as file:line:col: message, and
+then nothing is written. A generated file is rewritten only when its bytes
+change, and removed when its source no longer declares anything.
+
+Exit status:
+  0  success (with --check: every generated file is current)
+  1  diagnostics, or --check found a missing, stale or leftover file
+  2  a usage error, or another failure (the go command, the file system)
+
+Examples:
+  //go:generate go tool elicitgen     in a package; then: go generate ./...
+  elicitgen ./...                     generate for every package of the module
+  elicitgen --check ./...             in CI: fail, with a diff, when a file is stale
+  elicitgen stub deploy               write deploy_handler.go for the tool deploy
+
+The grammar: docs/grammar.md; the generated API: docs/generated-api.md.`
+
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	var (
 		check   bool
+		quiet   bool
 		tags    string
 		version bool
 	)
 	cmd := &cobra.Command{
-		Use:   "elicitgen [flags] [packages]",
-		Short: "Generate elicitation schemas, decoders and MRTR machines for Go MCP servers",
-		Long: `elicitgen reads Go structs tagged elicit:"..." and writes, next to each
-source file x.go, a file x_elicit.go with precomputed schemas and strict typed
-decoders. Packages default to ".". Problems are reported all at once as
-file:line:col: message, and then nothing is written.`,
+		Use:           "elicitgen [flags] [packages]",
+		Short:         "Generate elicitation schemas, decoders and tool step tables for Go MCP servers",
+		Long:          usage,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// Packages are arguments; "stub" names the subcommand (write ./stub
@@ -87,7 +127,10 @@ file:line:col: message, and then nothing is written.`,
 				return &exitError{exitUsage, err}
 			}
 			cfg.Dir = wd
-			res, err := gen.Generate(cfg, check)
+			if !check {
+				return generate(cfg, quiet, stdout, stderr)
+			}
+			res, err := gen.Generate(cfg, true)
 			if err != nil {
 				return &exitError{exitUsage, err}
 			}
@@ -95,7 +138,7 @@ file:line:col: message, and then nothing is written.`,
 				fmt.Fprint(stderr, res.Diagnostics.Format(wd))
 				return &exitError{code: exitDiag}
 			}
-			if check && len(res.Changes) > 0 {
+			if len(res.Changes) > 0 {
 				for _, c := range res.Changes {
 					fmt.Fprint(stdout, c.Diff)
 				}
@@ -111,11 +154,94 @@ file:line:col: message, and then nothing is written.`,
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
 	cmd.AddCommand(newStubCmd(stdout, stderr))
-	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 with a diff when generated files are missing or stale")
+	// No shell-completion command, and no help command in the listing:
+	// --help says it all.
+	cmd.CompletionOptions.DisableDefaultCmd = true
+	cmd.SetHelpCommand(&cobra.Command{Hidden: true})
+	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 with a diff when generated files are missing, stale or left over")
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "print nothing on success")
 	cmd.Flags().StringVar(&tags, "tags", "", "comma-separated build tags")
 	cmd.Flags().BoolVar(&version, "version", false, "print the version and exit")
 	cmd.Flags().SortFlags = false
 	return cmd
+}
+
+// generate runs elicitgen and writes its files: those whose bytes changed,
+// never the others; stale ones are removed. Unless quiet, it prints one
+// summary line.
+func generate(cfg gen.Config, quiet bool, stdout, stderr io.Writer) error {
+	diags, out, err := gen.Run(cfg)
+	if err != nil {
+		return &exitError{exitUsage, err}
+	}
+	if len(diags) > 0 {
+		fmt.Fprint(stderr, diags.Format(cfg.Dir))
+		return &exitError{code: exitDiag}
+	}
+	var changes []gen.Change
+	unchanged := 0
+	for _, p := range slices.Sorted(maps.Keys(out.Files)) {
+		have, err := os.ReadFile(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			changes = append(changes, gen.Change{Path: p, Action: "create"})
+		case err != nil:
+			return &exitError{exitUsage, err}
+		case bytes.Equal(have, out.Files[p]):
+			unchanged++
+		default:
+			changes = append(changes, gen.Change{Path: p, Action: "update"})
+		}
+	}
+	for _, p := range out.Stale {
+		changes = append(changes, gen.Change{Path: p, Action: "remove"})
+	}
+	if err := gen.Write(out, changes); err != nil {
+		return &exitError{exitUsage, err}
+	}
+	if !quiet {
+		fmt.Fprintln(stdout, summary(changes, unchanged))
+	}
+	return nil
+}
+
+// summary is the line a successful run prints: "elicitgen: 2 files
+// written, 5 unchanged, 1 removed", with only the counts that are not
+// zero, and "no files" when there is nothing at all.
+func summary(changes []gen.Change, unchanged int) string {
+	written, removed := 0, 0
+	for _, c := range changes {
+		if c.Action == "remove" {
+			removed++
+		} else {
+			written++
+		}
+	}
+	var parts []string
+	if written > 0 {
+		parts = append(parts, plural(written, "file")+" written")
+	}
+	if unchanged > 0 {
+		if written > 0 {
+			parts = append(parts, fmt.Sprint(unchanged, " unchanged"))
+		} else {
+			parts = append(parts, plural(unchanged, "file")+" unchanged")
+		}
+	}
+	if removed > 0 {
+		parts = append(parts, plural(removed, "file")+" removed")
+	}
+	if len(parts) == 0 {
+		return "elicitgen: no forms or tools, no files"
+	}
+	return "elicitgen: " + strings.Join(parts, ", ")
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprint(n, " ", noun, "s")
 }
 
 // moduleVersion is the version of the elicitgen module this binary was
