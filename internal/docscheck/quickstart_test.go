@@ -44,6 +44,9 @@ func TestQuickStart(t *testing.T) {
 		"//go:generate go tool elicitgen",
 		"go tool elicitgen --check ./...",
 		"go run . -http 127.0.0.1:8080",
+		// rawRoundTrip checks these two claims on the running server.
+		"Each result comes as one server-sent event (`Content-Type:\ntext/event-stream`",
+		"an error that the SDK maps to an HTTP status (400, 404) is a\nplain `application/json` body",
 	} {
 		if !bytes.Contains(readme, []byte(step)) {
 			t.Errorf("README.md no longer says %q: update TestQuickStart with it", step)
@@ -232,9 +235,9 @@ func rawRoundTrip(t *testing.T, endpoint string) {
 }
 
 // postMCP posts body with the README's curl headers, checks the status,
-// and returns the JSON-RPC message of the response: the body itself when
-// it is application/json, the data of its one event when it is an event
-// stream. An HTTP error (status 400 and up) must be plain JSON.
+// and returns the JSON-RPC message of the response: as the README says,
+// the data of the one event of an event stream for a result, a plain JSON
+// body for an HTTP error (status 400 and up).
 func postMCP(t *testing.T, endpoint, body string, status int) []byte {
 	t.Helper()
 	req, err := http.NewRequest("POST", endpoint, strings.NewReader(body))
@@ -260,9 +263,9 @@ func postMCP(t *testing.T, endpoint, body string, status int) []byte {
 	}
 	ct := resp.Header.Get("Content-Type")
 	switch {
-	case strings.HasPrefix(ct, "application/json"):
+	case status >= 400 && strings.HasPrefix(ct, "application/json"):
 		return data
-	case strings.HasPrefix(ct, "text/event-stream") && status < 400:
+	case status < 400 && strings.HasPrefix(ct, "text/event-stream"):
 		var msg []byte
 		for _, line := range strings.Split(string(data), "\n") {
 			if rest, ok := strings.CutPrefix(line, "data:"); ok {
@@ -272,8 +275,8 @@ func postMCP(t *testing.T, endpoint, body string, status int) []byte {
 				msg = []byte(strings.TrimSpace(rest))
 			}
 		}
-		if msg == nil {
-			t.Fatalf("no event: %s", data)
+		if msg == nil || !strings.HasPrefix(string(data), "event: message\n") {
+			t.Fatalf("not one message event: %s", data)
 		}
 		return msg
 	}
