@@ -324,3 +324,21 @@ func TestSummaryLine(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q", code, stdout)
 	}
 }
+
+// TestStaleTagBuildsOnlyCheckFails holds docs/generated-api.md to what it
+// says of a stale file: a tag edited without regenerating still builds (and
+// would serve the old schema); only --check reports it.
+func TestStaleTagBuildsOnlyCheckFails(t *testing.T) {
+	dir := newApp(t, map[string]string{"app.go": formSrc})
+	if code, _, stderr := elicitgen(t, dir, "-q"); code != exitOK {
+		t.Fatalf("generate: %s", stderr)
+	}
+	testmod.WriteFiles(t, dir, map[string]string{"app.go": strings.Replace(formSrc, "max=9", "max=5", 1)})
+	if out, err := testmod.Go(t, dir, "build", "./..."); err != nil {
+		t.Fatalf("a tag-only edit should still build: %v\n%s", err, out)
+	}
+	code, stdout, _ := elicitgen(t, dir, "--check")
+	if code != exitDiag || !strings.Contains(stdout, `"maximum":5`) {
+		t.Fatalf("--check on a tag edit: exit %d\n%s", code, stdout)
+	}
+}
