@@ -85,6 +85,24 @@ func TestQuickStart(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "app_elicit.go")); err != nil {
 		t.Fatalf("go generate wrote no app_elicit.go: %v", err)
 	}
+	// The generated API the README shows is the one generated.
+	generated, err := os.ReadFile(filepath.Join(dir, "app_elicit.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := regexp.MustCompile("(?s)```go\n(type OrderCoffeeHandler interface \\{.*?)```").FindSubmatch(readme)
+	if shown == nil {
+		t.Fatal("README.md no longer shows OrderCoffeeHandler")
+	}
+	for _, line := range strings.Split(string(shown[1]), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line == "}" {
+			continue
+		}
+		if !bytes.Contains(generated, []byte(line)) {
+			t.Errorf("README.md shows %q, which the generated app_elicit.go does not have", line)
+		}
+	}
 	goCmd(t, dir, "tool", "elicitgen", "--check", "./...")
 	goCmd(t, dir, "vet", "./...")
 	bin := filepath.Join(t.TempDir(), "coffee")
