@@ -1,6 +1,7 @@
 // Package redistest runs a real redis-server for tests: on a free
-// 127.0.0.1 port, with persistence off (--save "" --appendonly no), in a
-// temporary directory, stopped when the test ends. No mock: the tests of
+// 127.0.0.1 port, with persistence off (--save "" --appendonly no; or the
+// append-only file on, for StartPersistent), in a temporary directory,
+// stopped when the test ends. No mock: the tests of
 // the Redis stores talk to the server Debian ships.
 //
 // When redis-server is not installed, Start skips the test with a message
@@ -27,11 +28,12 @@ type Server struct {
 	// URL is its redis:// URL (database 0).
 	URL string
 
-	t    testing.TB
-	bin  string
-	dir  string
-	cmd  *exec.Cmd
-	exit chan struct{} // closed when cmd has been waited for
+	t          testing.TB
+	bin        string
+	dir        string
+	persistent bool
+	cmd        *exec.Cmd
+	exit       chan struct{} // closed when cmd has been waited for
 }
 
 // Binary returns the path of redis-server, or skips t (fails it under
@@ -50,11 +52,24 @@ func Binary(t testing.TB) string {
 	return ""
 }
 
-// Start starts a redis-server on a free 127.0.0.1 port and stops it when t
-// ends.
+// Start starts a redis-server on a free 127.0.0.1 port, persistence off,
+// and stops it when t ends.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	s := &Server{t: t, bin: Binary(t), dir: t.TempDir()}
+	return start(t, false)
+}
+
+// StartPersistent is Start with the append-only file on and fsynced on
+// every write (--appendonly yes --appendfsync always): what a killed
+// server had acknowledged is there after Restart.
+func StartPersistent(t testing.TB) *Server {
+	t.Helper()
+	return start(t, true)
+}
+
+func start(t testing.TB, persistent bool) *Server {
+	t.Helper()
+	s := &Server{t: t, bin: Binary(t), dir: t.TempDir(), persistent: persistent}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -71,10 +86,13 @@ func Start(t testing.TB) *Server {
 func (s *Server) start() {
 	s.t.Helper()
 	_, port, _ := net.SplitHostPort(s.Addr)
-	s.cmd = exec.Command(s.bin,
-		"--bind", "127.0.0.1", "--port", port,
-		"--save", "", "--appendonly", "no",
-		"--dir", s.dir, "--daemonize", "no", "--loglevel", "warning")
+	persistence := []string{"--appendonly", "no"}
+	if s.persistent {
+		persistence = []string{"--appendonly", "yes", "--appendfsync", "always"}
+	}
+	s.cmd = exec.Command(s.bin, append([]string{
+		"--bind", "127.0.0.1", "--port", port, "--save", "",
+		"--dir", s.dir, "--daemonize", "no", "--loglevel", "warning"}, persistence...)...)
 	s.cmd.Stdout, s.cmd.Stderr = nil, nil
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatalf("redistest: starting redis-server: %v", err)
@@ -149,7 +167,7 @@ func (s *Server) DBSize() int {
 }
 
 // Stop kills the server (SIGKILL: as abrupt as a crash) and waits for it.
-// Its data is gone: persistence is off. Stop on a stopped server does
+// Its data is gone, unless it is persistent. Stop on a stopped server does
 // nothing.
 func (s *Server) Stop() {
 	if s.cmd == nil {
@@ -160,7 +178,8 @@ func (s *Server) Stop() {
 	s.cmd = nil
 }
 
-// Restart starts the server again on the same address, empty.
+// Restart starts the server again on the same address: empty, unless it
+// is persistent.
 func (s *Server) Restart() {
 	s.t.Helper()
 	s.Stop()

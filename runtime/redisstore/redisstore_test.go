@@ -393,3 +393,34 @@ func TestNewClientURL(t *testing.T) {
 		t.Fatalf("options %+v", o)
 	}
 }
+
+// TestKilledRedisKeepsClaimsOnlyWithPersistence: a claim survives a
+// SIGKILL and restart of a Redis with the append-only file fsynced on
+// every write; without persistence the restarted Redis has forgotten it
+// (the flow could complete again), which is why docs/many-instances.md
+// asks for appendonly.
+func TestKilledRedisKeepsClaimsOnlyWithPersistence(t *testing.T) {
+	ctx := context.Background()
+	for _, persistent := range []bool{true, false} {
+		start := redistest.Start
+		if persistent {
+			start = redistest.StartPersistent
+		}
+		srv := start(t)
+		g := NewReplayGuard(newClient(t, srv), &Options{Logger: quiet})
+		if first, err := g.Claim(ctx, "flow", time.Now().Add(time.Minute)); !first || err != nil {
+			t.Fatalf("claim: %v %v", first, err)
+		}
+		srv.Restart()
+		var first bool
+		var err error
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			if first, err = g.Claim(ctx, "flow", time.Now().Add(time.Minute)); err == nil || time.Now().After(deadline) {
+				break
+			}
+		}
+		if err != nil || first == persistent {
+			t.Fatalf("persistent=%v: the claim after a kill and restart: first=%v err=%v", persistent, first, err)
+		}
+	}
+}
