@@ -44,6 +44,7 @@ func TestQuickStart(t *testing.T) {
 		"//go:generate go tool elicitgen",
 		"go tool elicitgen --check ./...",
 		"go run . -http 127.0.0.1:8080",
+		"go mod init example.com/coffee",
 		// rawRoundTrip checks these two claims on the running server.
 		"Each result comes as one server-sent event (`Content-Type:\ntext/event-stream`",
 		"an error that the SDK maps to an HTTP status (400, 404) is a\nplain `application/json` body",
@@ -64,8 +65,13 @@ func TestQuickStart(t *testing.T) {
 		t.Fatalf("README's whole-file snippets: %s", got)
 	}
 
-	dir := t.TempDir()
-	testmod.WriteFiles(t, dir, map[string]string{"go.mod": "module example.com/coffee\n\ngo 1.26.0\n"})
+	// In the README's order: a new module, the Install commands (with the
+	// checkout's path), then the files.
+	dir := filepath.Join(t.TempDir(), "coffee")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	goCmd(t, dir, "mod", "init", "example.com/coffee")
 	// go.sum from the checkout, so that go mod tidy needs no network here.
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	if err != nil {
@@ -75,12 +81,12 @@ func TestQuickStart(t *testing.T) {
 	goCmd(t, dir, "mod", "edit", "-replace", "github.com/elicitgen/elicitgen="+root,
 		"-require", "github.com/elicitgen/elicitgen@v0.0.0",
 		"-tool", "github.com/elicitgen/elicitgen/cmd/elicitgen")
+	goCmd(t, dir, "mod", "tidy")
 	files := map[string]string{}
 	for _, f := range d.Files {
 		files[f.Name] = f.Body
 	}
 	testmod.WriteFiles(t, dir, files)
-	goCmd(t, dir, "mod", "tidy")
 	goCmd(t, dir, "generate", "./...")
 	if _, err := os.Stat(filepath.Join(dir, "app_elicit.go")); err != nil {
 		t.Fatalf("go generate wrote no app_elicit.go: %v", err)
