@@ -62,7 +62,7 @@ func (g *Grants) ClaimFlow(ctx context.Context, flowID string, ttl time.Duration
 		return claim(ctx, g.c, g.flowKey(flowID), flowClaimed+newToken(), ttl)
 	})
 	if err != nil {
-		return false, failed(&g.o, "flow claim", "the sign-in cannot be recorded", err)
+		return false, failed(ctx, &g.o, "flow claim", "the sign-in cannot be recorded", err)
 	}
 	return claimed, nil
 }
@@ -84,7 +84,7 @@ func (g *Grants) ReleaseFlow(ctx context.Context, flowID string) error {
 		return releaseScript.Run(ctx, g.c, []string{g.flowKey(flowID)}, flowClaimed).Int()
 	})
 	if err != nil {
-		return failed(&g.o, "flow release", "the sign-in cannot be released", err)
+		return failed(ctx, &g.o, "flow release", "the sign-in cannot be released", err)
 	}
 	return nil
 }
@@ -103,7 +103,7 @@ func (g *Grants) CompleteFlow(ctx context.Context, flowID, subject string, ttl t
 		return g.c.Set(ctx, g.flowKey(flowID), flowDone+sealed, max(ttl, time.Millisecond)).Result()
 	})
 	if err != nil {
-		return failed(&g.o, "flow completion", "the sign-in cannot be recorded", err)
+		return failed(ctx, &g.o, "flow completion", "the sign-in cannot be recorded", err)
 	}
 	return nil
 }
@@ -125,7 +125,7 @@ func (g *Grants) FlowSubject(ctx context.Context, flowID string) (string, bool, 
 	case errors.Is(err, redis.Nil):
 		return "", false, nil
 	case err != nil:
-		return "", false, failed(&g.o, "flow read", "the sign-in cannot be read", err)
+		return "", false, failed(ctx, &g.o, "flow read", "the sign-in cannot be read", err)
 	case strings.HasPrefix(v, flowClaimed):
 		return "", false, nil
 	case !strings.HasPrefix(v, flowDone):
@@ -155,7 +155,7 @@ func (g *Grants) PutGrant(ctx context.Context, subject, name string, grant []byt
 		return g.c.Set(ctx, g.grantKey(&b), formatV1+sealed, max(ttl, time.Millisecond)).Result()
 	})
 	if err != nil {
-		return failed(&g.o, "grant write", "the grant cannot be stored", err)
+		return failed(ctx, &g.o, "grant write", "the grant cannot be stored", err)
 	}
 	return nil
 }
@@ -171,7 +171,7 @@ func (g *Grants) Grant(ctx context.Context, subject, name string) ([]byte, bool,
 	case errors.Is(err, redis.Nil):
 		return nil, false, nil
 	case err != nil:
-		return nil, false, failed(&g.o, "grant read", "the grant cannot be read", err)
+		return nil, false, failed(ctx, &g.o, "grant read", "the grant cannot be read", err)
 	case !strings.HasPrefix(v, formatV1):
 		return nil, false, errUnknownFormat(&g.o, "grant", v)
 	}

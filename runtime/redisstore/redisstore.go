@@ -42,7 +42,9 @@
 // answer, the store returns an error that wraps [ErrUnavailable] and logs
 // the cause: the step that needed the store does not complete (the call
 // fails, the sign-in page answers 500), nothing panics, and the next call
-// after Redis is back works. Nothing is cached in the process.
+// after Redis is back works. Nothing is cached in the process. (A call
+// whose own context ends first, a client that went away, returns the
+// context's error.)
 //
 // # Why in the main module
 //
@@ -156,8 +158,13 @@ func (e *unavailable) Error() string {
 
 func (e *unavailable) Unwrap() []error { return []error{ErrUnavailable, e.cause} }
 
-// failed logs the cause of a failed call and returns its error.
-func failed(o *Options, op, what string, cause error) error {
+// failed logs the cause of a failed call and returns its error; when the
+// caller's ctx ended first (the client went away), its error instead: not
+// a failure of Redis.
+func failed(ctx context.Context, o *Options, op, what string, cause error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	o.Logger.Error("elicitgen: redisstore: "+op+" failed", "err", cause)
 	return &unavailable{what: what, cause: cause}
 }

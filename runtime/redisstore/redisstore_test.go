@@ -424,3 +424,19 @@ func TestKilledRedisKeepsClaimsOnlyWithPersistence(t *testing.T) {
 		}
 	}
 }
+
+// TestCallerGaveUp: a call whose context has ended returns the context's
+// error, not ErrUnavailable, and claims nothing.
+func TestCallerGaveUp(t *testing.T) {
+	srv := redistest.Start(t)
+	g := NewReplayGuard(newClient(t, srv), nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	first, err := g.Claim(ctx, "flow", time.Now().Add(time.Minute))
+	if first || !errors.Is(err, context.Canceled) || errors.Is(err, ErrUnavailable) {
+		t.Fatalf("claim with a cancelled context: %v %v", first, err)
+	}
+	if first, err := g.Claim(context.Background(), "flow", time.Now().Add(time.Minute)); !first || err != nil {
+		t.Fatalf("claim after: %v %v", first, err)
+	}
+}

@@ -37,7 +37,7 @@ func (g *ReplayGuard) Claim(ctx context.Context, id string, until time.Time) (bo
 		return claim(ctx, g.c, g.o.Prefix+"replay:"+id, formatV1+newToken(), ttl)
 	})
 	if err != nil {
-		return false, failed(&g.o, "replay claim", "the flow's single use cannot be checked", err)
+		return false, failed(ctx, &g.o, "replay claim", "the flow's single use cannot be checked", err)
 	}
 	return first, nil
 }
