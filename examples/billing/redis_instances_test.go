@@ -36,7 +36,8 @@ func startBillingProcess(t *testing.T, redisURL string) string {
 		args = append(args, "-redis", redisURL)
 	}
 	cmd := exec.Command(serverBin, args...)
-	cmd.Env = append(os.Environ(), "ELICITGEN_STATE_KEYS="+base64.StdEncoding.EncodeToString([]byte("billing-test-key-0123456789abcde")))
+	cmd.Env = append(os.Environ(), "ELICITGEN_REDIS_URL=", // none inherited from the test's environment
+		"ELICITGEN_STATE_KEYS="+base64.StdEncoding.EncodeToString([]byte("billing-test-key-0123456789abcde")))
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -38,5 +38,6 @@ func redisGrants(url string, keys *elicitrt.Keyring) (elicitrt.GrantStore, error
 	if err := client.Ping(ctx).Err(); err != nil {
 		log.Printf("billing: Redis does not answer yet (%v): sign-ins fail until it does", err)
 	}
+	log.Printf("billing: the grant store is on Redis at %s", client.Options().Addr)
 	return redisstore.NewGrants(client, &redisstore.Options{Keys: keys})
 }

@@ -56,6 +56,7 @@ func startRedisInstance(t *testing.T, keys, redisURL string, viaEnv bool) *redis
 	if viaEnv {
 		env = append(env, "ELICITGEN_REDIS_URL="+redisURL)
 	} else {
+		env = append(env, "ELICITGEN_REDIS_URL=") // none inherited from the test's environment
 		args = append(args, "-redis", redisURL)
 	}
 	p := &redisInstance{endpoint: "http://" + addr + "/mcp", cmd: exec.Command(serverBin, args...), exited: make(chan struct{})}

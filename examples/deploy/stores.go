@@ -37,5 +37,6 @@ func redisReplayGuard(url string) (elicitrt.ReplayGuard, error) {
 	if err := client.Ping(ctx).Err(); err != nil {
 		log.Printf("deploy: Redis does not answer yet (%v): production confirmations fail until it does", err)
 	}
+	log.Printf("deploy: the replay guard is on Redis at %s", client.Options().Addr)
 	return redisstore.NewReplayGuard(client, nil), nil
 }
