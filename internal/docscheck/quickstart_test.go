@@ -304,6 +304,6 @@ func postMCP(t *testing.T, endpoint, body string, status int) []byte {
 		}
 		return msg
 	}
-	t.Fatalf("status %d with Content-Type %q: %s", resp.StatusCode, ct, data)
+	t.Fatalf("status %d with Content-Type %q: README.md (quick start) and docs/runtime.md (response framing) say a result is one text/event-stream event and an HTTP error plain application/json; fix the code or both docs\n%s", resp.StatusCode, ct, data)
 	return nil
 }
