@@ -119,6 +119,7 @@ func TestQuickStart(t *testing.T) {
 		quickStartOrder(t, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
 		quickStartOrder(t, &mcp.StreamableClientTransport{Endpoint: endpoint}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 		rawRoundTrip(t, endpoint)
+		noForms(t, endpoint)
 	})
 	t.Run("stdio", func(t *testing.T) {
 		cmd := exec.Command(bin)
@@ -214,6 +215,27 @@ func quickStartOrder(t *testing.T, transport mcp.Transport, sopts *mcp.ClientSes
 	}
 	if got := mcptest.Text(res); got != "Ordered a small mocha." || len(user.Asked) != 1 {
 		t.Fatalf("prefilled: %q, asked %d", got, len(user.Asked))
+	}
+}
+
+// noForms: a client that cannot show forms gets a tool error naming the
+// missing argument (fallback=arguments), as the README says.
+func noForms(t *testing.T, endpoint string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "docscheck", Version: "v0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "order_coffee", Arguments: map[string]any{"drink": "latte"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mcptest.Text(res); !res.IsError || got != "size is required: one of small, medium, large" {
+		t.Fatalf("without forms: isError %v, %q", res.IsError, got)
 	}
 }
 
