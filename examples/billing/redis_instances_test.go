@@ -215,3 +215,47 @@ func TestRedisDownSignIn(t *testing.T) {
 		t.Fatalf("retry after the restart: %+v", res)
 	}
 }
+
+// TestRedisStdioSignInThroughHTTPPages: the billing binary over stdio (a
+// desktop client's 2025-11-25 session) and the binary over HTTP (its
+// sign-in pages) share a Redis: Carol accepts the URL step on stdio, signs
+// in through the HTTP process's pages, and the waiting stdio call goes on
+// to the invoices. (With each process's own memory the stdio call cannot
+// finish: TestEveryTransportAndEra.)
+func TestRedisStdioSignInThroughHTTPPages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a redis-server and billing processes")
+	}
+	srv := redistest.Start(t)
+	pages := startBillingProcess(t, srv.URL)
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar}
+	if resp, err := browser.PostForm(pages+"/login", url.Values{"user": {"carol"}}); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("login: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	signedIn := make(chan int, 1)
+	u := &mcptest.User{Replies: []*mcp.ElicitResult{{Action: "accept"}}, OnAsk: func(p *mcp.ElicitParams) {
+		go func() {
+			code, _, err := signIn(browser, p.URL)
+			if err != nil {
+				code = 0
+			}
+			signedIn <- code
+		}()
+	}}
+	cs := mcptest.Connect(t, nil, "stdio", "legacy", mcptest.Options{User: u, Capabilities: bothModes, Command: func() *exec.Cmd {
+		cmd := exec.Command(serverBin, "-stdio", "-redis", srv.URL)
+		cmd.Env = append(os.Environ(), "BILLING_USER=carol", "BILLING_BASE_URL="+pages, "BILLING_LEGACY_URL_WAIT=20s",
+			"ELICITGEN_STATE_KEYS="+base64.StdEncoding.EncodeToString([]byte("billing-test-key-0123456789abcde")))
+		return cmd
+	}})
+	res, err := list(cs, "", nil)
+	if code := <-signedIn; code != http.StatusOK {
+		t.Fatalf("sign-in through the HTTP process: status %d", code)
+	}
+	if err != nil || mcptest.Text(res) != "2 open invoices." {
+		t.Fatalf("the stdio call after the sign-in: %+v %v", res, err)
+	}
+}

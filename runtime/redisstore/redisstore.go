@@ -111,7 +111,8 @@ type Options struct {
 	// Logger receives the causes of failed calls and unreadable records
 	// (slog.Default() when nil).
 	Logger *slog.Logger
-	// Now is the clock of sealed records; nil means time.Now.
+	// Now is the clock: the expiry of sealed records, and a replay
+	// claim's TTL (its until, less now); nil means time.Now.
 	Now func() time.Time
 }
 
