@@ -545,3 +545,39 @@ func TestRedisInstancesKilledUnderLoad(t *testing.T) {
 		t.Fatal("no confirmation met the outage: the kill came too late to test anything")
 	}
 }
+
+// TestBadRedisURLExitsWithOneLine: a malformed -redis or
+// ELICITGEN_REDIS_URL stops the server at start, exit status 1, with one
+// line that names the setting and never repeats the URL (it may hold a
+// password).
+func TestBadRedisURLExitsWithOneLine(t *testing.T) {
+	key := base64.StdEncoding.EncodeToString([]byte("redis-instances-key-0123456789ab"))
+	const bad = "redis://user:hunter2@host:notaport/0"
+	for name, setting := range map[string]struct{ args, env []string }{
+		"flag": {args: []string{"-redis", bad}},
+		"env":  {env: []string{"ELICITGEN_REDIS_URL=" + bad}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cmd := exec.Command(serverBin, append([]string{"-http", "127.0.0.1:0"}, setting.args...)...)
+			cmd.Env = append(append(os.Environ(), "ELICITGEN_REDIS_URL=", "ELICITGEN_STATE_KEYS="+key), setting.env...)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			done := make(chan error, 1)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				t.Fatal("the server kept running with a malformed Redis URL")
+			}
+			out := strings.TrimSpace(stderr.String())
+			if cmd.ProcessState.ExitCode() != 1 || strings.Count(out, "\n") != 0 ||
+				!strings.Contains(out, "ELICITGEN_REDIS_URL") || strings.Contains(out, "hunter2") {
+				t.Fatalf("exit %d, stderr %q: want status 1 and one line naming the setting, without the URL", cmd.ProcessState.ExitCode(), out)
+			}
+		})
+	}
+}
