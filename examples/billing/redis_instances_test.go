@@ -259,3 +259,48 @@ func TestRedisStdioSignInThroughHTTPPages(t *testing.T) {
 		t.Fatalf("the stdio call after the sign-in: %+v %v", res, err)
 	}
 }
+
+// TestRedisDenialServedByOtherInstance: Alice clicks Deny at the provider
+// in a sign-in started on A; the retry on B takes the step's decline path
+// (the denial, recorded through A's callback in Redis, reaches B) instead
+// of asking again.
+func TestRedisDenialServedByOtherInstance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a redis-server and billing processes")
+	}
+	srv := redistest.Start(t)
+	a, b := startBillingProcess(t, srv.URL), startBillingProcess(t, srv.URL)
+	onA, onB := processClient(t, a, "alice"), processClient(t, b, "alice")
+	first, err := list(onA, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, p := urlRequest(t, first)
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar}
+	if resp, err := browser.PostForm(a+"/login", url.Values{"user": {"alice"}}); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("login: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	resp, err := browser.Get(p.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	consent := *resp.Request.URL
+	consent.RawQuery = ""
+	form := resp.Request.URL.Query()
+	form.Set("decision", "deny")
+	if resp, err = browser.PostForm(consent.String(), form); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || !strings.HasPrefix(resp.Request.URL.String(), a+"/callback") {
+		t.Fatalf("after Deny: %d at %s", resp.StatusCode, resp.Request.URL)
+	}
+	res, err := list(onB, first.RequestState, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept"}})
+	if err != nil || res.NeedsInput() || res.IsError || mcptest.Text(res) != notConnected {
+		t.Fatalf("the retry on B after the denial on A: %+v %v", res, err)
+	}
+}
