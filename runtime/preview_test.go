@@ -134,7 +134,7 @@ func TestPreviewThenConfirm(t *testing.T) {
 				mu.Lock()
 				user = "alice"
 				mu.Unlock()
-				refused("tampered", call(map[string]any{"target": "moon", "confirmation_token": token[:len(token)-2] + "AA"}))
+				refused("tampered", call(map[string]any{"target": "moon", "confirmation_token": flip(token)}))
 				if launched.get() != 0 {
 					t.Fatal("a refused token launched")
 				}
@@ -182,4 +182,16 @@ func TestPreviewTokenIgnoredWhenAsked(t *testing.T) {
 	if launched.get() != 0 {
 		t.Fatal("launched without a confirmation")
 	}
+}
+
+// flip changes one character in the middle of a sealed token.
+func flip(token string) string {
+	b := []byte(token)
+	i := len(b) / 2
+	if b[i] == 'A' {
+		b[i] = 'B'
+	} else {
+		b[i] = 'A'
+	}
+	return string(b)
 }
