@@ -145,6 +145,7 @@ func start(name, bin string) (*server, error) {
 	s := &server{name: name, cmd: cmd}
 	found := make(chan struct{})
 	go func() {
+		announced := false
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			line := sc.Text()
@@ -154,9 +155,9 @@ func start(name, bin string) (*server, error) {
 			if _, addr, ok := strings.Cut(line, "e2estats: serving at "); ok && s.stats == "" {
 				s.stats = "http://" + strings.TrimSpace(addr) + "/stats"
 			}
-			if s.url != "" && s.stats != "" && found != nil {
-				close(found)
-				found = nil
+			if s.url != "" && s.stats != "" && !announced {
+				close(found) // s.url and s.stats are not written again
+				announced = true
 			}
 		}
 	}()
