@@ -56,8 +56,8 @@ func e2eTable(results map[string]*result) int {
 		return 0
 	}
 	fmt.Println()
-	fmt.Println("| e2e deploy round | server | server CPU / round | ratio to baseline (median, range) | rounds/s | ratio | p50 / p99 | allocs / round | RSS after | target | met |")
-	fmt.Println("|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|")
+	fmt.Println("| e2e deploy round | server | server CPU / round | ratio to baseline (median, range) | rounds/s | ratio | p50 / p99 | heap / round | GC / 1000 rounds | RSS after | target | met |")
+	fmt.Println("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
 	unmet := 0
 	// Extra cases (ELICITGEN_E2E_EXTRA) after the known ones.
 	servers := slices.Clone(e2eServers)
@@ -96,10 +96,15 @@ func e2eTable(results map[string]*result) int {
 					unmet++
 				}
 			}
-			fmt.Printf("| c=%s | %s | %s µs | %s | %s | %s | %s / %s µs | %s | %s MiB | %s | %s |\n", c, s.label,
+			kB := slices.Clone(r.metrics["srv-B/round"])
+			for i := range kB {
+				kB[i] /= 1000
+			}
+			fmt.Printf("| c=%s | %s | %s µs | %s | %s | %s | %s / %s µs | %s kB, %s allocs | %s | %s MiB | %s | %s |\n", c, s.label,
 				num(cpu, 0), cpuRatio, num(r.metrics["rounds/s"], 0), rateRatio,
 				num(r.metrics["p50-us"], 0), num(r.metrics["p99-us"], 0),
-				num(r.metrics["srv-allocs/round"], 0), num(r.metrics["srv-RSS-MiB"], 1), target, verdict)
+				num(kB, 0), num(r.metrics["srv-allocs/round"], 0), num(r.metrics["srv-GC/kround"], 0),
+				num(r.metrics["srv-RSS-MiB"], 1), target, verdict)
 		}
 	}
 	fmt.Printf("\nE2E: medians of %d runs; ratios paired run by run (range: min–max).\n", len(results["E2E/c=8/sdk"].metrics["srv-us/round"]))

@@ -176,13 +176,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "ratios: no benchmark results on standard input")
 		os.Exit(2)
 	}
-	fmt.Println("| comparison | elicitgen | baseline | elicitgen time | baseline time | ratio | allocs (elicitgen / baseline) | target | met |")
-	fmt.Println("|---|---|---|---:|---:|---:|---:|---|---|")
-	unmet := 0
+	unmet, printed := 0, false
 	for _, r := range rows(results) {
 		s, b := results[r.subject], results[r.baseline]
 		if s == nil || b == nil {
 			continue
+		}
+		if !printed {
+			fmt.Println("| comparison | elicitgen | baseline | elicitgen time | baseline time | ratio | allocs (elicitgen / baseline) | target | met |")
+			fmt.Println("|---|---|---|---:|---:|---:|---:|---|---|")
+			printed = true
 		}
 		sn, bn := median(s.ns), median(b.ns)
 		var ratio, target string
@@ -225,7 +228,9 @@ func main() {
 	for _, r := range results {
 		counts = append(counts, len(r.ns))
 	}
-	fmt.Printf("\nMedians of %d to %d runs per benchmark; %d target(s) not met.\n", slices.Min(counts), slices.Max(counts), unmet)
+	if printed {
+		fmt.Printf("\nMedians of %d to %d runs per benchmark; %d target(s) not met.\n", slices.Min(counts), slices.Max(counts), unmet)
+	}
 	if n := e2eTable(results); n > 0 {
 		fmt.Printf("%d end-to-end target(s) not met.\n", n)
 	}
