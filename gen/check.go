@@ -98,7 +98,7 @@ func (c *checker) checkPackage(pkg *packages.Package) *Package {
 				switch {
 				case bad[doc]:
 					// A misspelt directive: reported; not taken for a form.
-				case hasDirective(doc, directiveTool):
+				case isDecl(doc):
 					c.tools = append(c.tools, pendingTool{file: file, spec: ts, doc: doc})
 				default:
 					if form := c.checkTypeSpec(ts, doc); form != nil {
@@ -119,7 +119,7 @@ func (c *checker) checkPackage(pkg *packages.Package) *Package {
 }
 
 // directives are the //elicit: directives, by their word.
-var directives = []string{"annotations", "form", "title", "tool"}
+var directives = []string{"annotations", "form", "prompt", "resource", "title", "tool"}
 
 // checkDirectives reports every //elicit: comment of f that is no
 // directive, with a did-you-mean, and returns the comment groups that hold
@@ -140,7 +140,7 @@ func (c *checker) checkDirectives(f *ast.File) map[*ast.CommentGroup]bool {
 			if near := nearest(word, slices.Clone(directives)); near != "" {
 				hint = " (did you mean //elicit:" + near + "?)"
 			}
-			c.errorf(cm.Pos(), "unknown directive //elicit:%s%s: the directives are //elicit:form, //elicit:tool, //elicit:annotations and //elicit:title", word, hint)
+			c.errorf(cm.Pos(), "unknown directive //elicit:%s%s: the directives are //elicit:form, //elicit:tool, //elicit:prompt, //elicit:resource, //elicit:annotations and //elicit:title", word, hint)
 			if bad == nil {
 				bad = map[*ast.CommentGroup]bool{}
 			}

@@ -2,6 +2,7 @@ package gen
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/dave/jennifer/jen"
 )
@@ -13,9 +14,9 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) {
 	stepType := name + "Step"
 	answersType := name + "Answers"
 	handlerType := name + "Handler"
-	args := typeExpr(pkg.Path, t.Args)
+	args := argsExpr(pkg, t)
 	// Step type.
-	f.Commentf("%s names a step of the %s tool.", stepType, t.MCPName)
+	f.Commentf("%s names a step of the %s %s.", stepType, t.MCPName, t.Kind)
 	f.Type().Id(stepType).Int()
 	consts := make([]jen.Code, len(t.Steps))
 	names := make([]jen.Code, len(t.Steps))
@@ -39,7 +40,7 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) {
 			fields[i] = jen.Id(s.GoName).Op("*").Id(s.Form.Name)
 		}
 	}
-	f.Commentf("%s holds the answers of the %s tool's steps; a step not asked (yet) is nil.", answersType, t.MCPName)
+	f.Commentf("%s holds the answers of the %s %s's steps; a step not asked (yet) is nil.", answersType, t.MCPName, t.Kind)
 	f.Type().Id(answersType).Struct(fields...)
 
 	// Handler interface.
@@ -50,7 +51,7 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) {
 		}
 		methods = append(methods, jen.Id(m.Name).Add(methodSignature(pkg, t, m, true)))
 	}
-	f.Commentf("%s is what the %s tool's author implements.", handlerType, t.MCPName)
+	f.Commentf("%s is what the %s %s's author implements.", handlerType, t.MCPName, t.Kind)
 	f.Type().Id(handlerType).Interface(methods...)
 
 	// Answers from the machine's contents.
@@ -65,7 +66,7 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) {
 		}
 	}
 	body := []jen.Code{jen.Return(jen.Id(answersType).Values(answers))}
-	f.Commentf("%s types the answers the machine keeps for the %s tool.", convert, t.MCPName)
+	f.Commentf("%s types the answers the machine keeps for the %s %s.", convert, t.MCPName, t.Kind)
 	f.Func().Id(convert).Params(jen.Id("a").Qual(runtimePath, "Answers")).Id(answersType).Block(body...)
 
 	// Register.
@@ -129,6 +130,16 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) {
 		typed[jen.Id(field)] = jen.Add(mapType[field]).Values(entries...)
 	}
 
+	if t.Kind != DeclTool {
+		f.Commentf("Register%s adds the %s %s to server: the runtime's interpreter runs its", name, t.MCPName, t.Kind)
+		f.Comment("step table over multi round-trip requests and calls h's typed methods. opts may be nil.")
+		f.Func().Id("Register"+name).Params(
+			jen.Id("server").Op("*").Qual(mcpPath, "Server"),
+			jen.Id("h").Id(handlerType),
+			jen.Id("opts").Op("*").Qual(runtimePath, "ToolOptions"),
+		).Block(registerDecl(pkg, t, steps, typed)...)
+		return
+	}
 	ann := jen.Dict{
 		jen.Id("ReadOnlyHint"):   jen.Lit(t.ReadOnly),
 		jen.Id("IdempotentHint"): jen.Lit(t.Idempotent),
@@ -200,9 +211,12 @@ func methodSignature(pkg *Package, t *Tool, m HandlerMethod, named bool) *jen.St
 	}
 	params := []jen.Code{
 		param("ctx", jen.Qual("context", "Context")),
-		param("req", jen.Op("*").Qual(mcpPath, "CallToolRequest")),
-		param("args", typeExpr(pkg.Path, t.Args)),
+		param("req", requestType(t)),
+		param("args", argsExpr(pkg, t)),
 		param("answers", jen.Id(t.Name+"Answers")),
+	}
+	if t.Kind == DeclResource {
+		params = slices.Delete(params, 2, 3) // a resource has no arguments
 	}
 	switch m.Kind {
 	case MethodDeclined, MethodCancelled, MethodUnavailable:
@@ -217,7 +231,7 @@ func methodSignature(pkg *Package, t *Tool, m HandlerMethod, named bool) *jen.St
 	case MethodAsk:
 		return sig.Bool()
 	}
-	return sig.Parens(jen.List(jen.Op("*").Qual(mcpPath, "CallToolResult"), jen.Error()))
+	return sig.Parens(jen.List(resultType(t), jen.Error()))
 }
 
 // methodDoc is the doc comment of a handler method, in the interface and

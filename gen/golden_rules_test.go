@@ -146,7 +146,8 @@ func schemaProblems(schema []byte) []string {
 	}
 	common := []string{"type", "title", "description", "default"}
 	allowed := map[string][]string{
-		"string":  append(slices.Clone(common), "minLength", "maxLength", "format", "enum", "oneOf"),
+		// enumNames: the spec's deprecated LegacyTitledEnumSchema (enumnames).
+		"string":  append(slices.Clone(common), "minLength", "maxLength", "format", "enum", "oneOf", "enumNames"),
 		"integer": append(slices.Clone(common), "minimum", "maximum"),
 		"number":  append(slices.Clone(common), "minimum", "maximum"),
 		"boolean": common,

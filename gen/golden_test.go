@@ -263,7 +263,7 @@ func writeStubs(t *testing.T, dir string) int {
 						t.Errorf("stub of %s lacks %s:\n%s", tool.MCPName, m.Name, src)
 					}
 				}
-				if err := os.WriteFile(filepath.Join(dir, tool.MCPName+"_handler.go"), src, 0o644); err != nil {
+				if err := os.WriteFile(filepath.Join(dir, strings.ToLower(tool.Name)+"_handler.go"), src, 0o644); err != nil {
 					t.Fatal(err)
 				}
 				n++

@@ -92,8 +92,11 @@ type Field struct {
 	MinNum, MaxNum float64 // number values
 	Float32        bool    // value type is float32
 
-	Enum    *Enum // KindEnum, KindMulti
-	Default *Default
+	Enum *Enum // KindEnum, KindMulti
+	// EnumNames sends a titled single-select's titles as the deprecated
+	// enumNames beside enum (LegacyTitledEnumSchema) instead of oneOf.
+	EnumNames bool
+	Default   *Default
 }
 
 // Enum is the value set of a single- or multi-select property.
@@ -122,8 +125,22 @@ type Default struct {
 	Time   time.Time
 }
 
-// Tool is a tool declaration (//elicit:tool NAME): its arguments and steps.
+// Tool is a tool declaration (//elicit:tool NAME): its arguments and steps;
+// or a prompt (//elicit:prompt NAME) or resource (//elicit:resource URI)
+// declaration, which has the same parts (see Kind).
 type Tool struct {
+	// Kind is what the declaration declares. For a prompt, MCPName is its
+	// name and Args its arguments (nil: none); for a resource, MCPName is
+	// its URI or URI template and Args is nil.
+	Kind DeclKind
+	// PromptArgs are a prompt's arguments: Args' fields, then the
+	// prefilled properties (optional).
+	PromptArgs []PromptArg
+	// MIMEType is a resource's MIME type, or ""; Template is true when its
+	// URI is a URI template.
+	MIMEType string
+	Template bool
+
 	Name                                         string // Go type name of the declaration
 	MCPName                                      string // the tool's name on the wire
 	Description                                  string

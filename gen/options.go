@@ -28,6 +28,14 @@ func (c *checker) checkOptions(f *Field, spec tagSpec, place tagPlace) bool {
 	if f.Required && f.Pointer {
 		fail("field %s is a pointer, which makes it optional, and also required: drop required, or use a non-pointer type", f.GoName)
 	}
+	at = "enumnames"
+	if spec.EnumNames {
+		if f.Kind != KindEnum || f.Enum == nil || !f.Enum.Titled {
+			fail("enumnames on field %s: it sends a titled single-select's titles as the deprecated enumNames, and %s is not a titled single-select (a string type whose constants carry //elicit:title)", f.GoName, f.GoName)
+		} else {
+			f.EnumNames = true
+		}
+	}
 	at = "enum"
 	if len(spec.Enum) > 0 && f.Kind != KindEnum && f.Kind != KindMulti {
 		fail("enum= on field %s: only string and []string fields take an inline enum", f.GoName)

@@ -118,6 +118,10 @@ func writeProperty(b *bytes.Buffer, f *Field) {
 			o.raw("maximum", number(f.MaxNum))
 		}
 	case KindEnum:
+		if f.EnumNames {
+			writeEnumNames(o, f.Enum)
+			break
+		}
 		writeEnum(o, f.Enum, "oneOf")
 	case KindMulti:
 		if f.HasMin {

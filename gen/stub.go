@@ -62,7 +62,7 @@ func StubFile(p *Package, file *File, t *Tool) ([]byte, error) {
 	}
 	var doc bytes.Buffer
 	if err := templates.Stub.Execute(&doc, templates.StubData{
-		Tool: t.MCPName, Type: typ, Handler: t.Name + "Handler", Register: "Register" + t.Name,
+		Tool: t.MCPName, Kind: t.Kind.String(), Type: typ, Handler: t.Name + "Handler", Register: "Register" + t.Name,
 	}); err != nil {
 		return nil, err
 	}
@@ -86,6 +86,19 @@ func StubFile(p *Package, file *File, t *Tool) ([]byte, error) {
 func stubBody(t *Tool, m HandlerMethod) []jen.Code {
 	step := func(what string) jen.Code {
 		return jen.Lit("Nothing was done: the ").Op("+").Id("step").Dot("String").Call().Op("+").Lit(" question was " + what + ".")
+	}
+	if t.Kind != DeclTool {
+		switch m.Kind {
+		case MethodComplete:
+			return []jen.Code{jen.Return(stubResult(t, jen.Lit("TODO: write the "+t.Kind.String()+" "+t.MCPName+".")), jen.Nil())}
+		case MethodDeclined:
+			return []jen.Code{jen.Return(stubResult(t, step("declined")), jen.Nil())}
+		case MethodCancelled:
+			return []jen.Code{jen.Return(stubResult(t, step("cancelled")), jen.Nil())}
+		case MethodUnavailable:
+			return []jen.Code{jen.Return(stubResult(t,
+				jen.Lit(t.MCPName+" needs the user to answer the ").Op("+").Id("step").Dot("String").Call().Op("+").Lit(" question")), jen.Nil())}
+		}
 	}
 	switch m.Kind {
 	case MethodComplete:

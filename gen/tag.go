@@ -332,6 +332,7 @@ type tagSpec struct {
 	Default   *string // nil when absent; typed by the field
 	Enum      []string
 	NotSecret bool
+	EnumNames bool // enumnames: titles as the deprecated enumNames
 	// at maps each option given to its offset in the elicit value.
 	at map[string]int
 }
@@ -343,6 +344,7 @@ var formGrammar = grammar{
 	options: map[string]bool{
 		"required":  false,
 		"notsecret": false,
+		"enumnames": false,
 		"title":     true,
 		"min":       true,
 		"max":       true,
@@ -372,6 +374,8 @@ func parseFormTag(t elicitTag) (tagSpec, []tagProblem) {
 			spec.Required = true
 		case "notsecret":
 			spec.NotSecret = true
+		case "enumnames":
+			spec.EnumNames = true
 		case "title":
 			spec.Title = o.value
 		case "min":

@@ -63,8 +63,8 @@ func TestParseElicitTag(t *testing.T) {
 		{"n,", tagSpec{Present: true, Name: "n"}, []string{`empty option in elicit tag "n,"`}},
 		{"n, ,required", tagSpec{Present: true, Name: "n", Required: true}, []string{`empty option in elicit tag "n, ,required"`}},
 		{"n,=x", tagSpec{Present: true, Name: "n"}, []string{`empty option in elicit tag "n,=x"`}},
-		{"n,requird", tagSpec{Present: true, Name: "n"}, []string{`unknown elicit option "requird": did you mean required? (known: default, enum, format, max, min, notsecret, required, title)`}},
-		{"n,Required", tagSpec{Present: true, Name: "n"}, []string{`unknown elicit option "Required": did you mean required? (known: default, enum, format, max, min, notsecret, required, title)`}},
+		{"n,requird", tagSpec{Present: true, Name: "n"}, []string{`unknown elicit option "requird": did you mean required? (known: default, enum, enumnames, format, max, min, notsecret, required, title)`}},
+		{"n,Required", tagSpec{Present: true, Name: "n"}, []string{`unknown elicit option "Required": did you mean required? (known: default, enum, enumnames, format, max, min, notsecret, required, title)`}},
 		{"n,required,required", tagSpec{Present: true, Name: "n", Required: true}, []string{`elicit option "required" given twice`}},
 		{"n,min=1,min=2", tagSpec{Present: true, Name: "n", Min: "1"}, []string{`elicit option "min" given twice`}},
 		{"n,title", tagSpec{Present: true, Name: "n"}, []string{`elicit option "title" needs a value: title=VALUE`}},
@@ -80,7 +80,7 @@ func TestParseElicitTag(t *testing.T) {
 		{"n,enum=a|b|a", tagSpec{Present: true, Name: "n", Enum: []string{"a", "b"}}, []string{`enum "a|b|a" repeats the value "a"`}},
 		// an unquoted value cannot hold a comma: the rest is read as another
 		// option, and the message says how to quote it
-		{"n,default=a,b", tagSpec{Present: true, Name: "n", Default: strp("a")}, []string{`unknown elicit option "b" (known: default, enum, format, max, min, notsecret, required, title)`}},
+		{"n,default=a,b", tagSpec{Present: true, Name: "n", Default: strp("a")}, []string{`unknown elicit option "b" (known: default, enum, enumnames, format, max, min, notsecret, required, title)`}},
 		{"n,default=a, b", tagSpec{Present: true, Name: "n", Default: strp("a")}, []string{`unknown elicit option "b": a comma ends an option, so the value of default stopped before ", b"; to put commas in a value, quote it: default='a, b'`}},
 		{"n,title=Your email, please", tagSpec{Present: true, Name: "n", Title: "Your email"}, []string{`unknown elicit option "please": a comma ends an option, so the value of title stopped before ", please"; to put commas in a value, quote it: title='Your email, please'`}},
 		{"n,title=It's, ok", tagSpec{Present: true, Name: "n", Title: "It's"}, []string{`unknown elicit option "ok": a comma ends an option, so the value of title stopped before ", ok"; to put commas in a value, quote it: title='It''s, ok'`}},
@@ -96,7 +96,7 @@ func TestParseElicitTag(t *testing.T) {
 			"n,bogus,title,required,required",
 			tagSpec{Present: true, Name: "n", Required: true},
 			[]string{
-				`unknown elicit option "bogus" (known: default, enum, format, max, min, notsecret, required, title)`,
+				`unknown elicit option "bogus" (known: default, enum, enumnames, format, max, min, notsecret, required, title)`,
 				`elicit option "title" needs a value: title=VALUE`,
 				`elicit option "required" given twice`,
 			},
@@ -174,7 +174,7 @@ func TestTagOptionsTable(t *testing.T) {
 			t.Errorf("unknown-option message %q does not list %q", problems, opt)
 		}
 	}
-	if len(formGrammar.options) != 8 {
+	if len(formGrammar.options) != 9 {
 		t.Errorf("formGrammar has %d options; update this test and the README", len(formGrammar.options))
 	}
 }

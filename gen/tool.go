@@ -49,13 +49,15 @@ func (c *checker) resolveTools(p *Package) {
 
 func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 	ts := pt.spec
-	name, _ := directiveArg(pt.doc, directiveTool)
-	tool := &Tool{Name: ts.Name.Name, MCPName: name, Description: firstParagraph(pt.doc)}
-	if name == "" || strings.ContainsAny(name, " \t") {
-		c.errorf(directiveComment(pt.doc, directiveTool).Pos(), "//elicit:tool needs the tool's name: //elicit:tool NAME")
+	tool := &Tool{Name: ts.Name.Name, Description: firstParagraph(pt.doc)}
+	if !c.declName(pt, tool) {
 		return nil
 	}
-	if cm := directiveComment(pt.doc, directiveAnnotations); cm != nil {
+	name := tool.MCPName
+	if cm := directiveComment(pt.doc, directiveAnnotations); cm != nil && tool.Kind != DeclTool {
+		c.errorf(cm.Pos(), "//elicit:annotations is for tools: a %s has no annotations", tool.Kind)
+	}
+	if cm := directiveComment(pt.doc, directiveAnnotations); cm != nil && tool.Kind == DeclTool {
 		known := []string{"destructive", "idempotent", "openworld", "readonly"}
 		var destructive token.Pos
 		for i := len(directiveAnnotations); i < len(cm.Text); {
@@ -117,6 +119,10 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 			if id != nil {
 				pos = id.Pos()
 			}
+			if v.Name() == "Args" && tool.Kind != DeclTool {
+				c.declArgs(tool, v, pos)
+				continue
+			}
 			if v.Name() == "Args" {
 				if _, ok := types.Unalias(v.Type()).Underlying().(*types.Struct); !ok {
 					c.errorf(pos, "Args of tool %s must be a struct type (the tool's arguments)", name)
@@ -133,6 +139,7 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 			if step == nil {
 				continue
 			}
+			c.declStep(tool, step, where)
 			if keys[step.Key] {
 				c.errorf(pos, "step key %q used twice in tool %s", step.Key, name)
 				continue
@@ -142,7 +149,7 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 			places = append(places, where)
 		}
 	}
-	if tool.Args == nil {
+	if tool.Args == nil && tool.Kind == DeclTool {
 		c.errorf(ts.Name.Pos(), "tool %s has no Args field: declare the argument struct as a field named Args (struct{} for none)", name)
 		return nil
 	}
@@ -167,6 +174,9 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 	}
 	if !c.checkPrefill(tool, places) {
 		return nil
+	}
+	if tool.Kind == DeclPrompt {
+		promptPrefillArgs(tool)
 	}
 	if !c.freeNames(ts.Name.Pos(), tool) {
 		return nil
@@ -419,6 +429,9 @@ func argumentNames(t types.Type) map[string]string {
 				names[name] = f.Name()
 			}
 		}
+	}
+	if t == nil { // a prompt without arguments
+		return names
 	}
 	if st, ok := types.Unalias(t).Underlying().(*types.Struct); ok {
 		walk(st, 0)

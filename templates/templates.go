@@ -18,7 +18,8 @@ var Stub = template.Must(template.New("stub.tmpl").ParseFS(files, "stub.tmpl"))
 
 // StubData is what the stub template reads.
 type StubData struct {
-	Tool     string // the tool's MCP name
+	Tool     string // the tool's MCP name (a prompt's name, a resource's URI)
+	Kind     string // tool, prompt or resource
 	Type     string // the handler type to write, e.g. deployHandler
 	Handler  string // the generated interface, e.g. DeployHandler
 	Register string // e.g. RegisterDeploy

@@ -36,6 +36,8 @@ func newServer(opts *elicitrt.ToolOptions) *mcp.Server {
 	RegisterToolsCallElicitation(s, toolsCallElicitation{}, opts)
 	RegisterSEP1034Defaults(s, sep1034Defaults{}, opts)
 	RegisterSEP1330Enums(s, sep1330Enums{}, opts)
+	RegisterPrompt(s, prompt{}, opts)
+	RegisterNotes(s, notes{}, opts)
 	return s
 }
 

@@ -116,7 +116,7 @@ const (
 type Enums struct {
 	UntitledSingle UntitledOption   `elicit:"untitledSingle"`
 	TitledSingle   TitledOption     `elicit:"titledSingle"`
-	LegacyEnum     LegacyOption     `elicit:"legacyEnum"`
+	LegacyEnum     LegacyOption     `elicit:"legacyEnum,enumnames"`
 	UntitledMulti  []UntitledOption `elicit:"untitledMulti"`
 	TitledMulti    []TitledChoice   `elicit:"titledMulti"`
 }
