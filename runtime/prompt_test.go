@@ -88,7 +88,48 @@ func askServer(opts *elicitrt.ToolOptions) *mcp.Server {
 			},
 		}, opts)
 	elicitrt.AddResourceTemplate(server, &mcp.ResourceTemplate{Name: "notes", URITemplate: "notes://{id}", MIMEType: "text/plain"}, rm)
+
+	// A tool of the prompt's name, with the same step and arguments: its
+	// states and the prompt's must not open for each other.
+	tm := elicitrt.NewMachine("summarize", []elicitrt.Step{contextStep("user_context", "What context should the prompt use?")}, elicitrt.Flow{
+		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a elicitrt.Answers) (*mcp.CallToolResult, error) {
+			return elicitrt.Text("tool done"), nil
+		},
+		Ended: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, a elicitrt.Answers) (*mcp.CallToolResult, error) {
+			return elicitrt.Text(action), nil
+		},
+	}, opts)
+	elicitrt.AddTool[promptArgs](server, &mcp.Tool{Name: "summarize", InputSchema: json.RawMessage(`{"type":"object","properties":{"project":{"type":"string"}}}`)}, tm)
 	return server
+}
+
+// TestKindsDoNotShareStates: a prompt's state does not open for the tool
+// of the same name and arguments, nor the tool's for the prompt.
+func TestKindsDoNotShareStates(t *testing.T) {
+	ctx := context.Background()
+	cs := mcptest.Connect(t, func() *mcp.Server { return askServer(nil) }, "memory", "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
+	answer := mcp.InputResponseMap{"user_context": mcptest.Accept(map[string]any{"context": "the Q3 report"})}
+	p, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize", Arguments: map[string]string{"project": "atlas"}})
+	if err != nil || p.RequestState == "" {
+		t.Fatalf("prompt: %+v %v", p, err)
+	}
+	tr, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "summarize", Arguments: map[string]any{"project": "atlas"}})
+	if err != nil || tr.RequestState == "" {
+		t.Fatalf("tool: %+v %v", tr, err)
+	}
+	var werr *jsonrpc.Error
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "summarize", Arguments: map[string]any{"project": "atlas"},
+		RequestState: p.RequestState, InputResponses: answer}); !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("a prompt's state on the tool: %v", err)
+	}
+	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize", Arguments: map[string]string{"project": "atlas"},
+		RequestState: tr.RequestState, InputResponses: answer}); !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("the tool's state on a prompt: %v", err)
+	}
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "summarize", Arguments: map[string]any{"project": "atlas"},
+		RequestState: tr.RequestState, InputResponses: answer}); err != nil || text(res) != "tool done" {
+		t.Errorf("the tool's own state: %+v %v", res, err)
+	}
 }
 
 func promptText(res *mcp.GetPromptResult) string {
