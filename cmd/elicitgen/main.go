@@ -16,14 +16,16 @@
 // whose fields are its arguments and its steps), it writes the tool's step
 // table, answers type, handler interface and RegisterX function: the
 // runtime's interpreter (elicitrt) runs the steps over MRTR rounds and calls
-// the handler. Problems are reported all at once as file:line:col: message,
-// at the option of a tag where there is one, and then nothing is written.
+// the handler. Prompts (//elicit:prompt NAME) and resources
+// (//elicit:resource URI [MIME-TYPE]) are declared and generated the same
+// way. Problems are reported all at once as file:line:col: message, at the
+// option of a tag where there is one, and then nothing is written.
 //
-//	elicitgen stub TOOL [package] [-o FILE]
+//	elicitgen stub NAME [package] [-o FILE]
 //
-// writes a compiling handler skeleton for the tool TOOL, with every method
-// of its handler interface; it never overwrites a file, and for an unknown
-// TOOL lists the tools there are.
+// writes a compiling handler skeleton for the tool, prompt or resource NAME,
+// with every method of its handler interface; it never overwrites a file,
+// and for an unknown NAME lists the declarations there are.
 //
 // Flags:
 //

@@ -275,7 +275,7 @@ func TestHelp(t *testing.T) {
 	}
 	for _, want := range []string{
 		`elicit:"NAME,OPTION,..."`, "//elicit:form", "//elicit:title", "//elicit:tool NAME", "//elicit:annotations",
-		"elicitrt.URLStep", "fallback=", "docs/declarations.md",
+		"elicitrt.URLStep", "fallback=", "//elicit:prompt NAME", "//elicit:resource URI", "docs/declarations.md",
 		"Exit status:", "  0  success", "  1  diagnostics", "  2  a usage error",
 		"//go:generate go tool elicitgen", "elicitgen --check ./...", "elicitgen stub deploy",
 		"-q, --quiet", "stub        Write a handler skeleton",
@@ -340,5 +340,47 @@ func TestStaleTagBuildsOnlyCheckFails(t *testing.T) {
 	code, stdout, _ := elicitgen(t, dir, "--check")
 	if code != exitDiag || !strings.Contains(stdout, `"maximum":5`) {
 		t.Fatalf("--check on a tag edit: exit %d\n%s", code, stdout)
+	}
+}
+
+// TestStubOfAResource: a resource is named by its URI, whose punctuation
+// does not reach the file name; the stub compiles.
+func TestStubOfAResource(t *testing.T) {
+	src := formSrc + `
+// Statement is a statement, asking the level first.
+//
+//elicit:resource statements://{year} text/plain
+type Statement struct {
+	First Ask ` + "`elicit:\"first,message=Which level?\"`" + `
+}
+`
+	dir := newApp(t, map[string]string{"app.go": src})
+	if code, _, stderr := elicitgen(t, dir, "-q"); code != exitOK {
+		t.Fatalf("generate: %s", stderr)
+	}
+	if out, err := testmod.Go(t, dir, "mod", "tidy"); err != nil {
+		t.Fatalf("go mod tidy: %v\n%s", err, out)
+	}
+	code, stdout, stderr := elicitgen(t, dir, "stub", "statements://{year}")
+	if code != exitOK || strings.TrimSpace(stdout) != "wrote statements_year_handler.go" {
+		t.Fatalf("stub: %d %q %q", code, stdout, stderr)
+	}
+	if out, err := testmod.Go(t, dir, "vet", "./..."); err != nil {
+		t.Fatalf("resource stub does not build: %v\n%s", err, out)
+	}
+}
+
+func TestStubFileName(t *testing.T) {
+	for name, want := range map[string]string{
+		"deploy":                  "deploy_handler.go",
+		"list_invoices":           "list_invoices_handler.go",
+		"statements://{year}":     "statements_year_handler.go",
+		"file:///etc/motd":        "file_etc_motd_handler.go",
+		"docs://{project}/{page}": "docs_project_page_handler.go",
+		"://":                     "stub_handler.go",
+	} {
+		if got := stubFileName(name); got != want {
+			t.Errorf("stubFileName(%q) = %q, want %q", name, got, want)
+		}
 	}
 }

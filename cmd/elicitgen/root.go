@@ -61,7 +61,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // usage is the long help of the command.
 const usage = `elicitgen reads the Go packages given (default ".") and, next to each
-source file x.go that declares forms or tools, writes x_elicit.go.
+source file x.go that declares forms, tools, prompts or resources, writes
+x_elicit.go.
 
 Forms: a struct type with fields tagged elicit:"NAME,OPTION,..." (or whose doc
 carries //elicit:form). Each exported field is one property of a flat form;
@@ -76,8 +77,13 @@ form, or an elicitrt.URLStep for a sign-in, tagged with options such as
 message=, ask=handler, prefill, together, once and fallback=. Its doc
 comment is the tool's description. Generated: the step table, the step and
 answers types, the handler interface and RegisterNAME, which hands the table
-to the runtime's interpreter. Prompts and resources that ask:
-docs/declarations.md.
+to the runtime's interpreter.
+
+Prompts and resources: a struct type marked //elicit:prompt NAME (served by
+prompts/get; Args holds its string arguments) or //elicit:resource URI
+[MIME-TYPE] (served by resources/read; a URI with a {variable} is a
+template), with steps as a tool's. Generated: the same, with the kind's
+request and result types (docs/declarations.md).
 
 On success elicitgen prints one line (files written, unchanged, removed)
 unless -q. Problems are reported all at once as file:line:col: message, and

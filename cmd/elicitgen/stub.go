@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -16,13 +18,14 @@ import (
 func newStubCmd(stdout, stderr io.Writer) *cobra.Command {
 	var output string
 	cmd := &cobra.Command{
-		Use:   "stub TOOL [package]",
-		Short: "Write a handler skeleton for a tool; never overwrites a file",
-		Long: `stub writes a handler skeleton for the tool named TOOL (its //elicit:tool
-name) declared in package (default "."): a type with every method of the
-generated handler interface, compiling as written. The file defaults to
-TOOL_handler.go in the package directory; an existing file is never
-overwritten.`,
+		Use:   "stub NAME [package]",
+		Short: "Write a handler skeleton for a tool, prompt or resource; never overwrites a file",
+		Long: `stub writes a handler skeleton for the declaration named NAME (a tool's
+or prompt's name, or a resource's URI, as its directive gives it) in package
+(default "."): a type with every method of the generated handler interface,
+compiling as written. The file defaults to NAME_handler.go in the package
+directory (a resource URI's punctuation becomes "_"); an existing file is
+never overwritten. For an unknown NAME it lists the declarations there are.`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			wd, err := os.Getwd()
@@ -43,7 +46,7 @@ overwritten.`,
 			}
 			path := output
 			if path == "" {
-				path = filepath.Join(dir, args[0]+"_handler.go")
+				path = filepath.Join(dir, stubFileName(args[0]))
 			}
 			f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 			if errors.Is(err, fs.ErrExist) {
@@ -65,4 +68,26 @@ overwritten.`,
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "the file to write (default TOOL_handler.go in the package directory)")
 	return cmd
+}
+
+// stubFileName is the default file of a stub: NAME_handler.go, with every
+// character of NAME that is not a letter, a digit, '_' or '-' (a resource
+// URI's "://", braces, slashes) as '_', runs of them as one.
+func stubFileName(name string) string {
+	var b strings.Builder
+	under := false
+	for _, r := range name {
+		if r == '_' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+			under = false
+		} else if !under {
+			b.WriteByte('_')
+			under = true
+		}
+	}
+	base := strings.Trim(b.String(), "_")
+	if base == "" {
+		base = "stub"
+	}
+	return base + "_handler.go"
 }
