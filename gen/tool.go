@@ -54,6 +54,7 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 		return nil
 	}
 	name := tool.MCPName
+	what := tool.Kind.String() + " " + name // "tool deploy", "prompt summary", "resource notes://{id}"
 	if cm := directiveComment(pt.doc, directiveAnnotations); cm != nil && tool.Kind != DeclTool {
 		c.errorf(cm.Pos(), "//elicit:annotations is for tools: a %s has no annotations", tool.Kind)
 	}
@@ -135,13 +136,13 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 			if n := len(tool.Steps); n > 0 {
 				prev = tool.Steps[n-1]
 			}
-			step, where := c.checkStep(name, v, af, pos, tstruct.Tag(index-1), forms, prev)
+			step, where := c.checkStep(what, v, af, pos, tstruct.Tag(index-1), forms, prev)
 			if step == nil {
 				continue
 			}
 			c.declStep(tool, step, where)
 			if keys[step.Key] {
-				c.errorf(pos, "step key %q used twice in tool %s", step.Key, name)
+				c.errorf(pos, "step key %q used twice in %s", step.Key, what)
 				continue
 			}
 			keys[step.Key] = true
@@ -154,7 +155,7 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 		return nil
 	}
 	if len(tool.Steps) == 0 {
-		c.errorf(ts.Name.Pos(), "tool %s has no steps: add a field whose type is a form", name)
+		c.errorf(ts.Name.Pos(), "%s has no steps: add a field whose type is a form", what)
 		return nil
 	}
 	rounds := 0
@@ -164,12 +165,12 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 		}
 	}
 	if rounds > elicitrt.DefaultMaxRounds {
-		c.errorf(ts.Name.Pos(), "tool %s asks %d rounds of questions (%d steps); a call takes at most %d (MRTR clients stop after 10 attempts): merge steps into fewer forms, or ask some together",
-			name, rounds, len(tool.Steps), elicitrt.DefaultMaxRounds)
+		c.errorf(ts.Name.Pos(), "%s asks %d rounds of questions (%d steps); a call takes at most %d (MRTR clients stop after 10 attempts): merge steps into fewer forms, or ask some together",
+			what, rounds, len(tool.Steps), elicitrt.DefaultMaxRounds)
 	}
 	for i, s := range tool.Steps[:len(tool.Steps)-1] {
 		if s.Once {
-			c.errorf(places[i].once, "tool %s: once belongs on the final step (it makes completing the flow single use), not on %s", name, s.GoName)
+			c.errorf(places[i].once, "%s: once belongs on the final step (it makes completing the flow single use), not on %s", what, s.GoName)
 		}
 	}
 	if !c.checkPrefill(tool, places) {
@@ -185,7 +186,7 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 	byName := map[string]int{}
 	for i, m := range tool.Methods {
 		if j, dup := byName[m.Name]; dup {
-			c.errorf(places[slices.Index(tool.Steps, m.Step)].field, "tool %s: the handler would need two methods named %s (%s): rename a step", name, m.Name, methodOwners(tool.Methods[j], m))
+			c.errorf(places[slices.Index(tool.Steps, m.Step)].field, "%s: the handler would need two methods named %s (%s): rename a step", what, m.Name, methodOwners(tool.Methods[j], m))
 			return nil
 		}
 		byName[m.Name] = i
@@ -234,7 +235,7 @@ type stepAt struct {
 	field, once, prefill, fallback token.Pos
 }
 
-func (c *checker) checkStep(tool string, v *types.Var, af *ast.Field, pos token.Pos, rawTag string, forms map[string]*Form, prev *ToolStep) (*ToolStep, stepAt) {
+func (c *checker) checkStep(decl string, v *types.Var, af *ast.Field, pos token.Pos, rawTag string, forms map[string]*Form, prev *ToolStep) (*ToolStep, stepAt) {
 	named, _ := types.Unalias(v.Type()).(*types.Named)
 	var form *Form
 	isURL := named != nil && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == runtimePath && named.Obj().Name() == "URLStep"
@@ -242,7 +243,7 @@ func (c *checker) checkStep(tool string, v *types.Var, af *ast.Field, pos token.
 		form = forms[named.Obj().Name()]
 	}
 	if form == nil && !isURL {
-		c.errorf(pos, "step %s of tool %s: its type must be a form declared in package %s, or elicitrt.URLStep", v.Name(), tool, c.pkg.Name)
+		c.errorf(pos, "step %s of %s: its type must be a form declared in package %s, or elicitrt.URLStep", v.Name(), decl, c.pkg.Name)
 		return nil, stepAt{}
 	}
 	t, problems := readTag(rawTag)
@@ -265,7 +266,7 @@ func (c *checker) checkStep(tool string, v *types.Var, af *ast.Field, pos token.
 		c.errorf(place.at(t.nameOff), "step key %q: use letters, digits, _ and - (a dot would collide with the keys of repeated questions)", step.Key)
 	}
 	if step.Message == "" && !step.MessageHandler {
-		c.errorf(place.tag(), "step %s of tool %s has no message: message=TEXT or message=handler", v.Name(), tool)
+		c.errorf(place.tag(), "step %s of %s has no message: message=TEXT or message=handler", v.Name(), decl)
 	}
 	if step.Together {
 		switch {
@@ -360,14 +361,14 @@ func (c *checker) checkPrefill(tool *Tool, places []stepAt) bool {
 		}
 		for _, p := range s.PrefillProps {
 			if j, dup := by[p]; dup {
-				c.errorf(places[i].prefill, "step %s of tool %s prefills property %q, which step %s (%s) prefills too: an argument can answer one step only; rename the property in one of the forms, or drop one prefill",
-					s.GoName, tool.MCPName, p, tool.Steps[j].GoName, c.relPos(places[j].field))
+				c.errorf(places[i].prefill, "step %s of %s %s prefills property %q, which step %s (%s) prefills too: an argument can answer one step only; rename the property in one of the forms, or drop one prefill",
+					s.GoName, tool.Kind, tool.MCPName, p, tool.Steps[j].GoName, c.relPos(places[j].field))
 				ok = false
 				continue
 			}
 			if f, dup := args[p]; dup {
-				c.errorf(places[i].prefill, "step %s of tool %s prefills property %q, which is also the argument of field %s of %s: the input schema has one property of each name; rename the argument or the form's property",
-					s.GoName, tool.MCPName, p, f, argsName)
+				c.errorf(places[i].prefill, "step %s of %s %s prefills property %q, which is also the argument of field %s of %s: the input schema has one property of each name; rename the argument or the form's property",
+					s.GoName, tool.Kind, tool.MCPName, p, f, argsName)
 				ok = false
 				continue
 			}
@@ -480,7 +481,7 @@ func (c *checker) freeNames(pos token.Pos, t *Tool) bool {
 		if file != nil && strings.HasSuffix(file.Name(), generatedSuffix) {
 			continue
 		}
-		c.errorf(pos, "tool %s: elicitgen generates %s, which is already declared at %s; rename one of them", t.MCPName, n, c.relPos(obj.Pos()))
+		c.errorf(pos, "%s %s: elicitgen generates %s, which is already declared at %s; rename one of them", t.Kind, t.MCPName, n, c.relPos(obj.Pos()))
 		ok = false
 	}
 	return ok
