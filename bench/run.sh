@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs elicitgen's benchmarks, each case against its baseline in the same
-# run, and prints the table of ratios of the README's "Performance" section.
+# run, and prints the table of ratios of docs/performance-micro.md.
 #
 #   bash bench/run.sh              COUNT=6 rounds, each running every benchmark once
 #   COUNT=10 bash bench/run.sh     more rounds

@@ -11,7 +11,7 @@
 //	                               grant store is per process: a real server
 //	                               shares one GrantStore between the two.
 //
-// Stand-ins, to replace in a real server (see the README):
+// Stand-ins, to replace in a real server (see docs/url-steps.md):
 //   - MCP authentication: a bearer token is taken as the user id
 //     (BILLING_DEMO_AUTH); use your authorization server's verifier;
 //   - site login: a POST of /login (GET shows the form) with user=NAME
