@@ -147,7 +147,9 @@ type ToolOptions struct {
 	// which the client retries as is.
 	Overloaded func(ctx context.Context) bool
 	// Principal names the user a request acts for; nil means the user id of
-	// the request's verified bearer token, if any.
+	// the request's verified bearer token, if any. For a prompts/get or
+	// resources/read it gets a CallToolRequest holding that request's
+	// Session and Extra (no Params).
 	Principal func(req *mcp.CallToolRequest) string
 	// Audience names this server in every state it seals (for example
 	// its public URL): a state sealed under another audience does not
