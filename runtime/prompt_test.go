@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -310,5 +311,44 @@ func TestLegacyPromptInvalidAnswer(t *testing.T) {
 	}
 	if len(asked) != 2 || !strings.Contains(asked[1], "Please correct: context:") {
 		t.Errorf("asked %q", asked)
+	}
+}
+
+// TestPromptStateBoundToPrincipal: a prompt's or resource's state opens
+// only for the principal it was sealed for (ToolOptions.Principal).
+func TestPromptStateBoundToPrincipal(t *testing.T) {
+	ctx := context.Background()
+	var user atomic.Value
+	user.Store("alice")
+	opts := &elicitrt.ToolOptions{Principal: func(req *mcp.CallToolRequest) string {
+		if req.Session == nil {
+			return "no session"
+		}
+		return user.Load().(string)
+	}}
+	cs := mcptest.Connect(t, func() *mcp.Server { return askServer(opts) }, "memory", "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
+	args := map[string]string{"project": "atlas"}
+	p, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize", Arguments: args})
+	if err != nil || p.RequestState == "" {
+		t.Fatalf("prompt: %+v %v", p, err)
+	}
+	r, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "notes://1"})
+	if err != nil || r.RequestState == "" {
+		t.Fatalf("resource: %+v %v", r, err)
+	}
+	user.Store("bob")
+	var werr *jsonrpc.Error
+	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize", Arguments: args, RequestState: p.RequestState,
+		InputResponses: mcp.InputResponseMap{"user_context": mcptest.Accept(map[string]any{"context": "the Q3 report"})}}); !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("alice's prompt state for bob: %v", err)
+	}
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "notes://1", RequestState: r.RequestState,
+		InputResponses: mcp.InputResponseMap{"note_context": mcptest.Accept(map[string]any{"context": "March"})}}); !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("alice's resource state for bob: %v", err)
+	}
+	user.Store("alice")
+	if res, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize", Arguments: args, RequestState: p.RequestState,
+		InputResponses: mcp.InputResponseMap{"user_context": mcptest.Accept(map[string]any{"context": "the Q3 report"})}}); err != nil || promptText(res) != "Summarize atlas for the Q3 report." {
+		t.Errorf("alice's own state: %+v %v", res, err)
 	}
 }
