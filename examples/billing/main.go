@@ -27,6 +27,9 @@
 // account names; the login and sign-out pages); see docs/signin.md.
 //
 // ELICITGEN_STATE_KEYS holds the state keys (base64, comma-separated).
+// -redis redis://HOST:PORT/DB (or ELICITGEN_REDIS_URL) keeps the sign-in
+// records and grants in Redis, shared by every instance and by a -stdio
+// process with the -http one serving the pages (docs/many-instances.md).
 package main
 
 import (

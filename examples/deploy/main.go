@@ -15,6 +15,10 @@
 // the first seals); without it a random per-process key is used. A malformed
 // value stops the server at start with one line saying what is wrong and
 // how to fix it, and exit status 1.
+//
+// -redis redis://HOST:PORT/DB (or ELICITGEN_REDIS_URL) keeps the replay
+// guard of the production confirmation in Redis, shared by every instance
+// (docs/many-instances.md); without it the guard is in this process.
 package main
 
 import (
