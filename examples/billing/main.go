@@ -47,6 +47,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/redisstore"
 )
 
 // config is what the app needs; tests set it directly.
@@ -161,8 +162,16 @@ func main() {
 		os.Exit(1)
 	}
 	grants := elicitrt.DefaultGrants()
-	if url := redisURL(*redisFlag); url != "" {
-		if grants, err = redisGrants(url, keys); err != nil {
+	// With -redis or ELICITGEN_REDIS_URL, instances (and a -stdio process
+	// with the -http one serving the pages) share the sign-ins and grants,
+	// sealed with the shared keys.
+	client, err := redisstore.ClientFromSettings(*redisFlag, nil)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "billing: %v\n", err)
+		os.Exit(1)
+	}
+	if client != nil {
+		if grants, err = redisstore.NewGrants(client, &redisstore.Options{Keys: keys}); err != nil {
 			fmt.Fprintf(os.Stderr, "billing: %v\n", err)
 			os.Exit(1)
 		}

@@ -33,6 +33,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/redisstore"
 )
 
 func newServer(opts *elicitrt.ToolOptions) *mcp.Server {
@@ -56,11 +57,15 @@ func main() {
 		os.Exit(1)
 	}
 	opts := &elicitrt.ToolOptions{Keys: keys}
-	if url := redisURL(*redisFlag); url != "" {
-		if opts.Replay, err = redisReplayGuard(url); err != nil {
-			fmt.Fprintf(os.Stderr, "deploy: %v\n", err)
-			os.Exit(1)
-		}
+	// With -redis or ELICITGEN_REDIS_URL, instances share the replay guard:
+	// a production confirmation completes once across all of them.
+	client, err := redisstore.ClientFromSettings(*redisFlag, nil)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "deploy: %v\n", err)
+		os.Exit(1)
+	}
+	if client != nil {
+		opts.Replay = redisstore.NewReplayGuard(client, nil)
 	}
 	server := newServer(opts)
 	if *stdio {

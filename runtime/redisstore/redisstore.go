@@ -62,7 +62,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -245,4 +247,34 @@ func NewClient(url string) (*redis.Client, error) {
 	// round trip per connection.
 	o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 	return redis.NewClient(o), nil
+}
+
+// ClientFromSettings is a server's start-up choice of store: the client of
+// the Redis that flagValue names (a -redis flag), else URLEnv, or nil and
+// no error when neither is set (the in-memory stores then serve this
+// process alone). A malformed URL is an error naming the two settings and
+// never the URL. A Redis that does not answer yet is only logged on logger
+// (nil: slog.Default()): the stores fail closed until it does.
+func ClientFromSettings(flagValue string, logger *slog.Logger) (*redis.Client, error) {
+	url := flagValue
+	if url == "" {
+		url = os.Getenv(URLEnv)
+	}
+	if url == "" {
+		return nil, nil
+	}
+	client, err := NewClient(url)
+	if err != nil {
+		return nil, fmt.Errorf("-redis or %s: %v", URLEnv, err)
+	}
+	if logger == nil {
+		logger = slog.Default()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := client.Ping(ctx).Err(); err != nil {
+		logger.Warn("redisstore: Redis does not answer yet: the shared stores fail until it does", "addr", client.Options().Addr, "err", err)
+	}
+	logger.Info("redisstore: the shared stores are on Redis", "addr", client.Options().Addr)
+	return client, nil
 }
