@@ -52,9 +52,6 @@ type argsDecoder[A any] struct {
 	fieldDefaults bool
 	// fields are the JSON names of A's fields.
 	fields map[string]bool
-	// check, when the schema allows it, accepts valid arguments without
-	// jsonschema-go (see argsCheck); nil: always Validate.
-	check *argsCheck
 }
 
 // sdkMaxDepth is the nesting depth the SDK's JSON decoder accepts.
@@ -88,7 +85,7 @@ func newArgsDecoder[A any](schema any) *argsDecoder[A] {
 	}
 	// Defaults anywhere in the schema (the SDK applies nested ones too) are
 	// applied; conservatively, whenever the text has the keyword.
-	d := &argsDecoder[A]{resolved: resolved, fields: fields, hasDefaults: bytes.Contains(raw, []byte(`"default"`)), check: newArgsCheck(raw)}
+	d := &argsDecoder[A]{resolved: resolved, fields: fields, hasDefaults: bytes.Contains(raw, []byte(`"default"`))}
 	for name, prop := range root.Properties {
 		if prop != nil && prop.Default != nil && fields[name] {
 			d.fieldDefaults = true
@@ -164,17 +161,13 @@ func (d *argsDecoder[A]) decode(data json.RawMessage) (A, *mcp.CallToolResult) {
 		m = map[string]any{}
 	}
 	var instance any = m
-	if d.check != nil {
-		d.check.applyDefaults(m)
-	} else if d.hasDefaults {
+	if d.hasDefaults {
 		if err := d.resolved.ApplyDefaults(&instance); err != nil {
 			return args, argsError(fmt.Errorf("validating \"arguments\": applying schema defaults:\n%w", err))
 		}
 	}
-	if d.check == nil || !d.check.valid(m) {
-		if err := d.resolved.Validate(&instance); err != nil {
-			return args, argsError(fmt.Errorf("validating \"arguments\": %v", err))
-		}
+	if err := d.resolved.Validate(&instance); err != nil {
+		return args, argsError(fmt.Errorf("validating \"arguments\": %v", err))
 	}
 	direct := !d.fieldDefaults && len(data) > 0
 	for k := range m {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -247,114 +245,20 @@ type textDecoded struct{ s string }
 
 func (t *textDecoded) UnmarshalText(b []byte) error { t.s = string(b); return nil }
 
-// TestArgsCheckAgreesWithValidate: where the quick check says valid,
-// jsonschema-go's Validate says valid, on every combination of a set of
-// values for the properties of each schema the quick check takes; and the
-// quick check takes the generated schemas.
-func TestArgsCheckAgreesWithValidate(t *testing.T) {
-	schemas := argsSchemas(t)
-	schemas["deploy"] = json.RawMessage(`{"type":"object","required":["service"],"properties":{"service":{"type":"string","description":"the service to deploy"},"environment":{"type":"string","oneOf":[{"const":"dev","title":"Development"},{"const":"staging","title":"Staging"},{"const":"prod","title":"Production"}]},"notify":{"type":"boolean","description":"Post in #deployments","default":false}},"additionalProperties":false}`)
-	schemas["enum"] = json.RawMessage(`{"type":"object","properties":{"level":{"enum":["low",2,true,null]},"n":{"type":["integer","null"],"minimum":-1.5,"maximum":10},"c":{"const":"x"}}}`)
-	values := []any{nil, "", "api", "dev", "prod", "moon", "low", "x", 0.0, 1.0, 1.5, -1.0, -2.0, 2.0, 10.0, 11.0, 127.0, 128.0, -129.0, 300.0, true, false,
-		map[string]any{}, []any{}}
-	for name, schema := range schemas {
-		check := newArgsCheck(schema)
-		if check == nil {
-			if name == "defaults" {
-				continue // nested: jsonschema-go only
-			}
-			t.Fatalf("%s: no quick check", name)
-		}
-		var root jsonschema.Schema
-		if err := json.Unmarshal(schema, &root); err != nil {
-			t.Fatal(err)
-		}
-		resolved, err := root.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys := []string{"extra"}
-		for k := range check.props {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		accepted := 0
-		// Every key alone with every value, and every pair of keys with
-		// every pair of values, each with and without the required keys'
-		// first valid value.
-		var cases []map[string]any
-		for i, k := range keys {
-			for _, v := range values {
-				cases = append(cases, map[string]any{k: v})
-				for _, k2 := range keys[i+1:] {
-					for _, v2 := range values {
-						cases = append(cases, map[string]any{k: v, k2: v2})
-					}
-				}
-			}
-		}
-		for _, m := range cases {
-			for _, withRequired := range []bool{false, true} {
-				if withRequired {
-					for _, r := range check.required {
-						if _, ok := m[r]; !ok {
-							m[r] = "api"
-						}
-					}
-				}
-				// Defaults as ApplyDefaults applies them.
-				want := maps.Clone(m)
-				var wantInstance any = want
-				if err := resolved.ApplyDefaults(&wantInstance); err != nil {
-					t.Fatal(err)
-				}
-				got := maps.Clone(m)
-				check.applyDefaults(got)
-				if !reflect.DeepEqual(got, want) {
-					t.Errorf("%s: defaults of %v: got %v, ApplyDefaults %v", name, m, got, want)
-				}
-				if !check.valid(m) {
-					continue
-				}
-				accepted++
-				var instance any = m
-				if err := resolved.Validate(&instance); err != nil {
-					t.Errorf("%s: quick check accepts %v, jsonschema-go: %v", name, m, err)
-				}
-			}
-		}
-		if accepted == 0 {
-			t.Errorf("%s: the quick check accepted nothing", name)
-		}
-	}
-}
-
-// BenchmarkArgsDecode is the raw path's decoding of deploy's arguments,
-// with the quick check and with jsonschema-go's Validate alone.
+// BenchmarkArgsDecode is the raw path's decoding of deploy's arguments:
+// one decode into a map, the defaults, jsonschema-go's Validate, one
+// decode into the struct.
 func BenchmarkArgsDecode(b *testing.B) {
 	schema := json.RawMessage(`{"type":"object","required":["service"],"properties":{"service":{"type":"string","description":"the service to deploy"},"environment":{"type":"string","oneOf":[{"const":"dev","title":"Development"},{"const":"staging","title":"Staging"},{"const":"prod","title":"Production"}]},"notify":{"type":"boolean","description":"Post in #deployments","default":false}},"additionalProperties":false}`)
 	type deployArgs struct {
 		Service string `json:"service"`
 	}
 	data := json.RawMessage(`{"service":"api","environment":"staging"}`)
-	for _, quick := range []bool{true, false} {
-		name := "check"
-		if !quick {
-			name = "validate"
+	d := newArgsDecoder[deployArgs](schema)
+	b.ReportAllocs()
+	for b.Loop() {
+		if args, bad := d.decode(data); bad != nil || args.Service != "api" {
+			b.Fatal(bad)
 		}
-		b.Run(name, func(b *testing.B) {
-			d := newArgsDecoder[deployArgs](schema)
-			if !quick {
-				d.check = nil
-			} else if d.check == nil {
-				b.Fatal("no quick check")
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				if args, bad := d.decode(data); bad != nil || args.Service != "api" {
-					b.Fatal(bad)
-				}
-			}
-		})
 	}
 }
