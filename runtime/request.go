@@ -28,12 +28,27 @@ const (
 // request is the machine's view of one request, of whichever kind. Its
 // Params and Session fields are named as the SDK's requests name them.
 type request struct {
-	raw     mcp.Request // *mcp.CallToolRequest, *mcp.GetPromptRequest or *mcp.ReadResourceRequest
+	raw     sdkRequest // *mcp.CallToolRequest, *mcp.GetPromptRequest or *mcp.ReadResourceRequest
 	Params  requestParams
 	Session *mcp.ServerSession
 	Extra   *mcp.RequestExtra
 	version string
-	caps    *mcp.ClientCapabilities
+	// caps are read on first use (the SDK decodes them anew on every
+	// read, and a call that asks nothing never needs them).
+	caps     *mcp.ClientCapabilities
+	capsRead bool
+}
+
+// sdkRequest is what the three SDK request types share that the view reads.
+type sdkRequest interface {
+	mcp.Request
+	ProtocolVersion() string
+	ClientCapabilities() *mcp.ClientCapabilities
+}
+
+// newView is the view of req, with the params the machine reads.
+func newView(req sdkRequest, session *mcp.ServerSession, extra *mcp.RequestExtra, params requestParams) *request {
+	return &request{raw: req, Session: session, Extra: extra, version: req.ProtocolVersion(), Params: params}
 }
 
 // requestParams are the params the machine reads.
@@ -51,11 +66,16 @@ type requestParams struct {
 func (r *request) ProtocolVersion() string { return r.version }
 
 // ClientCapabilities are the capabilities the request declared.
-func (r *request) ClientCapabilities() *mcp.ClientCapabilities { return r.caps }
+func (r *request) ClientCapabilities() *mcp.ClientCapabilities {
+	if !r.capsRead {
+		r.caps, r.capsRead = r.raw.ClientCapabilities(), true
+	}
+	return r.caps
+}
 
 func toolView(req *mcp.CallToolRequest) *request {
-	return &request{raw: req, Session: req.Session, Extra: req.Extra, version: req.ProtocolVersion(), caps: req.ClientCapabilities(),
-		Params: requestParams{Arguments: req.Params.Arguments, InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState}}
+	return newView(req, req.Session, req.Extra,
+		requestParams{Arguments: req.Params.Arguments, InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState})
 }
 
 func promptView(req *mcp.GetPromptRequest) *request {
@@ -63,14 +83,14 @@ func promptView(req *mcp.GetPromptRequest) *request {
 	if len(req.Params.Arguments) > 0 {
 		args, _ = json.Marshal(req.Params.Arguments) // a map of strings
 	}
-	return &request{raw: req, Session: req.Session, Extra: req.Extra, version: req.ProtocolVersion(), caps: req.ClientCapabilities(),
-		Params: requestParams{Arguments: args, InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState}}
+	return newView(req, req.Session, req.Extra,
+		requestParams{Arguments: args, InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState})
 }
 
 func resourceView(req *mcp.ReadResourceRequest) *request {
 	args, _ := json.Marshal(map[string]string{"uri": req.Params.URI})
-	return &request{raw: req, Session: req.Session, Extra: req.Extra, version: req.ProtocolVersion(), caps: req.ClientCapabilities(),
-		Params: requestParams{Arguments: args, InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState}}
+	return newView(req, req.Session, req.Extra,
+		requestParams{Arguments: args, InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState})
 }
 
 // hooks are the flow's hooks as the machine calls them, on any kind: Flow
