@@ -305,6 +305,8 @@ func NewConnectHandlers(opts ConnectOptions) ConnectHandlers {
 	}
 	for _, page := range templates.SignInPages {
 		if opts.Pages.Lookup(page) == nil {
+			// Construction, not a request: a server built with pages that
+			// lack one would fail on the first person to reach it.
 			panic(fmt.Sprintf("elicitrt.NewConnectHandlers: ConnectOptions.Pages defines no %q page", page))
 		}
 	}

@@ -50,6 +50,9 @@ func LoadKeyring() (*Keyring, error) { return processKeyring() }
 func DefaultKeyring() *Keyring {
 	k, err := processKeyring()
 	if err != nil {
+		// Called by NewMachine and NewConnectHandlers, when a server is
+		// built, never by a call; the examples and the documented set-up
+		// use LoadKeyring and exit with one line instead.
 		panic("elicitgen: " + err.Error())
 	}
 	return k

@@ -112,6 +112,9 @@ func AddTool[A any](server *mcp.Server, tool *mcp.Tool, m *Machine) {
 // baseErr are what jsonschema.For returned for the argument struct. It
 // panics, at registration, when either fails.
 func MustInputSchema(tool string, base any, baseErr error, prefill json.RawMessage) json.RawMessage {
+	// Registration, not a request: jsonschema.For fails only for argument
+	// types it cannot describe, and Check refuses at generate time every
+	// clash of an argument with a prefilled property.
 	if baseErr != nil {
 		panic(fmt.Sprintf("elicitgen: tool %s: %v", tool, baseErr))
 	}
