@@ -97,6 +97,13 @@ type Step struct {
 	// Check decodes accepted content with the form's decoder; a
 	// *ContentError says why it is invalid.
 	Check func(content map[string]any) error
+	// During marks a step of a task tool (Flow.Tasks) that the handler's
+	// Run asks while the task runs, through Task.Ask, instead of a round
+	// before it starts. During steps come after every other step. A call
+	// that runs in the foreground (a client without the tasks extension)
+	// asks them as ordinary steps before Run, which gets their answers from
+	// Task.Ask at once.
+	During bool
 }
 
 // Answers are the accepted contents of a flow's steps, by step index; nil
@@ -123,6 +130,15 @@ type Flow struct {
 	// Preview writes what a FallbackPreview step i confirms (what will
 	// happen), from the arguments and the answers so far.
 	Preview func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, answers Answers) string
+
+	// Tasks says whether the tool runs as a task of the
+	// io.modelcontextprotocol/tasks extension (see task.go); a task tool
+	// has Run instead of Complete.
+	Tasks TaskSupport
+	// Run is a task tool's work, once the steps before its During steps
+	// are answered: in a task for a client that declared the extension
+	// (asking its During steps through t), in the foreground otherwise.
+	Run func(ctx context.Context, t *Task, req *mcp.CallToolRequest, args any, answers Answers) (*mcp.CallToolResult, error)
 }
 
 // ToolOptions configure a tool's machine. The zero value is usable.
@@ -183,6 +199,17 @@ type ToolOptions struct {
 	// PreviewTTL is how long a confirmation token of a FallbackPreview
 	// step stays valid; 0 or negative means DefaultPreviewTTL.
 	PreviewTTL time.Duration
+	// Tasks keeps the tasks of task tools (//elicit:task); nil means
+	// DefaultTaskStore(), in this process's memory. Instances serving one
+	// server share one (runtime/redisstore.Tasks), and every task tool of
+	// a server uses the same.
+	Tasks TaskStore
+	// TaskTTL is how long a task lives (its ttlMs): its work is cancelled
+	// and the task forgotten after it. 0 or negative means DefaultTaskTTL.
+	TaskTTL time.Duration
+	// TaskPollInterval is the pollIntervalMs a task suggests to clients; 0
+	// or negative means DefaultTaskPollInterval.
+	TaskPollInterval time.Duration
 }
 
 // DefaultLegacyAnswerWait is how long a 2025-11-25 call waits for the
@@ -203,11 +230,16 @@ type Machine struct {
 	// its states and flows are bound to: the tool's name, "prompt:NAME" or
 	// "resource:URI" (so that no tool's state opens for a prompt).
 	kind kind
+	// tasks and run are a task tool's (Flow.Tasks, Flow.Run; task.go).
+	tasks TaskSupport
+	run   func(ctx context.Context, t *Task, req *mcp.CallToolRequest, args any, answers Answers) (*mcp.CallToolResult, error)
 }
 
 // NewMachine returns the machine of tool, with its step table and flow.
 func NewMachine(tool string, steps []Step, flow Flow, opts *ToolOptions) *Machine {
-	return newMachine(kindTool, tool, steps, flow.hooks(), opts)
+	m := newMachine(kindTool, tool, steps, flow.hooks(), opts)
+	m.tasks, m.run = flow.Tasks, flow.Run
+	return m
 }
 
 // newMachine returns the machine of a request kind, bound to name.
@@ -251,6 +283,15 @@ func newMachine(k kind, name string, steps []Step, flow hooks, opts *ToolOptions
 	}
 	if m.opts.PreviewTTL <= 0 {
 		m.opts.PreviewTTL = DefaultPreviewTTL
+	}
+	if m.opts.Tasks == nil {
+		m.opts.Tasks = DefaultTaskStore()
+	}
+	if m.opts.TaskTTL <= 0 {
+		m.opts.TaskTTL = DefaultTaskTTL
+	}
+	if m.opts.TaskPollInterval <= 0 {
+		m.opts.TaskPollInterval = DefaultTaskPollInterval
 	}
 	return m
 }
@@ -299,6 +340,9 @@ type call struct {
 	// previewed is true when a confirmation token answered a step: its
 	// flow's identity is the token's.
 	previewed bool
+	// task is true when the call creates a task once the steps before
+	// the During ones are answered (see tasking).
+	task bool
 }
 
 // Call runs one tools/call of the flow, in the order of the protocol: open
@@ -317,6 +361,9 @@ func (m *Machine) serve(ctx context.Context, req *request, args any) (res mcp.Re
 	if err != nil {
 		return nil, err
 	}
+	if c.task = c.tasking(); m.tasks == TaskRequired && !c.task {
+		return nil, MissingTasksExtension()
+	}
 	if m.opts.Overloaded != nil && m.opts.Overloaded(c.ctx) {
 		return c.seal(mcp.InputRequestMap{})
 	}
@@ -329,7 +376,7 @@ func (m *Machine) serve(ctx context.Context, req *request, args any) (res mcp.Re
 		// with the round's other unanswered questions.
 		reask = !m.advance(&c.st)
 	}
-	for c.st.Step < len(m.steps) {
+	for c.st.Step < len(m.steps) && !(c.task && m.steps[c.st.Step].During) {
 		if !reask {
 			done, moved, res, err := c.decide()
 			if done {
@@ -520,6 +567,9 @@ func (c *call) complete() (mcp.Result, error) {
 			}
 			return nil, ErrReplayed
 		}
+	}
+	if m.run != nil {
+		return c.runTask()
 	}
 	return m.flow.Complete(c.ctx, c.req, c.args, c.st.Answers)
 }

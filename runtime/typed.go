@@ -16,6 +16,9 @@ type Typed[A, T any, S ~int] struct {
 	Answers func(Answers) T
 
 	Complete            func(context.Context, *mcp.CallToolRequest, A, T) (*mcp.CallToolResult, error)
+	// Run replaces Complete for a task tool (Tasks is not TaskForbidden).
+	Run   func(context.Context, *mcp.CallToolRequest, *Task, A, T) (*mcp.CallToolResult, error)
+	Tasks TaskSupport
 	Declined, Cancelled func(context.Context, *mcp.CallToolRequest, A, T, S) (*mcp.CallToolResult, error)
 	// Unavailable is nil unless a step's fallback is FallbackHandler.
 	Unavailable func(context.Context, *mcp.CallToolRequest, A, T, S) (*mcp.CallToolResult, error)
@@ -32,15 +35,23 @@ type Typed[A, T any, S ~int] struct {
 // Flow returns the machine's hooks for t.
 func (t Typed[A, T, S]) Flow() Flow {
 	f := Flow{
-		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a Answers) (*mcp.CallToolResult, error) {
-			return t.Complete(ctx, req, args.(A), t.Answers(a))
-		},
+		Tasks: t.Tasks,
 		Ended: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, a Answers) (*mcp.CallToolResult, error) {
 			if action == ActionDecline {
 				return t.Declined(ctx, req, args.(A), t.Answers(a), S(step))
 			}
 			return t.Cancelled(ctx, req, args.(A), t.Answers(a), S(step))
 		},
+	}
+	if t.Complete != nil {
+		f.Complete = func(ctx context.Context, req *mcp.CallToolRequest, args any, a Answers) (*mcp.CallToolResult, error) {
+			return t.Complete(ctx, req, args.(A), t.Answers(a))
+		}
+	}
+	if t.Run != nil {
+		f.Run = func(ctx context.Context, task *Task, req *mcp.CallToolRequest, args any, a Answers) (*mcp.CallToolResult, error) {
+			return t.Run(ctx, req, task, args.(A), t.Answers(a))
+		}
 	}
 	if t.Unavailable != nil {
 		f.Unavailable = func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, a Answers) (*mcp.CallToolResult, error) {
@@ -95,6 +106,9 @@ func (t Typed[A, T, S]) Flow() Flow {
 // way the SDK's middleware, auth and tools/list see the same tool.
 func AddTool[A any](server *mcp.Server, tool *mcp.Tool, m *Machine) {
 	server.AddSendingMiddleware(keepRawAnswers)
+	if m.tasks != TaskForbidden {
+		enableTasks(server, m)
+	}
 	if d := newArgsDecoder[A](tool.InputSchema); d != nil {
 		addRawTool(server, tool, d, func(ctx context.Context, req *mcp.CallToolRequest, args A) (*mcp.CallToolResult, error) {
 			return m.Call(ctx, req, args)
