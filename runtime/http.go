@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,6 +21,8 @@ const (
 	httpModernVersion   = "2026-07-28" // first protocol revision without sessions
 	httpVersionHeader   = "Mcp-Protocol-Version"
 	httpSessionHeader   = "Mcp-Session-Id"
+	httpMethodHeader    = "Mcp-Method"
+	httpNameHeader      = "Mcp-Name"
 	httpMethodInit      = "initialize"
 	httpMethodDiscover  = "server/discover"
 	httpMetaProtocolKey = mcp.MetaKeyProtocolVersion
@@ -253,7 +256,64 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.sessions.serve(h.legacy, w, r, reason == "initialize")
 		return
 	}
+	if strings.HasPrefix(r.Header.Get(httpMethodHeader), "tasks/") && r.Header.Get(httpVersionHeader) >= httpModernVersion {
+		if !h.taskNameMatches(w, r) {
+			return
+		}
+	}
 	h.modern.ServeHTTP(w, r)
+}
+
+// taskNameMatches makes the check SEP-2663 adds to SEP-2243's for the
+// tasks methods, which go-sdk v1.8.0 does not make (it checks Mcp-Name only
+// on tools/call, prompts/get and resources/read): a tasks/get, tasks/update
+// or tasks/cancel request must carry Mcp-Name equal to params.taskId
+// (surrounding whitespace ignored, RFC 9110 §5.5). A missing or different
+// one gets HTTP 400 with JSON-RPC error -32020 (HeaderMismatch), as the
+// SDK answers its own header mismatches; a body that is not such a
+// request passes on to the SDK, which judges it.
+func (h *HTTPHandler) taskNameMatches(w http.ResponseWriter, r *http.Request) bool {
+	body, err := h.readBody(r)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", tooBig.Limit), http.StatusRequestEntityTooLarge)
+		} else {
+			http.Error(w, "failed to read body", http.StatusBadRequest)
+		}
+		return false
+	}
+	msg, err := jsonrpc.DecodeMessage(body)
+	if err != nil {
+		return true
+	}
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || (req.Method != MethodTasksGet && req.Method != MethodTasksUpdate && req.Method != MethodTasksCancel) {
+		return true
+	}
+	var p struct {
+		TaskID string `json:"taskId"`
+	}
+	_ = json.Unmarshal(req.Params, &p)
+	name := strings.TrimSpace(r.Header.Get(httpNameHeader))
+	var problem string
+	switch {
+	case name == "":
+		problem = "missing required Mcp-Name header for method " + strconv.Quote(req.Method)
+	case name != p.TaskID:
+		problem = "header mismatch: Mcp-Name header value does not match params.taskId"
+	default:
+		return true
+	}
+	resp := &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: mcp.CodeHeaderMismatch, Message: problem}}
+	data, err := jsonrpc.EncodeMessage(resp)
+	if err != nil {
+		data = nil
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	_, _ = w.Write(data)
+	return false
 }
 
 // route decides the route of r and says why in a few words. When it reads the

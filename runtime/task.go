@@ -385,7 +385,7 @@ func (t *Task) work(ctx context.Context, cancel context.CancelFunc) {
 	case err != nil:
 		var je *jsonrpc.Error
 		if !errors.As(err, &je) {
-			if ctx.Err() == nil {
+			if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 				m.opts.Logger.Error("elicitgen: task failed", "tool", m.tool, "task", t.id, "err", err)
 			}
 			je = ErrInternal

@@ -15,10 +15,10 @@ type Typed[A, T any, S ~int] struct {
 	// Answers turns the kept contents into the typed answers.
 	Answers func(Answers) T
 
-	Complete            func(context.Context, *mcp.CallToolRequest, A, T) (*mcp.CallToolResult, error)
+	Complete func(context.Context, *mcp.CallToolRequest, A, T) (*mcp.CallToolResult, error)
 	// Run replaces Complete for a task tool (Tasks is not TaskForbidden).
-	Run   func(context.Context, *mcp.CallToolRequest, *Task, A, T) (*mcp.CallToolResult, error)
-	Tasks TaskSupport
+	Run                 func(context.Context, *mcp.CallToolRequest, *Task, A, T) (*mcp.CallToolResult, error)
+	Tasks               TaskSupport
 	Declined, Cancelled func(context.Context, *mcp.CallToolRequest, A, T, S) (*mcp.CallToolResult, error)
 	// Unavailable is nil unless a step's fallback is FallbackHandler.
 	Unavailable func(context.Context, *mcp.CallToolRequest, A, T, S) (*mcp.CallToolResult, error)

@@ -1,0 +1,718 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The tests of MCP Tasks (task.go, taskwire.go, taskstore.go) drive a
+// hand-written task tool, "brew", over the real SDK server: in memory (raw
+// JSON-RPC on the in-memory transport) and over streamable HTTP on
+// 127.0.0.1 (raw POSTs through HTTPHandler), with the wire a Tasks client
+// sends. Its steps: "size" (a form asked before the task starts, MRTR),
+// then, while the task runs, "sugar" and "milk" (during; milk together
+// with sugar when the arguments say "both").
+
+type brewArgs struct {
+	Wait  int    `json:"wait,omitempty"`  // milliseconds of work before asking
+	Both  bool   `json:"both,omitempty"`  // ask sugar and milk together
+	Panic bool   `json:"panic,omitempty"` // panic in Run
+	Fail  string `json:"fail,omitempty"`  // "rpc" or "plain": return an error
+}
+
+func brewForm(prop, typ string, enum ...string) func(string) *mcp.ElicitParams {
+	schema := map[string]any{"type": "object", "required": []string{prop},
+		"properties": map[string]any{prop: map[string]any{"type": typ}}}
+	if enum != nil {
+		schema["properties"].(map[string]any)[prop].(map[string]any)["enum"] = enum
+	}
+	return func(msg string) *mcp.ElicitParams {
+		return &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: schema}
+	}
+}
+
+func brewCheck(prop string, valid func(any) bool) func(map[string]any) error {
+	return func(c map[string]any) error {
+		if v, ok := c[prop]; !ok || !valid(v) {
+			return &ContentError{Fields: []FieldError{{Property: prop, Reason: "is missing or invalid"}}}
+		}
+		return nil
+	}
+}
+
+func isBool(v any) bool { _, ok := v.(bool); return ok }
+
+// brewRun records how its runs ended, for the tests to wait on.
+type brewRun struct {
+	ended chan error // Run's error (nil when it returned a result)
+}
+
+func brewTool(support TaskSupport, opts *ToolOptions, runs *brewRun) func(*mcp.Server) {
+	return func(s *mcp.Server) {
+		steps := []Step{
+			{Key: "size", Mode: ModeForm, Message: "Which size?", Params: brewForm("size", "string", "small", "large"),
+				Check: brewCheck("size", func(v any) bool { return v == "small" || v == "large" })},
+			{Key: "sugar", Mode: ModeForm, Message: "Sugar?", During: true, Params: brewForm("sugar", "boolean"), Check: brewCheck("sugar", isBool)},
+			{Key: "milk", Mode: ModeForm, Message: "Milk?", During: true, Together: true, Params: brewForm("milk", "boolean"), Check: brewCheck("milk", isBool)},
+		}
+		flow := Flow{
+			Tasks: support,
+			Ended: func(_ context.Context, _ *mcp.CallToolRequest, _ any, step int, action string, _ Answers) (*mcp.CallToolResult, error) {
+				return Text(fmt.Sprintf("ended at %d: %s", step, action)), nil
+			},
+			Run: func(ctx context.Context, task *Task, _ *mcp.CallToolRequest, a any, answers Answers) (res *mcp.CallToolResult, err error) {
+				args := a.(brewArgs)
+				if runs != nil {
+					defer func() { runs.ended <- err }()
+				}
+				if err := task.Progress(ctx, "grinding"); err != nil {
+					return nil, err
+				}
+				if args.Panic {
+					panic("boom")
+				}
+				switch args.Fail {
+				case "rpc":
+					return nil, &jsonrpc.Error{Code: 4242, Message: "no beans"}
+				case "plain":
+					return nil, errors.New("the grinder jammed")
+				}
+				select {
+				case <-time.After(time.Duration(args.Wait) * time.Millisecond):
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+				steps := []int{1}
+				if args.Both {
+					steps = []int{1, 2}
+				}
+				r, err := task.Ask(ctx, steps...)
+				if err != nil {
+					return nil, err
+				}
+				if r.Outcome != Accepted {
+					return Text(fmt.Sprintf("%s at %d", r.Outcome, r.Step)), nil
+				}
+				text := fmt.Sprintf("%s coffee, sugar=%v", answers[0]["size"], r.Content(1)["sugar"])
+				if args.Both {
+					text += fmt.Sprintf(", milk=%v", r.Content(2)["milk"])
+				}
+				return Text(text + ", task=" + task.ID()), nil
+			},
+		}
+		AddTool[brewArgs](s, &mcp.Tool{Name: "brew", InputSchema: json.RawMessage(`{"type":"object","properties":{"wait":{"type":"integer"},"both":{"type":"boolean"},"panic":{"type":"boolean"},"fail":{"type":"string"}}}`)},
+			NewMachine("brew", steps, flow, opts))
+	}
+}
+
+// taskWire is a raw JSON-RPC client of protocol 2026-07-28, in memory or
+// over HTTP; caps are the client capabilities it declares per request.
+type taskWire struct {
+	t     *testing.T
+	caps  string
+	send  func(method string, params map[string]any, header map[string]string) (json.RawMessage, *jsonrpc.Error)
+	close func()
+}
+
+const capsTasks = `{"elicitation":{"form":{}},"extensions":{"io.modelcontextprotocol/tasks":{}}}`
+const capsNoTasks = `{"elicitation":{"form":{}}}`
+
+func (w *taskWire) call(method string, params map[string]any) (map[string]any, *jsonrpc.Error) {
+	w.t.Helper()
+	raw, rpcErr := w.callRaw(method, params, nil)
+	if rpcErr != nil {
+		return nil, rpcErr
+	}
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		w.t.Fatalf("%s: %v in %s", method, err, raw)
+	}
+	return out, nil
+}
+
+func (w *taskWire) callRaw(method string, params map[string]any, header map[string]string) (json.RawMessage, *jsonrpc.Error) {
+	if params == nil {
+		params = map[string]any{}
+	}
+	params["_meta"] = map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+		"io.modelcontextprotocol/clientCapabilities": json.RawMessage(w.caps),
+		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "tasks-test", "version": "0"},
+	}
+	return w.send(method, params, header)
+}
+
+// must is call that fails the test on a JSON-RPC error.
+func (w *taskWire) must(method string, params map[string]any) map[string]any {
+	w.t.Helper()
+	out, err := w.call(method, params)
+	if err != nil {
+		w.t.Fatalf("%s: %v", method, err)
+	}
+	return out
+}
+
+// memoryWire serves setup's server over the in-memory transport.
+func memoryWire(t *testing.T, caps string, setup ...func(*mcp.Server)) *taskWire {
+	t.Helper()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "tasks", Version: "v0"}, nil)
+	for _, f := range setup {
+		f(srv)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := ct.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var id atomic.Int64
+	w := &taskWire{t: t, caps: caps}
+	w.send = func(method string, params map[string]any, _ map[string]string) (json.RawMessage, *jsonrpc.Error) {
+		mu.Lock()
+		defer mu.Unlock()
+		raw, _ := json.Marshal(params)
+		rid, _ := jsonrpc.MakeID(float64(id.Add(1)))
+		if err := conn.Write(ctx, &jsonrpc.Request{ID: rid, Method: method, Params: raw}); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			msg, err := conn.Read(rctx)
+			cancel()
+			if err != nil {
+				t.Fatalf("%s: %v", method, err)
+			}
+			if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID == rid {
+				if resp.Error != nil {
+					var je *jsonrpc.Error
+					if errors.As(resp.Error, &je) {
+						return nil, je
+					}
+					return nil, &jsonrpc.Error{Code: -1, Message: resp.Error.Error()}
+				}
+				return resp.Result, nil
+			}
+		}
+	}
+	w.close = func() { conn.Close(); ss.Wait() }
+	t.Cleanup(w.close)
+	// The modern handshake: server/discover, no initialize.
+	w.must("server/discover", nil)
+	return w
+}
+
+// httpWire serves setup's server through HTTPHandler on 127.0.0.1; token,
+// when set, is sent as a bearer token to a verifier that knows tok-alice
+// and tok-bob.
+func httpWire(t *testing.T, caps, token string, setup ...func(*mcp.Server)) *taskWire {
+	t.Helper()
+	verify := func(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
+		user, ok := strings.CutPrefix(tok, "tok-")
+		if !ok {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{UserID: user, Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	url := httpTServe(t, nil, func(h http.Handler) http.Handler {
+		return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{})(h)
+	}, setup...)
+	return httpWireAt(t, url, caps, token)
+}
+
+func httpWireAt(t *testing.T, url, caps, token string) *taskWire {
+	var id atomic.Int64
+	w := &taskWire{t: t, caps: caps, close: func() {}}
+	w.send = func(method string, params map[string]any, extra map[string]string) (json.RawMessage, *jsonrpc.Error) {
+		header := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": method}
+		if token != "" {
+			header["Authorization"] = "Bearer " + token
+		}
+		switch method {
+		case "tools/call":
+			header["Mcp-Name"], _ = params["name"].(string)
+		case MethodTasksGet, MethodTasksUpdate, MethodTasksCancel:
+			header["Mcp-Name"], _ = params["taskId"].(string)
+		}
+		for k, v := range extra {
+			header[k] = v
+		}
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id.Add(1), "method": method, "params": params})
+		status, _, data := httpTPost(t, url+"/", header, string(body))
+		var resp struct {
+			Result json.RawMessage `json:"result"`
+			Error  *jsonrpc.Error  `json:"error"`
+		}
+		if err := json.Unmarshal(data, &resp); err != nil {
+			t.Fatalf("%s: HTTP %d, %v: %q", method, status, err, data)
+		}
+		if resp.Error != nil {
+			return nil, resp.Error
+		}
+		return resp.Result, nil
+	}
+	return w
+}
+
+// bothWires runs f over memory and HTTP.
+func bothWires(t *testing.T, caps string, setup func(*mcp.Server), f func(t *testing.T, w *taskWire)) {
+	t.Run("memory", func(t *testing.T) { f(t, memoryWire(t, caps, setup)) })
+	t.Run("http", func(t *testing.T) { f(t, httpWire(t, caps, "tok-alice", setup)) })
+}
+
+func accept(content map[string]any) map[string]any {
+	return map[string]any{"action": "accept", "content": content}
+}
+
+// startBrew runs the MRTR round of "size" and returns the tools/call
+// result of its retry.
+func startBrew(t *testing.T, w *taskWire, args map[string]any) map[string]any {
+	t.Helper()
+	first := w.must("tools/call", map[string]any{"name": "brew", "arguments": args})
+	if first["resultType"] != "input_required" || first["taskId"] != nil {
+		t.Fatalf("round 1: %v", first)
+	}
+	if _, ok := first["inputRequests"].(map[string]any)["size"]; !ok {
+		t.Fatalf("round 1 asks %v, want size", first["inputRequests"])
+	}
+	return w.must("tools/call", map[string]any{"name": "brew", "arguments": args,
+		"inputResponses": map[string]any{"size": accept(map[string]any{"size": "large"})}, "requestState": first["requestState"]})
+}
+
+// pollUntil polls tasks/get until cond holds (or 10 s pass).
+func pollUntil(t *testing.T, w *taskWire, id string, cond func(map[string]any) bool) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := w.must(MethodTasksGet, map[string]any{"taskId": id})
+		if cond(got) {
+			return got
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task %s: last tasks/get %v", id, got)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func hasStatus(s TaskStatus) func(map[string]any) bool {
+	return func(m map[string]any) bool { return m["status"] == string(s) }
+}
+
+func resultText(t *testing.T, task map[string]any) string {
+	t.Helper()
+	res, _ := task["result"].(map[string]any)
+	content, _ := res["content"].([]any)
+	if len(content) == 0 {
+		t.Fatalf("no result content in %v", task)
+	}
+	return content[0].(map[string]any)["text"].(string)
+}
+
+// The whole protocol surface of one task with a question asked while it
+// runs: MRTR before the task, a flat CreateTaskResult without
+// requestState, tasks/get in input_required, an invalid answer asked again
+// under a new key with the reason, the result inlined with resultType
+// "complete", tasks/update and tasks/cancel acks.
+func TestTaskLifecycle(t *testing.T) {
+	bothWires(t, capsTasks, brewTool(TaskOptional, nil, nil), func(t *testing.T, w *taskWire) {
+		created := startBrew(t, w, map[string]any{})
+		if created["resultType"] != "task" || created["status"] != "working" {
+			t.Fatalf("CreateTaskResult: %v", created)
+		}
+		for _, absent := range []string{"requestState", "inputRequests", "result", "error", "task", "ttl", "pollInterval", "content"} {
+			if _, ok := created[absent]; ok {
+				t.Errorf("CreateTaskResult carries %q: %v", absent, created)
+			}
+		}
+		for _, ts := range []string{"createdAt", "lastUpdatedAt"} {
+			if _, err := time.Parse(time.RFC3339Nano, created[ts].(string)); err != nil {
+				t.Errorf("%s: %v", ts, err)
+			}
+		}
+		if created["ttlMs"] != float64(DefaultTaskTTL.Milliseconds()) || created["pollIntervalMs"] != float64(DefaultTaskPollInterval.Milliseconds()) {
+			t.Errorf("ttlMs %v pollIntervalMs %v", created["ttlMs"], created["pollIntervalMs"])
+		}
+		id := created["taskId"].(string)
+		if len(id) != 22 {
+			t.Errorf("task id %q: want 128 bits in base64url", id)
+		}
+		asked := pollUntil(t, w, id, hasStatus(TaskInputRequired))
+		if asked["resultType"] != "complete" || asked["statusMessage"] != "grinding" {
+			t.Errorf("tasks/get: %v", asked)
+		}
+		req, ok := asked["inputRequests"].(map[string]any)["sugar"].(map[string]any)
+		if !ok || req["method"] != "elicitation/create" {
+			t.Fatalf("inputRequests: %v", asked["inputRequests"])
+		}
+		// An answer that is invalid, and one under a key never asked.
+		ack := w.must(MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{
+			"sugar": accept(map[string]any{"sugar": "yes"}), "unknown": map[string]any{"ignored": true}}})
+		if !isAck(ack) {
+			t.Errorf("tasks/update ack: %v", ack)
+		}
+		again := pollUntil(t, w, id, func(m map[string]any) bool {
+			_, ok := m["inputRequests"].(map[string]any)["sugar.2"]
+			return ok
+		})
+		msg := again["inputRequests"].(map[string]any)["sugar.2"].(map[string]any)["params"].(map[string]any)["message"].(string)
+		if !strings.Contains(msg, "Please correct: sugar: is missing or invalid") {
+			t.Errorf("re-ask message %q", msg)
+		}
+		// The first key is spent: answering it again changes nothing.
+		w.must(MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+		if got := w.must(MethodTasksGet, map[string]any{"taskId": id}); got["status"] != "input_required" {
+			t.Fatalf("after a spent key: %v", got)
+		}
+		w.must(MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar.2": accept(map[string]any{"sugar": true})}})
+		done := pollUntil(t, w, id, hasStatus(TaskCompleted))
+		if got := resultText(t, done); got != "large coffee, sugar=true, task="+id {
+			t.Errorf("result %q", got)
+		}
+		if done["result"].(map[string]any)["resultType"] != "complete" {
+			t.Errorf("inlined result lacks resultType complete: %v", done["result"])
+		}
+		if _, ok := done["inputRequests"]; ok {
+			t.Errorf("completed task still asks: %v", done)
+		}
+		// Cancelling an ended task is acknowledged and changes nothing.
+		if ack := w.must(MethodTasksCancel, map[string]any{"taskId": id}); !isAck(ack) {
+			t.Errorf("tasks/cancel ack: %v", ack)
+		}
+		if got := w.must(MethodTasksGet, map[string]any{"taskId": id}); got["status"] != "completed" {
+			t.Errorf("after cancel of an ended task: %v", got)
+		}
+	})
+}
+
+// Two questions asked together may be answered one at a time: the task
+// stays input_required with only the unanswered key until both are in.
+func TestTaskPartialAnswers(t *testing.T) {
+	bothWires(t, capsTasks, brewTool(TaskOptional, nil, nil), func(t *testing.T, w *taskWire) {
+		id := startBrew(t, w, map[string]any{"both": true})["taskId"].(string)
+		asked := pollUntil(t, w, id, hasStatus(TaskInputRequired))
+		if n := len(asked["inputRequests"].(map[string]any)); n != 2 {
+			t.Fatalf("inputRequests %v", asked["inputRequests"])
+		}
+		w.must(MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"milk": accept(map[string]any{"milk": false})}})
+		left := w.must(MethodTasksGet, map[string]any{"taskId": id})
+		keys := left["inputRequests"].(map[string]any)
+		if left["status"] != "input_required" || len(keys) != 1 || keys["sugar"] == nil {
+			t.Fatalf("after a partial answer: %v", left)
+		}
+		w.must(MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+		if got := resultText(t, pollUntil(t, w, id, hasStatus(TaskCompleted))); !strings.HasPrefix(got, "large coffee, sugar=true, milk=false") {
+			t.Errorf("result %q", got)
+		}
+	})
+}
+
+// A decline inside a task reaches Run as a typed outcome.
+func TestTaskDecline(t *testing.T) {
+	bothWires(t, capsTasks, brewTool(TaskOptional, nil, nil), func(t *testing.T, w *taskWire) {
+		id := startBrew(t, w, map[string]any{})["taskId"].(string)
+		pollUntil(t, w, id, hasStatus(TaskInputRequired))
+		w.must(MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": map[string]any{"action": "decline"}}})
+		if got := resultText(t, pollUntil(t, w, id, hasStatus(TaskCompleted))); got != "decline at 1" {
+			t.Errorf("result %q", got)
+		}
+	})
+}
+
+// Errors: a JSON-RPC error fails the task with it; a panic or any other
+// error fails it with an internal error (details in the log only).
+func TestTaskFailures(t *testing.T) {
+	bothWires(t, capsTasks, brewTool(TaskOptional, &ToolOptions{Logger: discardLogger()}, nil), func(t *testing.T, w *taskWire) {
+		for _, c := range []struct {
+			args map[string]any
+			code float64
+		}{{map[string]any{"fail": "rpc"}, 4242}, {map[string]any{"fail": "plain"}, -32603}, {map[string]any{"panic": true}, -32603}} {
+			id := startBrew(t, w, c.args)["taskId"].(string)
+			failed := pollUntil(t, w, id, func(m map[string]any) bool { return m["status"] != "working" })
+			if failed["status"] != "failed" || failed["result"] != nil {
+				t.Fatalf("%v: %v", c.args, failed)
+			}
+			if e := failed["error"].(map[string]any); e["code"] != c.code || e["message"] == "" {
+				t.Errorf("%v: error %v", c.args, e)
+			}
+			if strings.Contains(fmt.Sprint(failed), "jammed") || strings.Contains(fmt.Sprint(failed), "boom") {
+				t.Errorf("%v: internal details reach the client: %v", c.args, failed)
+			}
+		}
+	})
+}
+
+// A client without the extension gets an optional task tool in the
+// foreground (every step asked in MRTR rounds before Run), and -32021 from
+// a required one and from tasks/*.
+func TestTaskWithoutExtension(t *testing.T) {
+	bothWires(t, capsNoTasks, brewTool(TaskOptional, nil, nil), func(t *testing.T, w *taskWire) {
+		second := startBrew(t, w, map[string]any{})
+		if second["resultType"] != "input_required" || second["taskId"] != nil {
+			t.Fatalf("round 2: %v", second)
+		}
+		if _, ok := second["inputRequests"].(map[string]any)["sugar"]; !ok {
+			t.Fatalf("round 2 asks %v, want sugar", second["inputRequests"])
+		}
+		done := w.must("tools/call", map[string]any{"name": "brew", "arguments": map[string]any{},
+			"inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": false}), "milk": accept(map[string]any{"milk": true})}, "requestState": second["requestState"]})
+		content, _ := done["content"].([]any)
+		if done["resultType"] != "complete" || len(content) != 1 || content[0].(map[string]any)["text"] != "large coffee, sugar=false, task=" {
+			t.Errorf("foreground result: %v", done)
+		}
+		for _, m := range []string{MethodTasksGet, MethodTasksUpdate, MethodTasksCancel} {
+			_, err := w.call(m, map[string]any{"taskId": "x", "inputResponses": map[string]any{}})
+			if err == nil || err.Code != mcp.CodeMissingRequiredClientCapabilities {
+				t.Errorf("%s without the extension: %v", m, err)
+			}
+		}
+	})
+	bothWires(t, capsNoTasks, brewTool(TaskRequired, nil, nil), func(t *testing.T, w *taskWire) {
+		_, err := w.call("tools/call", map[string]any{"name": "brew", "arguments": map[string]any{}})
+		if err == nil || err.Code != mcp.CodeMissingRequiredClientCapabilities ||
+			!strings.Contains(string(err.Data), `"extensions":{"io.modelcontextprotocol/tasks":{}}`) {
+			t.Fatalf("required task tool without the extension: %v", err)
+		}
+	})
+}
+
+// server/discover advertises the extension; tasks/result and tasks/list
+// do not exist; an unknown task id is -32602.
+func TestTaskDiscoveryAndUnknownMethods(t *testing.T) {
+	bothWires(t, capsTasks, brewTool(TaskOptional, nil, nil), func(t *testing.T, w *taskWire) {
+		d := w.must("server/discover", nil)
+		ext, _ := d["capabilities"].(map[string]any)["extensions"].(map[string]any)
+		if _, ok := ext[TasksExtension]; !ok {
+			t.Errorf("discover: %v", d["capabilities"])
+		}
+		for _, m := range []string{"tasks/result", "tasks/list"} {
+			if _, err := w.call(m, map[string]any{"taskId": "x"}); err == nil || err.Code != jsonrpc.CodeMethodNotFound {
+				t.Errorf("%s: %v", m, err)
+			}
+		}
+		for _, m := range []string{MethodTasksGet, MethodTasksUpdate, MethodTasksCancel} {
+			if _, err := w.call(m, map[string]any{"taskId": "nope"}); err == nil || err.Code != jsonrpc.CodeInvalidParams {
+				t.Errorf("%s of an unknown task: %v", m, err)
+			}
+		}
+	})
+}
+
+// Another user's task is unknown to tasks/get, tasks/update and
+// tasks/cancel, and unchanged by them.
+func TestTaskOtherPrincipal(t *testing.T) {
+	url := httpTServeAuth(t, brewTool(TaskOptional, nil, nil))
+	alice, bob := httpWireAt(t, url, capsTasks, "tok-alice"), httpWireAt(t, url, capsTasks, "tok-bob")
+	id := startBrew(t, alice, map[string]any{})["taskId"].(string)
+	pollUntil(t, alice, id, hasStatus(TaskInputRequired))
+	for _, m := range []string{MethodTasksGet, MethodTasksUpdate, MethodTasksCancel} {
+		_, err := bob.call(m, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+		if err == nil || err.Code != jsonrpc.CodeInvalidParams || err.Message != "unknown task" {
+			t.Errorf("bob's %s of alice's task: %v", m, err)
+		}
+	}
+	if got := alice.must(MethodTasksGet, map[string]any{"taskId": id}); got["status"] != "input_required" {
+		t.Errorf("after bob: %v", got)
+	}
+}
+
+func httpTServeAuth(t *testing.T, setup func(*mcp.Server)) string {
+	verify := func(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
+		user, ok := strings.CutPrefix(tok, "tok-")
+		if !ok {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{UserID: user, Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	return httpTServe(t, nil, func(h http.Handler) http.Handler {
+		return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{})(h)
+	}, setup)
+}
+
+// tasks/cancel while Run waits for an answer: the task is cancelled, Run's
+// context ends and its goroutines are gone.
+func TestTaskCancelDuringWait(t *testing.T) {
+	for _, name := range []string{"memory", "http"} {
+		t.Run(name, func(t *testing.T) {
+			runs := &brewRun{ended: make(chan error, 1)}
+			setup := brewTool(TaskOptional, nil, runs)
+			var w *taskWire
+			if name == "memory" {
+				w = memoryWire(t, capsTasks, setup)
+			} else {
+				w = httpWire(t, capsTasks, "tok-alice", setup)
+			}
+			id := startBrew(t, w, map[string]any{})["taskId"].(string)
+			pollUntil(t, w, id, hasStatus(TaskInputRequired))
+			w.must(MethodTasksCancel, map[string]any{"taskId": id})
+			select {
+			case err := <-runs.ended:
+				if !errors.Is(err, context.Canceled) {
+					t.Errorf("Run ended with %v, want context.Canceled", err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("Run still waits after tasks/cancel")
+			}
+			got := w.must(MethodTasksGet, map[string]any{"taskId": id})
+			if got["status"] != "cancelled" || got["inputRequests"] != nil {
+				t.Errorf("after cancel: %v", got)
+			}
+			// Answers after the cancel change nothing.
+			w.must(MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+			if got := w.must(MethodTasksGet, map[string]any{"taskId": id}); got["status"] != "cancelled" {
+				t.Errorf("after a late answer: %v", got)
+			}
+		})
+	}
+}
+
+// A client that never answers: the task stays input_required until its
+// TTL, then it is unknown and its goroutines are gone.
+func TestTaskNeverAnswered(t *testing.T) {
+	before := runtime.NumGoroutine()
+	runs := &brewRun{ended: make(chan error, 8)}
+	store := &MemoryTaskStore{}
+	w := memoryWire(t, capsTasks, brewTool(TaskOptional, &ToolOptions{Tasks: store, TaskTTL: 400 * time.Millisecond}, runs))
+	var ids []string
+	for range 8 {
+		ids = append(ids, startBrew(t, w, map[string]any{})["taskId"].(string))
+	}
+	for _, id := range ids {
+		got := pollUntil(t, w, id, hasStatus(TaskInputRequired))
+		if got["ttlMs"] != float64(400) {
+			t.Errorf("ttlMs %v", got["ttlMs"])
+		}
+	}
+	for range ids {
+		select {
+		case err := <-runs.ended:
+			if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+				t.Errorf("Run ended with %v, want its context ended at the TTL", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("a task outlived its TTL")
+		}
+	}
+	for _, id := range ids {
+		if _, err := w.call(MethodTasksGet, map[string]any{"taskId": id}); err == nil || err.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("expired task %s: %v", id, err)
+		}
+	}
+	w.close()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before+2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before+2 {
+		t.Errorf("%d goroutines before, %d after the tasks expired", before, n)
+	}
+	if n := store.Len(); n != 0 {
+		t.Errorf("store keeps %d expired tasks", n)
+	}
+}
+
+// A full store refuses the task: the tools/call fails, nothing runs.
+func TestTaskStoreFull(t *testing.T) {
+	store := &MemoryTaskStore{MaxTasks: 1}
+	w := memoryWire(t, capsTasks, brewTool(TaskOptional, &ToolOptions{Tasks: store, Logger: discardLogger()}, nil))
+	startBrew(t, w, map[string]any{})
+	first := w.must("tools/call", map[string]any{"name": "brew", "arguments": map[string]any{}})
+	_, err := w.call("tools/call", map[string]any{"name": "brew", "arguments": map[string]any{},
+		"inputResponses": map[string]any{"size": accept(map[string]any{"size": "small"})}, "requestState": first["requestState"]})
+	if err == nil || err.Code != jsonrpc.CodeInternalError {
+		t.Fatalf("second task in a full store: %v", err)
+	}
+}
+
+// Over HTTP, tasks/* must carry Mcp-Name equal to params.taskId
+// (SEP-2663): missing or different is HTTP 400 with -32020.
+func TestTaskMcpNameHeader(t *testing.T) {
+	url := httpTServe(t, nil, nil, brewTool(TaskOptional, nil, nil))
+	w := httpWireAt(t, url, capsTasks, "")
+	id := startBrew(t, w, map[string]any{})["taskId"].(string)
+	for _, name := range []string{"", "someone-else"} {
+		params := map[string]any{"taskId": id}
+		_, err := w.callRaw(MethodTasksGet, params, map[string]string{"Mcp-Name": name})
+		if err == nil || err.Code != mcp.CodeHeaderMismatch {
+			t.Errorf("Mcp-Name %q: %v", name, err)
+		}
+	}
+	if _, err := w.callRaw(MethodTasksGet, map[string]any{"taskId": id}, map[string]string{"Mcp-Name": "  " + id + " "}); err != nil {
+		t.Errorf("Mcp-Name with spaces around the id: %v", err)
+	}
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tasks/get","params":{"taskId":%q}}`, id)
+	status, _, _ := httpTPost(t, url+"/", map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tasks/get", "Mcp-Name": "other"}, body)
+	if status != http.StatusBadRequest {
+		t.Errorf("mismatched Mcp-Name: HTTP %d, want 400", status)
+	}
+}
+
+// A 2025-11-25 session never gets a task, even if it declared the
+// extension at initialize: an optional tool runs in the foreground.
+func TestTaskLegacySessionRunsInForeground(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "tasks", Version: "v0"}, nil)
+	brewTool(TaskOptional, nil, nil)(srv)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Wait()
+	caps := &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}
+	caps.AddExtension(TasksExtension, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v0"}, &mcp.ClientOptions{
+		Capabilities: caps,
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			switch req.Params.Message {
+			case "Which size?":
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"size": "small"}}, nil
+			case "Milk?":
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"milk": false}}, nil
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"sugar": true}}, nil
+		}})
+	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(httpTCtx(t), &mcp.CallToolParams{Name: "brew", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; got != "small coffee, sugar=true, task=" {
+		t.Errorf("legacy result %q", got)
+	}
+}
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// isAck reports whether a result is the empty acknowledgement of
+// tasks/update and tasks/cancel: resultType "complete" and nothing else
+// but the _meta the SDK adds to every result.
+func isAck(m map[string]any) bool {
+	for k := range m {
+		if k != "resultType" && k != "_meta" {
+			return false
+		}
+	}
+	return m["resultType"] == "complete"
+}
