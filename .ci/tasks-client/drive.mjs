@@ -267,9 +267,12 @@ function checkExchange() {
     check(JSON.stringify(names) === '["format"]', `format: properties ${JSON.stringify(names)}`);
     check(JSON.stringify(s.required) === '["format"]', `format: required ${JSON.stringify(s.required)}`);
     check(s.properties?.format?.type === "string", `format: type ${s.properties?.format?.type}`);
+    // A plain enum, or a titled one (oneOf of const, SEP-1330).
+    const f = s.properties?.format ?? {};
+    const values = f.enum ?? f.oneOf?.map((o) => o.const);
     check(
-      JSON.stringify(s.properties?.format?.enum) === '["markdown","html","text"]',
-      `format: enum ${JSON.stringify(s.properties?.format?.enum)}, want markdown, html, text`,
+      JSON.stringify(values) === '["markdown","html","text"]',
+      `format: values ${JSON.stringify(values)}, want markdown, html, text`,
     );
   }
   const sal = asked.find((a) => a.key === "salaries");
