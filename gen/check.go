@@ -101,6 +101,9 @@ func (c *checker) checkPackage(pkg *packages.Package) *Package {
 				case isDecl(doc):
 					c.tools = append(c.tools, pendingTool{file: file, spec: ts, doc: doc})
 				default:
+					if cm := directiveComment(doc, directiveTask); cm != nil {
+						c.errorf(cm.Pos(), "//elicit:task is for tools: it goes next to //elicit:tool NAME, and %s declares no tool", ts.Name.Name)
+					}
 					if form := c.checkTypeSpec(ts, doc); form != nil {
 						file.Forms = append(file.Forms, form)
 					}
@@ -119,7 +122,7 @@ func (c *checker) checkPackage(pkg *packages.Package) *Package {
 }
 
 // directives are the //elicit: directives, by their word.
-var directives = []string{"annotations", "form", "prompt", "resource", "title", "tool"}
+var directives = []string{"annotations", "form", "prompt", "resource", "task", "title", "tool"}
 
 // checkDirectives reports every //elicit: comment of f that is no
 // directive, with a did-you-mean, and returns the comment groups that hold
@@ -140,7 +143,7 @@ func (c *checker) checkDirectives(f *ast.File) map[*ast.CommentGroup]bool {
 			if near := nearest(word, slices.Clone(directives)); near != "" {
 				hint = " (did you mean //elicit:" + near + "?)"
 			}
-			c.errorf(cm.Pos(), "unknown directive //elicit:%s%s: the directives are //elicit:form, //elicit:tool, //elicit:prompt, //elicit:resource, //elicit:annotations and //elicit:title", word, hint)
+			c.errorf(cm.Pos(), "unknown directive //elicit:%s%s: the directives are //elicit:form, //elicit:tool, //elicit:task, //elicit:prompt, //elicit:resource, //elicit:annotations and //elicit:title", word, hint)
 			if bad == nil {
 				bad = map[*ast.CommentGroup]bool{}
 			}

@@ -24,12 +24,14 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) {
 		consts[i] = jen.Id(stepType + s.GoName).Id(stepType).Op("=").Lit(i)
 		names[i] = jen.Case(jen.Lit(i)).Block(jen.Return(jen.Lit(s.Key)))
 	}
-	f.Const().Defs(consts...)
+	var stringBody []jen.Code
+	if len(t.Steps) > 0 { // a task tool may have none
+		f.Const().Defs(consts...)
+		stringBody = append(stringBody, jen.Switch(jen.Id("s")).Block(names...))
+	}
+	stringBody = append(stringBody, jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit(stepType+"(%d)"), jen.Int().Call(jen.Id("s")))))
 	f.Comment("String returns the step's key.")
-	f.Func().Params(jen.Id("s").Id(stepType)).Id("String").Params().String().Block(
-		jen.Switch(jen.Id("s")).Block(names...),
-		jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit(stepType+"(%d)"), jen.Int().Call(jen.Id("s")))),
-	)
+	f.Func().Params(jen.Id("s").Id(stepType)).Id("String").Params().String().Block(stringBody...)
 
 	// Answers.
 	fields := make([]jen.Code, len(t.Steps))
@@ -53,6 +55,9 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) {
 	}
 	f.Commentf("%s is what the %s %s's author implements.", handlerType, t.MCPName, t.Kind)
 	f.Type().Id(handlerType).Interface(methods...)
+	if t.Task != "" {
+		emitTask(f, t)
+	}
 
 	// Answers from the machine's contents.
 	convert := t.AnswersFunc
@@ -104,6 +109,9 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) {
 		if s.Together {
 			d[jen.Id("Together")] = jen.True()
 		}
+		if s.During {
+			d[jen.Id("During")] = jen.True()
+		}
 		if s.Accept != "" {
 			d[jen.Id("Accept")] = jen.Map(jen.String()).Any().Values(jen.Dict{jen.Lit(s.Accept): jen.True()})
 		}
@@ -120,6 +128,17 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) {
 		switch m.Kind {
 		case MethodComplete, MethodDeclined, MethodCancelled, MethodUnavailable:
 			typed[jen.Id(m.Name)] = jen.Id("h").Dot(m.Name)
+		case MethodRun:
+			typed[jen.Id("Tasks")] = jen.Qual(runtimePath, map[string]string{"optional": "TaskOptional", "required": "TaskRequired"}[t.Task])
+			typed[jen.Id("Run")] = jen.Func().Params(
+				jen.Id("ctx").Qual("context", "Context"),
+				jen.Id("req").Add(requestType(t)),
+				jen.Id("t").Op("*").Qual(runtimePath, "Task"),
+				jen.Id("a").Add(args.Clone()),
+				jen.Id("ans").Id(answersType),
+			).Parens(jen.List(resultType(t), jen.Error())).Block(
+				jen.Return(jen.Id("h").Dot(m.Name).Call(jen.Id("ctx"), jen.Id("req"), jen.Id(t.TaskType()).Values(jen.Id("t")), jen.Id("a"), jen.Id("ans"))),
+			)
 		default:
 			field := map[MethodKind]string{MethodMessage: "Messages", MethodAsk: "Asks", MethodURL: "Links", MethodPreview: "Previews"}[m.Kind]
 			perStep[field] = append(perStep[field], jen.Id(stepType+m.Step.GoName).Op(":").Id("h").Dot(m.Name))
@@ -178,6 +197,69 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) {
 	)
 }
 
+// emitTask writes a task tool's task type: the running task, with a typed
+// asker per group of During steps.
+func emitTask(f *jen.File, t *Tool) {
+	typ := t.TaskType()
+	f.Commentf("%s is the running task of the %s tool: progress and the questions asked while it runs.", typ, t.MCPName)
+	f.Type().Id(typ).Struct(jen.Op("*").Qual(runtimePath, "Task"))
+	for _, a := range t.Askers() {
+		var results, decoded, idx []jen.Code
+		var keys []string
+		for _, i := range a.Steps {
+			s := t.Steps[i]
+			keys = append(keys, s.Key)
+			results = append(results, jen.Op("*").Id(s.Form.Name))
+			decoded = append(decoded, jen.Qual(runtimePath, "Decoded").Types(jen.Id(s.Form.Name)).Call(jen.Id("r").Dot("Content").Call(jen.Lit(i))))
+			idx = append(idx, jen.Lit(i))
+		}
+		for _, line := range askerDoc(a, keys) {
+			f.Comment(line)
+		}
+		fails := make([]jen.Code, 0, len(a.Steps)+2)
+		for range a.Steps {
+			fails = append(fails, jen.Nil())
+		}
+		fails = append(fails, jen.Lit(""), jen.Err())
+		f.Func().Params(jen.Id("t").Id(typ)).Id(a.Name).Params(jen.Id("ctx").Qual("context", "Context")).
+			Parens(jen.List(append(results, jen.Qual(runtimePath, "Outcome"), jen.Error())...)).Block(
+			jen.List(jen.Id("r"), jen.Err()).Op(":=").Id("t").Dot("Ask").Call(append([]jen.Code{jen.Id("ctx")}, idx...)...),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(fails...)),
+			jen.Return(append(decoded, jen.Id("r").Dot("Outcome"), jen.Nil())...),
+		)
+	}
+}
+
+// askerDoc is the doc comment of a task type's asker of keys.
+func askerDoc(a Asker, keys []string) []string {
+	if len(keys) == 1 {
+		return []string{
+			fmt.Sprintf("%s asks the %s step while the task runs and waits for the answer, which is", a.Name, keys[0]),
+			"nil unless the outcome is Accepted. In the foreground, it returns the answer given before Run.",
+		}
+	}
+	return []string{
+		fmt.Sprintf("%s asks the %s steps together while the task runs and waits for the", a.Name, joinAnd(keys)),
+		"answers, one per step in order, each nil unless the outcome is Accepted. In the foreground,",
+		"it returns the answers given before Run.",
+	}
+}
+
+// joinAnd joins words as "a, b and c".
+func joinAnd(words []string) string {
+	if len(words) == 1 {
+		return words[0]
+	}
+	out := ""
+	for i, w := range words[:len(words)-1] {
+		if i > 0 {
+			out += ", "
+		}
+		out += w
+	}
+	return out + " and " + words[len(words)-1]
+}
+
 func fallbackConst(s string) string {
 	switch s {
 	case "defaults":
@@ -215,6 +297,9 @@ func methodSignature(pkg *Package, t *Tool, m HandlerMethod, named bool) *jen.St
 		param("args", argsExpr(pkg, t)),
 		param("answers", jen.Id(t.Name+"Answers")),
 	}
+	if m.Kind == MethodRun {
+		params = slices.Insert(params, 2, param("task", jen.Id(t.TaskType())))
+	}
 	if t.Kind == DeclResource {
 		params = slices.Delete(params, 2, 3) // a resource has no arguments
 	}
@@ -240,6 +325,20 @@ func methodDoc(t *Tool, m HandlerMethod) []string {
 	switch m.Kind {
 	case MethodComplete:
 		return []string{"Complete runs once every step to be asked has been answered."}
+	case MethodRun:
+		where := "in a task for a client that declares the tasks extension, in the foreground otherwise (where task's askers return the answers given before Run)"
+		if t.Task == "required" {
+			where = "in a task (a client that does not declare the tasks extension is refused)"
+		}
+		when := "Run does the tool's work: "
+		if slices.ContainsFunc(t.Steps, func(s *ToolStep) bool { return !s.During }) {
+			when = "Run does the tool's work once the steps without during have been answered: "
+		}
+		how := ". It reports progress with task.Progress."
+		if len(t.Askers()) > 0 {
+			how = ". It reports progress with task.Progress and asks the during steps with task's Ask methods."
+		}
+		return wrap(when+where+how, 90)
 	case MethodDeclined:
 		return []string{"Declined runs when the user declined the step: a normal outcome, which ends in a complete result."}
 	case MethodCancelled:

@@ -146,7 +146,12 @@ type Tool struct {
 	Description                                  string
 	Args                                         types.Type // the argument struct
 	ReadOnly, Destructive, Idempotent, OpenWorld bool
-	Steps                                        []*ToolStep
+	// Task is "optional" or "required" for a tool that runs as a task of
+	// the tasks extension (//elicit:task), else "". A task tool's handler
+	// has Run instead of Complete, and a task type (TaskType) with a typed
+	// asker per group of During steps.
+	Task  string
+	Steps []*ToolStep
 	// AnswersFunc names the generated function that types the machine's
 	// answers.
 	AnswersFunc string
@@ -172,6 +177,7 @@ type ToolStep struct {
 	Prefill        bool
 	Once           bool   // completing the flow is single use (final step)
 	Together       bool   // asked in the same round as the step before it
+	During         bool   // asked by a task tool's Run while the task runs
 	Fallback       string // error, defaults, arguments, handler, preview
 	Missing        string // text of the arguments fallback
 	// Accept is the property a confirmation token sets to true, for a
@@ -196,7 +202,34 @@ const (
 	MethodAsk                           // (ctx, req, args, answers) bool: ask=handler
 	MethodURL                           // (ctx, req, args, answers, token string) string: a URL step
 	MethodPreview                       // (ctx, req, args, answers) string: fallback=preview
+	MethodRun                           // (ctx, req, task, args, answers) (*mcp.CallToolResult, error): a task tool's work
 )
+
+// TaskType names the task type generated for a task tool.
+func (t *Tool) TaskType() string { return t.Name + "Task" }
+
+// Asker is one typed asker of a task tool's task type: a During step and
+// the During steps joined to it with together, asked in one Task.Ask.
+type Asker struct {
+	Name  string // Ask + the first step's Go name
+	Steps []int  // the steps' indexes, in order
+}
+
+// Askers groups t's During steps into the askers of its task type.
+func (t *Tool) Askers() []Asker {
+	var out []Asker
+	for i, s := range t.Steps {
+		if !s.During {
+			continue
+		}
+		if s.Together && len(out) > 0 && out[len(out)-1].Steps[len(out[len(out)-1].Steps)-1] == i-1 {
+			out[len(out)-1].Steps = append(out[len(out)-1].Steps, i)
+			continue
+		}
+		out = append(out, Asker{Name: "Ask" + s.GoName, Steps: []int{i}})
+	}
+	return out
+}
 
 // HandlerMethod is one method of a tool's handler interface.
 type HandlerMethod struct {

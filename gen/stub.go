@@ -3,6 +3,7 @@ package gen
 import (
 	"bytes"
 	"fmt"
+	"go/token"
 	"slices"
 	"strings"
 	"unicode"
@@ -63,6 +64,7 @@ func StubFile(p *Package, file *File, t *Tool) ([]byte, error) {
 	var doc bytes.Buffer
 	if err := templates.Stub.Execute(&doc, templates.StubData{
 		Tool: t.MCPName, Kind: t.Kind.String(), Type: typ, Handler: t.Name + "Handler", Register: "Register" + t.Name,
+		Task: taskName(t), TaskRequired: t.Task == "required", Askers: len(t.Askers()),
 	}); err != nil {
 		return nil, err
 	}
@@ -80,6 +82,14 @@ func StubFile(p *Package, file *File, t *Tool) ([]byte, error) {
 		f.Func().Params(jen.Id(typ)).Id(m.Name).Add(methodSignature(p, t, m, true)).Block(stubBody(t, m)...)
 	}
 	return render(f)
+}
+
+// taskName is the task type of a task tool, or "".
+func taskName(t *Tool) string {
+	if t.Task == "" {
+		return ""
+	}
+	return t.TaskType()
 }
 
 // stubBody is the placeholder body of a stub method.
@@ -101,6 +111,8 @@ func stubBody(t *Tool, m HandlerMethod) []jen.Code {
 		}
 	}
 	switch m.Kind {
+	case MethodRun:
+		return stubRun(t)
 	case MethodComplete:
 		return []jen.Code{jen.Return(jen.Qual(runtimePath, "ToolError").Call(jen.Lit(t.MCPName+": not implemented yet")), jen.Nil())}
 	case MethodDeclined:
@@ -118,6 +130,55 @@ func stubBody(t *Tool, m HandlerMethod) []jen.Code {
 		return []jen.Code{jen.Return(jen.Lit("This will " + t.MCPName + " (describe what confirming " + m.Step.Key + " does)."))}
 	}
 	return []jen.Code{jen.Return(jen.Lit("https://example.com/connect?flow=").Op("+").Qual("net/url", "QueryEscape").Call(jen.Id("token")))}
+}
+
+// stubRun is the placeholder body of a task tool's Run: it reports
+// progress, then asks each group of during steps with its typed asker.
+func stubRun(t *Tool) []jen.Code {
+	fail := jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
+	body := []jen.Code{
+		jen.If(jen.Err().Op(":=").Id("task").Dot("Progress").Call(jen.Id("ctx"), jen.Lit("Working on "+t.MCPName+".")), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Nil(), jen.Err())),
+	}
+	for _, a := range t.Askers() {
+		var vars []jen.Code
+		var keys []string
+		for _, i := range a.Steps {
+			vars = append(vars, jen.Id(answerVar(t.Steps[i])))
+			keys = append(keys, t.Steps[i].Key)
+		}
+		what := "the " + joinAnd(keys) + " question was"
+		if len(keys) > 1 {
+			what = "the " + joinAnd(keys) + " questions were"
+		}
+		blanks := make([]jen.Code, len(vars))
+		for i := range blanks {
+			blanks[i] = jen.Id("_")
+		}
+		body = append(body,
+			jen.List(append(slices.Clone(vars), jen.Id("outcome"), jen.Err())...).Op(":=").Id("task").Dot(a.Name).Call(jen.Id("ctx")),
+			fail.Clone(),
+			jen.If(jen.Id("outcome").Op("!=").Qual(runtimePath, "Accepted")).Block(
+				jen.Return(jen.Qual(runtimePath, "Text").Call(
+					jen.Lit("Stopped: "+what+" not accepted (").Op("+").String().Call(jen.Id("outcome")).Op("+").Lit(").")), jen.Nil())),
+			jen.List(blanks...).Op("=").List(vars...).Comment(map[bool]string{true: "use the answer", false: "use the answers"}[len(vars) == 1]),
+		)
+	}
+	return append(body, jen.Return(jen.Qual(runtimePath, "ToolError").Call(jen.Lit(t.MCPName+": not implemented yet")), jen.Nil()))
+}
+
+// answerVar names the variable of a step's answer in a stub, clear of the
+// method's own names and of Go's.
+func answerVar(s *ToolStep) string {
+	v := lowerFirst(s.GoName)
+	switch v {
+	case "ctx", "req", "task", "args", "answers", "outcome", "err", "string", "nil", "elicitrt", "mcp", "context", "fmt", "url":
+		return v + "Answer"
+	}
+	if token.IsKeyword(v) {
+		return v + "Answer"
+	}
+	return v
 }
 
 func lowerFirst(s string) string {

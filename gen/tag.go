@@ -413,6 +413,7 @@ type stepSpec struct {
 	Prefill        bool
 	Once           bool
 	Together       bool
+	During         bool
 	Fallback       string // "" when not given
 	at             map[string]int
 }
@@ -420,7 +421,7 @@ type stepSpec struct {
 // stepGrammar lists the options of a step's elicit tag.
 var stepGrammar = grammar{
 	what:    "step",
-	options: map[string]bool{"message": true, "ask": true, "prefill": false, "fallback": true, "once": false, "together": false},
+	options: map[string]bool{"message": true, "ask": true, "prefill": false, "fallback": true, "once": false, "together": false, "during": false},
 }
 
 // parseStepTag reads a tool step's elicit tag. Values are checked by Check.
@@ -447,6 +448,8 @@ func parseStepTag(t elicitTag) (stepSpec, []tagProblem) {
 			spec.Once = true
 		case "together":
 			spec.Together = true
+		case "during":
+			spec.During = true
 		case "fallback":
 			switch o.value {
 			case "error", "defaults", "arguments", "handler", "preview":

@@ -16,6 +16,7 @@ import (
 const (
 	directiveTool        = "//elicit:tool"
 	directiveAnnotations = "//elicit:annotations"
+	directiveTask        = "//elicit:task"
 )
 
 type pendingTool struct {
@@ -55,6 +56,7 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 	}
 	name := tool.MCPName
 	what := tool.Kind.String() + " " + name // "tool deploy", "prompt summary", "resource notes://{id}"
+	c.taskDirective(pt, tool)
 	if cm := directiveComment(pt.doc, directiveAnnotations); cm != nil && tool.Kind != DeclTool {
 		c.errorf(cm.Pos(), "//elicit:annotations is for tools: a %s has no annotations", tool.Kind)
 	}
@@ -154,7 +156,10 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 		c.errorf(ts.Name.Pos(), "tool %s has no Args field: declare the argument struct as a field named Args (struct{} for none)", name)
 		return nil
 	}
-	if len(tool.Steps) == 0 {
+	// A malformed //elicit:task is reported already: no more about it.
+	taskMarked := directiveComment(pt.doc, directiveTask) != nil
+	c.checkDuring(tool, places, taskMarked)
+	if len(tool.Steps) == 0 && !taskMarked {
 		c.errorf(ts.Name.Pos(), "%s has no steps: add a field whose type is a form", what)
 		return nil
 	}
@@ -168,7 +173,7 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 		c.errorf(ts.Name.Pos(), "%s asks %d rounds of questions (%d steps); a call takes at most %d (MRTR clients stop after 10 attempts): merge steps into fewer forms, or ask some together",
 			what, rounds, len(tool.Steps), elicitrt.DefaultMaxRounds)
 	}
-	for i, s := range tool.Steps[:len(tool.Steps)-1] {
+	for i, s := range tool.Steps[:max(len(tool.Steps)-1, 0)] {
 		if s.Once {
 			c.errorf(places[i].once, "%s: once belongs on the final step (it makes completing the flow single use), not on %s", what, s.GoName)
 		}
@@ -199,6 +204,9 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 // step's own methods in step order.
 func handlerMethods(t *Tool) []HandlerMethod {
 	ms := []HandlerMethod{{Name: "Complete", Kind: MethodComplete}, {Name: "Declined", Kind: MethodDeclined}, {Name: "Cancelled", Kind: MethodCancelled}}
+	if t.Task != "" {
+		ms[0] = HandlerMethod{Name: "Run", Kind: MethodRun}
+	}
 	if slices.ContainsFunc(t.Steps, func(s *ToolStep) bool { return s.Fallback == "handler" }) {
 		ms = append(ms, HandlerMethod{Name: "Unavailable", Kind: MethodUnavailable})
 	}
@@ -232,7 +240,7 @@ func methodOwners(a, b HandlerMethod) string {
 
 // stepAt holds the positions of a step that its tool's rules point at.
 type stepAt struct {
-	field, once, prefill, fallback token.Pos
+	field, once, prefill, fallback, during, together token.Pos
 }
 
 func (c *checker) checkStep(decl string, v *types.Var, af *ast.Field, pos token.Pos, rawTag string, forms map[string]*Form, prev *ToolStep) (*ToolStep, stepAt) {
@@ -256,9 +264,9 @@ func (c *checker) checkStep(decl string, v *types.Var, af *ast.Field, pos token.
 	step := &ToolStep{
 		GoName: v.Name(), Key: strings.ToLower(v.Name()), Form: form, URL: isURL,
 		Message: spec.Message, MessageHandler: spec.MessageHandler, AskHandler: spec.AskHandler,
-		Prefill: spec.Prefill, Once: spec.Once, Together: spec.Together, Fallback: cmp.Or(spec.Fallback, "error"),
+		Prefill: spec.Prefill, Once: spec.Once, Together: spec.Together, During: spec.During, Fallback: cmp.Or(spec.Fallback, "error"),
 	}
-	where := stepAt{field: pos, once: at("once"), prefill: at("prefill"), fallback: at("fallback")}
+	where := stepAt{field: pos, once: at("once"), prefill: at("prefill"), fallback: at("fallback"), during: at("during"), together: at("together")}
 	if spec.Key != "" {
 		step.Key = spec.Key
 	}
@@ -322,6 +330,103 @@ func (c *checker) checkStep(decl string, v *types.Var, af *ast.Field, pos token.
 		}
 	}
 	return step, where
+}
+
+// taskDirective reads //elicit:task optional|required into t.Task.
+func (c *checker) taskDirective(pt pendingTool, t *Tool) {
+	var found []*ast.Comment
+	for _, cm := range pt.doc.List {
+		if cm.Text == directiveTask || strings.HasPrefix(cm.Text, directiveTask+" ") {
+			found = append(found, cm)
+		}
+	}
+	if len(found) == 0 {
+		return
+	}
+	if t.Kind != DeclTool {
+		c.errorf(found[0].Pos(), "//elicit:task is for tools: only tools/call runs as a task, and %s declares a %s", pt.spec.Name.Name, t.Kind)
+		return
+	}
+	for _, cm := range found[1:] {
+		c.errorf(cm.Pos(), "//elicit:task given twice on %s: keep one", pt.spec.Name.Name)
+	}
+	cm := found[0]
+	type word struct {
+		text string
+		at   token.Pos
+	}
+	var words []word
+	for i := len(directiveTask); i < len(cm.Text); {
+		for i < len(cm.Text) && (cm.Text[i] == ' ' || cm.Text[i] == '\t') {
+			i++
+		}
+		j := i
+		for j < len(cm.Text) && cm.Text[j] != ' ' && cm.Text[j] != '\t' {
+			j++
+		}
+		if i < j {
+			words = append(words, word{cm.Text[i:j], cm.Pos() + token.Pos(i)})
+		}
+		i = j
+	}
+	switch {
+	case len(words) == 0:
+		c.errorf(cm.Pos(), "//elicit:task needs a value: optional (a task for a client that declares the tasks extension, the foreground for others) or required (a task; a client without the extension is refused)")
+	case words[0].text != "optional" && words[0].text != "required":
+		hint := ""
+		if near := nearest(words[0].text, []string{"optional", "required"}); near != "" {
+			hint = ": did you mean " + near + "?"
+		}
+		c.errorf(words[0].at, "unknown //elicit:task value %q%s (the values are optional and required)", words[0].text, hint)
+	case len(words) > 1:
+		c.errorf(words[1].at, "//elicit:task takes one value, optional or required; %q is one too many", words[1].text)
+	default:
+		t.Task = words[0].text
+	}
+}
+
+// checkDuring checks the during steps of a tool: only on a task tool, only
+// form steps, never once, prefill or fallback=preview (those belong before
+// the work starts), all after the steps without during, and together only
+// with a during step before.
+func (c *checker) checkDuring(tool *Tool, places []stepAt, taskMarked bool) {
+	what := tool.Kind.String() + " " + tool.MCPName
+	firstDuring := -1
+	for i, s := range tool.Steps {
+		at := places[i]
+		if !s.During {
+			if firstDuring >= 0 {
+				c.errorf(at.field, "%s: step %s is asked before the task starts, and comes after step %s, which is asked while it runs (during): put every during step after the steps without during", what, s.GoName, tool.Steps[firstDuring].GoName)
+				firstDuring = -2 // reported once
+			}
+			continue
+		}
+		if firstDuring == -1 {
+			firstDuring = i
+		}
+		if !taskMarked {
+			if tool.Kind == DeclTool {
+				c.errorf(at.during, "step %s: during asks while a task runs, and %s is no task: add //elicit:task optional or //elicit:task required next to //elicit:tool %s, or drop during", s.GoName, what, tool.MCPName)
+			} else {
+				c.errorf(at.during, "step %s: during is for tools marked //elicit:task; a %s never runs as a task", s.GoName, tool.Kind)
+			}
+		}
+		if s.URL {
+			c.errorf(at.during, "URL step %s: during is for form steps; a URL step cannot be asked while the task runs: ask it before the task starts (drop during)", s.GoName)
+		}
+		if s.Once {
+			c.errorf(at.during, "step %s: during cannot be once: a confirmation belongs before the work starts; drop during (or once)", s.GoName)
+		}
+		if s.Fallback == "preview" {
+			c.errorf(at.during, "step %s: during cannot have fallback=preview: a preview confirms before the work starts; drop during", s.GoName)
+		}
+		if s.Prefill {
+			c.errorf(at.during, "step %s: during cannot have prefill: a step asked while the task runs is answered by the user, never from the arguments (read before the task starts); drop prefill, or during", s.GoName)
+		}
+		if s.Together && i > 0 && !tool.Steps[i-1].During {
+			c.errorf(at.together, "step %s: together joins the step before it, %s, which is asked before the task starts: a during step joins only a during step", s.GoName, tool.Steps[i-1].GoName)
+		}
+	}
 }
 
 // checkPreview checks a step whose fallback is preview: a confirmation
@@ -462,6 +567,9 @@ func missingText(form *Form) string {
 // generatedNames lists the package-level identifiers generated for t.
 func generatedNames(t *Tool) []string {
 	names := []string{t.Name + "Step", t.Name + "Answers", t.Name + "Handler", "Register" + t.Name}
+	if t.Task != "" {
+		names = append(names, t.TaskType())
+	}
 	for _, s := range t.Steps {
 		names = append(names, t.Name+"Step"+s.GoName)
 	}

@@ -23,6 +23,12 @@ type StubData struct {
 	Type     string // the handler type to write, e.g. deployHandler
 	Handler  string // the generated interface, e.g. DeployHandler
 	Register string // e.g. RegisterDeploy
+	// Task is the task type of a task tool (//elicit:task), e.g.
+	// ReportTask; "" for others. TaskRequired is true for
+	// //elicit:task required; Askers counts the task type's typed askers.
+	Task         string
+	TaskRequired bool
+	Askers       int
 }
 
 //go:embed signin-*.html

@@ -77,7 +77,10 @@ form, or an elicitrt.URLStep for a sign-in, tagged with options such as
 message=, ask=handler, prefill, together, once and fallback=. Its doc
 comment is the tool's description. Generated: the step table, the step and
 answers types, the handler interface and RegisterNAME, which hands the table
-to the runtime's interpreter.
+to the runtime's interpreter. //elicit:task optional|required makes the tool
+run as a task of the tasks extension: its handler has Run instead of
+Complete, and its steps tagged during are asked while the task runs, through
+the typed Ask methods of the generated NAMETask.
 
 Prompts and resources: a struct type marked //elicit:prompt NAME (served by
 prompts/get; Args holds its string arguments) or //elicit:resource URI
