@@ -97,3 +97,49 @@ func usedMemory(b *testing.B, c *redis.Client) int64 {
 	b.Fatal("no used_memory in INFO memory")
 	return 0
 }
+
+// BenchmarkTaskUpdate updates one task b.N times, one update after the
+// other (the progress message of a running task), on the in-memory store
+// and on the Redis store (over loopback to a local redis-server: a GET and
+// the compare-and-set script per update, each record sealed anew). The
+// ratio of their ns/op is the price of sharing the tasks, per update.
+func BenchmarkTaskUpdate(b *testing.B) {
+	ctx := context.Background()
+	stores := []struct {
+		name string
+		new  func(b *testing.B) elicitrt.TaskStore
+	}{
+		{"memory", func(*testing.B) elicitrt.TaskStore { return &elicitrt.MemoryTaskStore{} }},
+		{"redis", func(b *testing.B) elicitrt.TaskStore {
+			s, err := NewTasks(newClient(b, redistest.Start(b)), &Options{Keys: testKeys(b)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			return s
+		}},
+	}
+	for _, st := range stores {
+		b.Run(st.name, func(b *testing.B) {
+			s := st.new(b)
+			now := time.Now()
+			rec := &elicitrt.TaskRecord{Format: elicitrt.TaskRecordFormat, ID: "bench", Principal: "alice", Tool: "report",
+				Status: elicitrt.TaskWorking, CreatedAt: now, UpdatedAt: now, Expires: now.Add(time.Hour), PollInterval: time.Second}
+			if err := s.Create(ctx, rec); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := s.Update(ctx, "bench", func(*elicitrt.TaskRecord) error { return nil }); err != nil { // connection, script load
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := range b.N {
+				r, err := s.Update(ctx, "bench", func(r *elicitrt.TaskRecord) error {
+					r.StatusMessage = "step " + strconv.Itoa(i)
+					return nil
+				})
+				if r == nil || err != nil {
+					b.Fatal(r, err)
+				}
+			}
+		})
+	}
+}

@@ -1,7 +1,10 @@
 // Package redisstore keeps elicitgen's shared state on Redis, so that
 // several server instances serve one tool: a [ReplayGuard] (the single use
-// of flows that answered a `once` step) and a [Grants] store (URL sign-ins:
-// the flow records and the grants they produce, sealed with the key ring).
+// of flows that answered a `once` step), a [Grants] store (URL sign-ins:
+// the flow records and the grants they produce, sealed with the key ring)
+// and a [Tasks] store (MCP Tasks: any instance answers tasks/get,
+// tasks/update and tasks/cancel for a task another one runs, which learns
+// of the answer or the cancel through pub/sub).
 //
 // The in-memory stores of package runtime stay the default; a server that
 // runs as several instances gives every instance the same Redis:
@@ -9,7 +12,8 @@
 //	client, err := redisstore.NewClient(os.Getenv("ELICITGEN_REDIS_URL"))
 //	guard := redisstore.NewReplayGuard(client, nil)
 //	grants, err := redisstore.NewGrants(client, &redisstore.Options{Keys: keys})
-//	opts := &elicitrt.ToolOptions{Keys: keys, Replay: guard, Grants: grants}
+//	tasks, err := redisstore.NewTasks(client, &redisstore.Options{Keys: keys})
+//	opts := &elicitrt.ToolOptions{Keys: keys, Replay: guard, Grants: grants, Tasks: tasks}
 //
 // # Keys and records
 //
@@ -21,6 +25,8 @@
 //	PREFIX flow:FLOWID    a sign-in flow: claimed by a callback, then done
 //	PREFIX grant:DIGEST   a user's grant, under the SHA-256 of the user and
 //	                      the URL step's key
+//	PREFIX task:ID        a task's record, until the task's expiry (PXAT);
+//	                      also the channel its updates are published on
 //
 // Each value begins with its format version, "v1:" today:
 //
@@ -28,11 +34,14 @@
 //	flow     v1:claim:TOKEN           a callback holds the flow
 //	         v1:done:SEALED           done; SEALED: the user, sealed
 //	grant    v1:SEALED                the grant, sealed
+//	task     v1:SEALED[,SEALED...]    the record's JSON, sealed in parts of
+//	                                  at most elicitrt.MaxPayloadLen bytes
 //
 // SEALED is a [elicitrt.Keyring.Seal] of the value under a binding that
-// names the record (the flow, or the user and step), so a sealed value
-// opens only under its own key: grants and users are encrypted at rest,
-// and a value copied to another key does not open. A release reads the
+// names the record (the flow, the user and step, or the task id and its
+// number of parts), so a sealed value opens only under its own key:
+// grants, users and the answers a task holds are encrypted at rest, and a
+// value copied to another key does not open. A release reads the
 // formats of the previous one; a record of an unknown format is an error
 // (never taken as absent, which could re-open a completed flow).
 //
@@ -44,7 +53,10 @@
 // fails, the sign-in page answers 500), nothing panics, and the next call
 // after Redis is back works. Nothing is cached in the process. (A call
 // whose own context ends first, a client that went away, returns the
-// context's error.)
+// context's error.) The one wait without the timeout is the blocking part
+// of [Tasks.Wait] (a task waiting for its answer); a Wait in progress when
+// Redis goes away returns once its subscription is made again, so that
+// its caller reads the task anew.
 //
 // # Why in the main module
 //
@@ -102,10 +114,11 @@ type Options struct {
 	// Timeout bounds each call to Redis (DefaultTimeout when zero).
 	Timeout time.Duration
 	// Keys seals what Grants stores (grants, and the user of each done
-	// flow). Required by NewGrants; every instance has the same key ring
-	// (ELICITGEN_STATE_KEYS). Dropping a key from the ring makes the
-	// grants it sealed unreadable: they read as absent, and the user signs
-	// in again.
+	// flow) and the records of Tasks. Required by NewGrants and
+	// NewTasks; every instance has the same key ring
+	// (ELICITGEN_STATE_KEYS). Dropping a key from the ring makes what it
+	// sealed unreadable: a grant reads as absent, and the user signs in
+	// again; a task reads as gone.
 	Keys *elicitrt.Keyring
 	// GrantTTL is the lifetime of a grant stored with ttl 0 ("no expiry"),
 	// DefaultGrantTTL when zero.

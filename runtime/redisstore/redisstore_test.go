@@ -239,7 +239,8 @@ func TestGrantsSealedAtRest(t *testing.T) {
 }
 
 // TestEveryKeyHasATTL: whatever the stores write carries a TTL (a grant
-// without expiry gets Options.GrantTTL) and the prefix.
+// without expiry gets Options.GrantTTL; a task, its expiry, kept by its
+// updates) and the prefix.
 func TestEveryKeyHasATTL(t *testing.T) {
 	srv := redistest.Start(t)
 	c := newClient(t, srv)
@@ -252,9 +253,15 @@ func TestEveryKeyHasATTL(t *testing.T) {
 	g.CompleteFlow(ctx, "done", "u", 0)
 	g.DenyFlow(ctx, "denied", 0)
 	g.PutGrant(ctx, "u", "n", []byte("g"), 0)
+	tasks, _ := NewTasks(c, &Options{Keys: testKeys(t), Prefix: "p:"})
+	now := time.Now()
+	if err := tasks.Create(ctx, &elicitrt.TaskRecord{ID: "task", Status: elicitrt.TaskWorking, CreatedAt: now, Expires: now.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	tasks.Update(ctx, "task", func(r *elicitrt.TaskRecord) error { r.StatusMessage = "m"; return nil })
 	all := c.Keys(ctx, "*").Val()
-	if len(all) != 5 {
-		t.Fatalf("keys %q, want 5", all)
+	if len(all) != 6 {
+		t.Fatalf("keys %q, want 6", all)
 	}
 	for _, k := range all {
 		if !strings.HasPrefix(k, "p:") {
