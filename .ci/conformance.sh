@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the official MCP conformance suite's elicitation and SEP-2322 (multi
-# round-trip requests) server scenarios against examples/conformance over
+# Runs the official MCP conformance suite's elicitation, SEP-2322 (multi
+# round-trip requests) and SEP-2663 (tasks extension) server scenarios against examples/conformance over
 # streamable HTTP on 127.0.0.1, and prints each by name. Every version is
 # pinned in .ci/conformance/package.json and its lock file. Exits non-zero
 # on any failure, except the scenarios listed in `known` below, which must
@@ -24,6 +24,16 @@ scenarios=(
 	tools-call-elicitation
 	elicitation-sep1034-defaults
 	elicitation-sep1330-enums
+	tasks-lifecycle
+	tasks-capability-negotiation
+	tasks-wire-fields
+	tasks-request-state-removal
+	tasks-mrtr-input
+	tasks-request-headers
+	tasks-dispatch-and-envelope
+	tasks-status-notifications
+	tasks-required-task-error
+	tasks-mrtr-composition
 )
 
 # Scenarios whose fixtures need sampling or roots, which elicitgen does not

@@ -159,7 +159,10 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 	// A malformed //elicit:task is reported already: no more about it.
 	taskMarked := directiveComment(pt.doc, directiveTask) != nil
 	c.checkDuring(tool, places, taskMarked)
-	if len(tool.Steps) == 0 && !taskMarked {
+	// A tool may ask nothing (a sync tool registered beside the ones that
+	// ask, with the same typed handler); a prompt or resource that asks
+	// nothing needs no elicitgen.
+	if len(tool.Steps) == 0 && !taskMarked && tool.Kind != DeclTool {
 		c.errorf(ts.Name.Pos(), "%s has no steps: add a field whose type is a form", what)
 		return nil
 	}

@@ -102,7 +102,8 @@ type Step struct {
 	// before it starts. During steps come after every other step. A call
 	// that runs in the foreground (a client without the tasks extension)
 	// asks them as ordinary steps before Run, which gets their answers from
-	// Task.Ask at once.
+	// Task.Ask at once; a decline or cancel of one goes to Run too (Task.Ask's
+	// Outcome), never to Flow.Ended.
 	During bool
 }
 
@@ -708,6 +709,13 @@ func (c *call) take(j int, resp *mcp.ElicitResult) (done bool, res mcp.Result, e
 	t := &c.st.Steps[j]
 	switch resp.Action {
 	case ActionDecline, ActionCancel:
+		if step.During {
+			// A task tool in the foreground: Run gets the outcome from
+			// Task.Ask, as it would in a task.
+			c.st.Answers[j] = map[string]any{duringOutcomeKey: resp.Action}
+			t.Tries, t.Reason = 0, ""
+			return false, nil, nil
+		}
 		res, err := m.flow.Ended(c.ctx, c.req, c.args, j, resp.Action, c.st.Answers)
 		return true, res, err
 	case ActionAccept:

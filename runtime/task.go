@@ -145,10 +145,14 @@ func (t *Task) Ask(ctx context.Context, steps ...int) (Reply, error) {
 	if t.id == "" {
 		contents := make(map[int]map[string]any, len(steps))
 		for _, j := range steps {
-			if t.c.st.Answers[j] == nil {
+			a := t.c.st.Answers[j]
+			if a == nil {
 				return Reply{}, fmt.Errorf("%w: %s", ErrNotAsked, m.steps[j].Key)
 			}
-			contents[j] = t.c.st.Answers[j]
+			if o, ok := a[duringOutcomeKey].(string); ok {
+				return Reply{Outcome: Outcome(o), Step: j}, nil
+			}
+			contents[j] = a
 		}
 		return Reply{Outcome: Accepted, Step: -1, contents: contents}, nil
 	}
@@ -251,6 +255,11 @@ func (t *Task) ask(ctx context.Context, steps []int) (Reply, error) {
 	}
 	return Reply{Outcome: Accepted, Step: -1, contents: contents}, nil
 }
+
+// duringOutcomeKey holds, in the kept answer of a During step declined or
+// cancelled in the foreground, the action: no form has a property without
+// a name, and the answers struct decodes it as not answered.
+const duringOutcomeKey = ""
 
 // errTaskEnded aborts an update of a task that reached a terminal status.
 var errTaskEnded = errors.New("elicitrt: the task has ended")

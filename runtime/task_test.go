@@ -716,3 +716,18 @@ func isAck(m map[string]any) bool {
 	}
 	return m["resultType"] == "complete"
 }
+
+// In the foreground a decline of a during step reaches Run through
+// Task.Ask, as in a task, and not the flow's Ended.
+func TestTaskForegroundDeclineReachesRun(t *testing.T) {
+	bothWires(t, capsNoTasks, brewTool(TaskOptional, nil, nil), func(t *testing.T, w *taskWire) {
+		second := startBrew(t, w, map[string]any{})
+		done := w.must("tools/call", map[string]any{"name": "brew", "arguments": map[string]any{},
+			"inputResponses": map[string]any{"sugar": map[string]any{"action": "decline"}, "milk": accept(map[string]any{"milk": true})},
+			"requestState":   second["requestState"]})
+		content, _ := done["content"].([]any)
+		if len(content) != 1 || content[0].(map[string]any)["text"] != "decline at 1" {
+			t.Errorf("foreground decline: %v", done)
+		}
+	})
+}

@@ -38,6 +38,13 @@ func newServer(opts *elicitrt.ToolOptions) *mcp.Server {
 	RegisterSEP1330Enums(s, sep1330Enums{}, opts)
 	RegisterPrompt(s, prompt{}, opts)
 	RegisterNotes(s, notes{}, opts)
+	RegisterGreet(s, greet{}, opts)
+	RegisterSlowCompute(s, slowCompute{}, opts)
+	RegisterFailingJob(s, failingJob{}, opts)
+	RegisterProtocolErrorJob(s, protocolErrorJob{}, opts)
+	RegisterConfirmDelete(s, confirmDelete{}, opts)
+	RegisterMultiInput(s, multiInput{}, opts)
+	RegisterToolWithTask(s, toolWithTask{}, opts)
 	return s
 }
 
