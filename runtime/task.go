@@ -193,7 +193,7 @@ func (t *Task) ask(ctx context.Context, steps []int) (Reply, error) {
 		if err := json.Unmarshal(raw, &asked); err != nil {
 			return Reply{}, err
 		}
-		rec, err := m.opts.Tasks.Update(ctx, t.id, func(rec *TaskRecord) error {
+		rec, err := t.update(ctx, func(rec *TaskRecord) error {
 			if rec.Status.Terminal() {
 				return errTaskEnded
 			}
@@ -245,12 +245,12 @@ func (t *Task) ask(ctx context.Context, steps []int) (Reply, error) {
 		}
 		pending = next
 	}
-	if _, err := m.opts.Tasks.Update(ctx, t.id, func(rec *TaskRecord) error {
+	if _, err := t.update(ctx, func(rec *TaskRecord) error {
 		if rec.Status == TaskInputRequired {
 			rec.Status = TaskWorking
 		}
 		return nil
-	}); err != nil {
+	}); err != nil && !errors.Is(err, errTaskEnded) {
 		return Reply{}, err
 	}
 	return Reply{Outcome: Accepted, Step: -1, contents: contents}, nil
@@ -282,7 +282,7 @@ func (t *Task) await(ctx context.Context, keys map[string]int, version uint64) (
 	store := t.m.opts.Tasks
 	got := make(map[string]json.RawMessage, len(keys))
 	for {
-		rec, err := store.Update(ctx, t.id, func(rec *TaskRecord) error {
+		rec, err := t.update(ctx, func(rec *TaskRecord) error {
 			if rec.Status.Terminal() {
 				return errTaskEnded
 			}
@@ -301,8 +301,40 @@ func (t *Task) await(ctx context.Context, keys map[string]int, version uint64) (
 			return got, nil
 		}
 		if err := store.Wait(ctx, t.id, rec.Version); err != nil {
-			return nil, err
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			t.storeDown(ctx, err) // and read again
 		}
+	}
+}
+
+// update is TaskStore.Update for the running task, which outlasts a store
+// outage: a store error (Redis unreachable) is logged and the update tried
+// again every storeRetry until it succeeds or the task's context ends. A
+// task waiting for an answer thus waits through an outage instead of
+// failing; tasks/update and tasks/get fail meanwhile (fail closed).
+func (t *Task) update(ctx context.Context, change func(*TaskRecord) error) (*TaskRecord, error) {
+	for {
+		rec, err := t.m.opts.Tasks.Update(ctx, t.id, change)
+		if err == nil || errors.Is(err, errTaskEnded) || ctx.Err() != nil {
+			return rec, err
+		}
+		t.storeDown(ctx, err)
+	}
+}
+
+// storeRetry is how long a running task waits before trying its store
+// again after an error.
+const storeRetry = 500 * time.Millisecond
+
+// storeDown logs a store error of the running task and waits storeRetry
+// (or until its context ends).
+func (t *Task) storeDown(ctx context.Context, err error) {
+	t.m.opts.Logger.Warn("elicitgen: task store unavailable; trying again", "tool", t.m.tool, "task", t.id, "err", err)
+	select {
+	case <-ctx.Done():
+	case <-time.After(storeRetry):
 	}
 }
 
@@ -410,10 +442,10 @@ func (t *Task) work(ctx context.Context, cancel context.CancelFunc) {
 		}
 	}
 	// Record the end even if the task's context has ended (its TTL): on a
-	// fresh context, bounded.
-	endCtx, endCancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	// fresh context, bounded, through a store outage of up to 30 s.
+	endCtx, endCancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer endCancel()
-	if _, err := m.opts.Tasks.Update(endCtx, t.id, func(rec *TaskRecord) error {
+	if _, err := t.update(endCtx, func(rec *TaskRecord) error {
 		if rec.Status.Terminal() {
 			return errTaskEnded
 		}

@@ -731,3 +731,51 @@ func TestTaskForegroundDeclineReachesRun(t *testing.T) {
 		}
 	})
 }
+
+// flakyStore is a MemoryTaskStore that fails every call while down.
+type flakyStore struct {
+	MemoryTaskStore
+	down atomic.Bool
+}
+
+var errStoreDown = errors.New("store down")
+
+func (s *flakyStore) Get(ctx context.Context, id string) (*TaskRecord, error) {
+	if s.down.Load() {
+		return nil, errStoreDown
+	}
+	return s.MemoryTaskStore.Get(ctx, id)
+}
+
+func (s *flakyStore) Update(ctx context.Context, id string, change func(*TaskRecord) error) (*TaskRecord, error) {
+	if s.down.Load() {
+		return nil, errStoreDown
+	}
+	return s.MemoryTaskStore.Update(ctx, id, change)
+}
+
+func (s *flakyStore) Wait(ctx context.Context, id string, version uint64) error {
+	if s.down.Load() {
+		return errStoreDown
+	}
+	return s.MemoryTaskStore.Wait(ctx, id, version)
+}
+
+// A running task outlasts an outage of its store: its question is asked
+// once the store is back, and tasks/get fails closed meanwhile.
+func TestTaskOutlastsStoreOutage(t *testing.T) {
+	store := &flakyStore{}
+	w := memoryWire(t, capsTasks, brewTool(TaskOptional, &ToolOptions{Tasks: store, Logger: discardLogger()}, nil))
+	id := startBrew(t, w, map[string]any{"wait": 300})["taskId"].(string)
+	store.down.Store(true)
+	if _, err := w.call(MethodTasksGet, map[string]any{"taskId": id}); err == nil || err.Code != jsonrpc.CodeInternalError {
+		t.Errorf("tasks/get with the store down: %v", err)
+	}
+	time.Sleep(time.Second) // the task tries to ask meanwhile
+	store.down.Store(false)
+	pollUntil(t, w, id, hasStatus(TaskInputRequired))
+	w.must(MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+	if got := resultText(t, pollUntil(t, w, id, hasStatus(TaskCompleted))); !strings.HasPrefix(got, "large coffee, sugar=true") {
+		t.Errorf("result %q", got)
+	}
+}

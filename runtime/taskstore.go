@@ -96,8 +96,8 @@ type TaskStore interface {
 	// of change aborts the update and is returned as is.
 	Update(ctx context.Context, id string, change func(*TaskRecord) error) (*TaskRecord, error)
 	// Wait returns nil when the task's Version is past version or the
-	// task is gone, and ctx's error when ctx ends first. It may return
-	// early; callers read the task again.
+	// task is gone, ctx's error when ctx ends first, or the store's error
+	// (unreachable). It may return early; callers read the task again.
 	Wait(ctx context.Context, id string, version uint64) error
 }
 
