@@ -96,18 +96,23 @@ func (t *Task) ID() string { return t.id }
 func (t *Task) InForeground() bool { return t.id == "" }
 
 // Progress sets the task's statusMessage (at most 256 bytes kept), which
-// tasks/get shows. In the foreground it does nothing.
+// tasks/get shows. In the foreground it does nothing. It is best effort:
+// when the store cannot be reached the message is dropped (and logged),
+// and the work goes on; the error is ctx's, once the task is cancelled or
+// expired.
 func (t *Task) Progress(ctx context.Context, message string) error {
 	if t.id == "" {
-		return nil
+		return ctx.Err()
 	}
-	_, err := t.m.opts.Tasks.Update(ctx, t.id, func(rec *TaskRecord) error {
+	if _, err := t.m.opts.Tasks.Update(ctx, t.id, func(rec *TaskRecord) error {
 		if !rec.Status.Terminal() {
 			rec.StatusMessage = bounded(message)
 		}
 		return nil
-	})
-	return err
+	}); err != nil && ctx.Err() == nil {
+		t.m.opts.Logger.Warn("elicitgen: task progress not recorded", "tool", t.m.tool, "task", t.id, "err", err)
+	}
+	return ctx.Err()
 }
 
 // ErrNotAsked is Task.Ask's error, in the foreground, for a step that was

@@ -370,7 +370,8 @@ func TestTaskLifecycle(t *testing.T) {
 			t.Errorf("tasks/update ack: %v", ack)
 		}
 		again := pollUntil(t, w, id, func(m map[string]any) bool {
-			_, ok := m["inputRequests"].(map[string]any)["sugar.2"]
+			reqs, _ := m["inputRequests"].(map[string]any)
+			_, ok := reqs["sugar.2"]
 			return ok
 		})
 		msg := again["inputRequests"].(map[string]any)["sugar.2"].(map[string]any)["params"].(map[string]any)["message"].(string)
@@ -767,6 +768,7 @@ func TestTaskOutlastsStoreOutage(t *testing.T) {
 	store := &flakyStore{}
 	w := memoryWire(t, capsTasks, brewTool(TaskOptional, &ToolOptions{Tasks: store, Logger: discardLogger()}, nil))
 	id := startBrew(t, w, map[string]any{"wait": 300})["taskId"].(string)
+	pollUntil(t, w, id, func(m map[string]any) bool { return m["statusMessage"] == "grinding" })
 	store.down.Store(true)
 	if _, err := w.call(MethodTasksGet, map[string]any{"taskId": id}); err == nil || err.Code != jsonrpc.CodeInternalError {
 		t.Errorf("tasks/get with the store down: %v", err)
