@@ -31,8 +31,9 @@ func (reporter) Run(ctx context.Context, _ *mcp.CallToolRequest, task ReportTask
 	seconds = min(seconds, 600)
 	each := time.Duration(seconds) * time.Second / time.Duration(len(sections))
 	written := []string{}
+	total := len(sections)
 	write := func(name string) error {
-		if err := task.Progress(ctx, fmt.Sprintf("Writing %q (%d of %d sections done)", name, len(written), len(sections))); err != nil {
+		if err := task.Progress(ctx, fmt.Sprintf("Writing %q (%d of %d sections done)", name, len(written), total)); err != nil {
 			return err
 		}
 		select {
@@ -63,6 +64,7 @@ func (reporter) Run(ctx context.Context, _ *mcp.CallToolRequest, task ReportTask
 	rest := sections[half:]
 	if salaries {
 		rest = append([]string{"Salaries"}, rest...)
+		total++
 	}
 	for _, s := range rest {
 		if err := write(s); err != nil {
@@ -72,6 +74,9 @@ func (reporter) Run(ctx context.Context, _ *mcp.CallToolRequest, task ReportTask
 	verdict := "left out"
 	if salaries {
 		verdict = "included"
+	}
+	if err := task.Progress(ctx, fmt.Sprintf("Done: %d sections written", len(written))); err != nil {
+		return nil, err
 	}
 	return elicitrt.Text(fmt.Sprintf("Report on %s (%s): %d sections: %s; salaries %s.",
 		topic, answers.Format.Format, len(written), strings.Join(written, ", "), verdict)), nil
