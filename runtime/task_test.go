@@ -122,7 +122,7 @@ func brewTool(support TaskSupport, opts *ToolOptions, runs *brewRun) func(*mcp.S
 // taskWire is a raw JSON-RPC client of protocol 2026-07-28, in memory or
 // over HTTP; caps are the client capabilities it declares per request.
 type taskWire struct {
-	t     *testing.T
+	t     testing.TB
 	caps  string
 	send  func(method string, params map[string]any, header map[string]string) (json.RawMessage, *jsonrpc.Error)
 	close func()
@@ -167,7 +167,7 @@ func (w *taskWire) must(method string, params map[string]any) map[string]any {
 }
 
 // memoryWire serves setup's server over the in-memory transport.
-func memoryWire(t *testing.T, caps string, setup ...func(*mcp.Server)) *taskWire {
+func memoryWire(t testing.TB, caps string, setup ...func(*mcp.Server)) *taskWire {
 	t.Helper()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "tasks", Version: "v0"}, nil)
 	for _, f := range setup {
@@ -192,14 +192,14 @@ func memoryWire(t *testing.T, caps string, setup ...func(*mcp.Server)) *taskWire
 		raw, _ := json.Marshal(params)
 		rid, _ := jsonrpc.MakeID(float64(id.Add(1)))
 		if err := conn.Write(ctx, &jsonrpc.Request{ID: rid, Method: method, Params: raw}); err != nil {
-			t.Fatal(err)
+			w.t.Fatal(err)
 		}
 		for {
 			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			msg, err := conn.Read(rctx)
 			cancel()
 			if err != nil {
-				t.Fatalf("%s: %v", method, err)
+				w.t.Fatalf("%s: %v", method, err)
 			}
 			if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID == rid {
 				if resp.Error != nil {
@@ -780,4 +780,62 @@ func TestTaskOutlastsStoreOutage(t *testing.T) {
 	if got := resultText(t, pollUntil(t, w, id, hasStatus(TaskCompleted))); !strings.HasPrefix(got, "large coffee, sugar=true") {
 		t.Errorf("result %q", got)
 	}
+}
+
+// FuzzTaskAnswer posts any value as the answer to a task's question: the
+// task either asks again (under a new key, the reason in the message) or
+// ends with a decline, a cancel or a valid answer; it never fails, and
+// never completes with content the form refuses.
+func FuzzTaskAnswer(f *testing.F) {
+	for _, seed := range []string{
+		`{"action":"accept","content":{"sugar":true}}`, `{"action":"accept","content":{"sugar":"yes"}}`,
+		`{"action":"decline"}`, `{"action":"cancel"}`, `{"action":"maybe"}`, `{"action":"accept"}`,
+		`null`, `42`, `"accept"`, `[]`, `{}`, `{"action":"accept","content":{"sugar":false,"extra":1}}`,
+		`{"action":"accept","content":null}`, `{"action":"accept","content":[true]}`,
+	} {
+		f.Add(seed)
+	}
+	store := &MemoryTaskStore{MaxTasks: 1 << 20}
+	w := memoryWire(f, capsTasks, brewTool(TaskOptional, &ToolOptions{Tasks: store, TaskTTL: time.Minute, Logger: discardLogger()}, nil))
+	f.Fuzz(func(t *testing.T, answer string) {
+		if !json.Valid([]byte(answer)) {
+			return
+		}
+		w.t = t
+		id := startBrew(t, w, map[string]any{})["taskId"].(string)
+		defer w.must(MethodTasksCancel, map[string]any{"taskId": id})
+		pollUntil(t, w, id, hasStatus(TaskInputRequired))
+		w.must(MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": json.RawMessage(answer)}})
+		end := pollUntil(t, w, id, func(m map[string]any) bool {
+			reqs, _ := m["inputRequests"].(map[string]any)
+			return m["status"] == "completed" || m["status"] == "failed" || reqs["sugar.2"] != nil
+		})
+		var resp struct {
+			Action  string         `json:"action"`
+			Content map[string]any `json:"content"`
+		}
+		decoded := json.Unmarshal([]byte(answer), &resp) == nil
+		switch end["status"] {
+		case "failed":
+			t.Fatalf("answer %s failed the task: %v", answer, end)
+		case "completed":
+			text := resultText(t, end)
+			switch {
+			case text == "decline at 1" || text == "cancel at 1":
+				if !decoded || resp.Action != strings.TrimSuffix(text, " at 1") {
+					t.Fatalf("answer %s ended the task with %q", answer, text)
+				}
+			default:
+				sugar, ok := resp.Content["sugar"].(bool)
+				if !decoded || resp.Action != "accept" || !ok || text != fmt.Sprintf("large coffee, sugar=%v, task=%s", sugar, id) {
+					t.Fatalf("answer %s completed the task with %q", answer, text)
+				}
+			}
+		default:
+			msg := end["inputRequests"].(map[string]any)["sugar.2"].(map[string]any)["params"].(map[string]any)["message"].(string)
+			if !strings.Contains(msg, "Please correct: ") {
+				t.Fatalf("answer %s asked again without a reason: %q", answer, msg)
+			}
+		}
+	})
 }
