@@ -17,3 +17,15 @@ func FuzzDecodeFavoriteColor(f *testing.F) {
 func FuzzDecodeConfirm(f *testing.F) {
 	formcheck.Fuzz[Confirm](f, Confirm{}.ElicitSchema(), `{"ok":true}`, `{"ok":1}`)
 }
+
+func FuzzDecodeDeleteConfirmation(f *testing.F) {
+	formcheck.Fuzz[DeleteConfirmation](f, DeleteConfirmation{}.ElicitSchema(), `{"confirm":true}`, `{"confirm":"yes"}`, `{}`)
+}
+
+func FuzzDecodeTaskName(f *testing.F) {
+	formcheck.Fuzz[TaskName](f, TaskName{}.ElicitSchema(), `{"name":"partial-1","confirm":true}`, `{"name":false}`)
+}
+
+func FuzzDecodeTaskConfirmation(f *testing.F) {
+	formcheck.Fuzz[TaskConfirmation](f, TaskConfirmation{}.ElicitSchema(), `{"name":"partial-2","confirm":true}`, `{"confirm":null}`)
+}
