@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -129,6 +130,10 @@ type HTTPHandler struct {
 	maxBody  int64           // < 0: unlimited
 	logger   *slog.Logger    // nil: no route logging
 	origins  map[string]bool // nil: any Origin; keys as httpNormalOrigin
+	// getServer and localhostProtection serve the task status streams
+	// (tasklisten.go), which do not reach the SDK's handlers.
+	getServer           func(*http.Request) *mcp.Server
+	localhostProtection bool
 }
 
 // NewHTTPHandler returns an [HTTPHandler] serving the servers that getServer
@@ -216,6 +221,9 @@ func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts *HTTPOptions
 		logger:   opts.Logger,
 		sessions: &legacySessions{idle: opts.SessionTimeout},
 		origins:  origins,
+
+		getServer:           getServer,
+		localhostProtection: !opts.DisableLocalhostProtection,
 	}
 }
 
@@ -256,9 +264,14 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.sessions.serve(h.legacy, w, r, reason == "initialize")
 		return
 	}
-	if strings.HasPrefix(r.Header.Get(httpMethodHeader), "tasks/") && r.Header.Get(httpVersionHeader) >= httpModernVersion {
-		if !h.taskNameMatches(w, r) {
+	if method := r.Header.Get(httpMethodHeader); r.Header.Get(httpVersionHeader) >= httpModernVersion {
+		if strings.HasPrefix(method, "tasks/") && !h.taskNameMatches(w, r) {
 			return
+		}
+		if method == httpMethodListen {
+			if !h.rebindingSafe(w, r) || h.serveTaskListen(w, r) {
+				return
+			}
 		}
 	}
 	h.modern.ServeHTTP(w, r)
@@ -305,15 +318,40 @@ func (h *HTTPHandler) taskNameMatches(w http.ResponseWriter, r *http.Request) bo
 	default:
 		return true
 	}
-	resp := &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: mcp.CodeHeaderMismatch, Message: problem}}
-	data, err := jsonrpc.EncodeMessage(resp)
-	if err != nil {
-		data = nil
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusBadRequest)
-	_, _ = w.Write(data)
+	writeJSONRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{Code: mcp.CodeHeaderMismatch, Message: problem})
 	return false
+}
+
+// rebindingSafe makes, for a request HTTPHandler serves itself, the
+// DNS-rebinding check the SDK makes for its own (unless
+// DisableLocalhostProtection): a request that reached a loopback address
+// with a Host header that is not loopback gets 403. It reports whether
+// the request may go on.
+func (h *HTTPHandler) rebindingSafe(w http.ResponseWriter, r *http.Request) bool {
+	if !h.localhostProtection {
+		return true
+	}
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || local == nil || !httpLoopback(local.String()) || httpLoopback(r.Host) {
+		return true
+	}
+	http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+	return false
+}
+
+// httpLoopback reports whether a host, with or without a port, is
+// localhost or a loopback address.
+func httpLoopback(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // route decides the route of r and says why in a few words. When it reads the

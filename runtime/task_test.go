@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -838,4 +839,119 @@ func FuzzTaskAnswer(f *testing.F) {
 			}
 		}
 	})
+}
+
+// listenTasks opens subscriptions/listen for ids as token's user and
+// returns the JSON-RPC messages of the stream as they come (the channel
+// closes with the stream).
+func listenTasks(t *testing.T, url, token string, ids ...string) <-chan map[string]any {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 99, "method": "subscriptions/listen", "params": map[string]any{
+		"notifications": map[string]any{"taskIds": ids, "toolsListChanged": true},
+		"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+			"io.modelcontextprotocol/clientCapabilities": json.RawMessage(capsTasks)}}})
+	req, _ := http.NewRequest(http.MethodPost, url+"/", strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "subscriptions/listen")
+	req.Header.Set("Authorization", "Bearer "+token)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("listen: HTTP %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	out := make(chan map[string]any, 64)
+	go func() {
+		defer close(out)
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				var m map[string]any
+				if json.Unmarshal([]byte(data), &m) == nil {
+					out <- m
+				}
+			}
+		}
+	}()
+	return out
+}
+
+func next(t *testing.T, stream <-chan map[string]any) map[string]any {
+	t.Helper()
+	select {
+	case m, ok := <-stream:
+		if !ok {
+			t.Fatal("the stream ended")
+		}
+		return m
+	case <-time.After(10 * time.Second):
+		t.Fatal("no message on the stream")
+	}
+	return nil
+}
+
+// subscriptions/listen with taskIds streams notifications/tasks for the
+// caller's own tasks only: acknowledged, then the task at every change
+// (input_required with its questions, completed with its result), then
+// the stream ends with the listen's result.
+func TestTaskStatusNotifications(t *testing.T) {
+	url := httpTServeAuth(t, brewTool(TaskOptional, nil, nil))
+	alice, bob := httpWireAt(t, url, capsTasks, "tok-alice"), httpWireAt(t, url, capsTasks, "tok-bob")
+	mine := startBrew(t, alice, map[string]any{"wait": 200})["taskId"].(string)
+	theirs := startBrew(t, bob, map[string]any{})["taskId"].(string)
+	stream := listenTasks(t, url, "tok-alice", mine, theirs, "made-up")
+	ack := next(t, stream)
+	if ack["method"] != "notifications/subscriptions/acknowledged" || fmt.Sprint(ack["params"]) != fmt.Sprintf("map[notifications:map[taskIds:[%s]]]", mine) {
+		t.Fatalf("acknowledgement %v", ack)
+	}
+	var seen []string
+	for {
+		m := next(t, stream)
+		if m["method"] == nil {
+			if m["id"] != float64(99) || m["result"].(map[string]any)["resultType"] != "complete" {
+				t.Fatalf("end of stream %v", m)
+			}
+			break
+		}
+		p := m["params"].(map[string]any)
+		if m["method"] != "notifications/tasks" || p["taskId"] != mine || p["resultType"] != nil {
+			t.Fatalf("notification %v", m)
+		}
+		status := p["status"].(string)
+		if len(seen) == 0 || seen[len(seen)-1] != status {
+			seen = append(seen, status)
+		}
+		if status == "input_required" && p["inputRequests"].(map[string]any)["sugar"] != nil {
+			alice.must(MethodTasksUpdate, map[string]any{"taskId": mine, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+		}
+		if status == "completed" && !strings.HasPrefix(p["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"].(string), "large coffee, sugar=true") {
+			t.Errorf("completed notification %v", p)
+		}
+	}
+	if got := strings.Join(seen, " "); !strings.HasPrefix(got, "working") || !strings.Contains(got, "input_required") || !strings.HasSuffix(got, "completed") {
+		t.Errorf("statuses %q", got)
+	}
+	// Bob's task is his alone: nothing about it reached alice.
+	if got := bob.must(MethodTasksGet, map[string]any{"taskId": theirs}); got["status"] != "input_required" {
+		t.Errorf("bob's task: %v", got)
+	}
+}
+
+// A listen without the extension is -32021; one without taskIds is the
+// SDK's own stream.
+func TestTaskListenNeedsTheExtension(t *testing.T) {
+	url := httpTServeAuth(t, brewTool(TaskOptional, nil, nil))
+	body := `{"jsonrpc":"2.0","id":5,"method":"subscriptions/listen","params":{"notifications":{"taskIds":["x"]},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	status, _, data := httpTPost(t, url+"/", map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen", "Authorization": "Bearer tok-alice"}, body)
+	if status != http.StatusBadRequest || !strings.Contains(string(data), "-32021") {
+		t.Errorf("listen without the extension: HTTP %d %s", status, data)
+	}
 }

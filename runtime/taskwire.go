@@ -94,7 +94,7 @@ type taskAck struct {
 // (ResultType "complete", with InputRequests, Result or Error by status).
 type TaskResult struct {
 	mcp.ResultBase
-	ResultType     string                     `json:"resultType"`
+	ResultType     string                     `json:"resultType,omitempty"` // empty in notifications/tasks
 	TaskID         string                     `json:"taskId"`
 	Status         TaskStatus                 `json:"status"`
 	StatusMessage  string                     `json:"statusMessage,omitempty"`
@@ -171,19 +171,7 @@ func requestCapabilities(req mcp.Request) *mcp.ClientCapabilities {
 	if params == nil {
 		return nil
 	}
-	raw, ok := params.GetMeta()[mcp.MetaKeyClientCapabilities]
-	if !ok {
-		return nil
-	}
-	b, err := json.Marshal(raw)
-	if err != nil {
-		return nil
-	}
-	var caps mcp.ClientCapabilities
-	if json.Unmarshal(b, &caps) != nil {
-		return nil
-	}
-	return &caps
+	return metaCapabilities(params.GetMeta())
 }
 
 // caller is the principal of a tasks/* request, as the machine names the
