@@ -247,12 +247,7 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	route, reason, err := h.route(r)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", tooBig.Limit), http.StatusRequestEntityTooLarge)
-			return
-		}
-		http.Error(w, "failed to read body", http.StatusBadRequest)
+		h.bodyError(w, err)
 		return
 	}
 	if h.logger != nil {
@@ -288,12 +283,7 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *HTTPHandler) taskNameMatches(w http.ResponseWriter, r *http.Request) bool {
 	body, err := h.readBody(r)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", tooBig.Limit), http.StatusRequestEntityTooLarge)
-		} else {
-			http.Error(w, "failed to read body", http.StatusBadRequest)
-		}
+		h.bodyError(w, err)
 		return false
 	}
 	msg, err := jsonrpc.DecodeMessage(body)
@@ -377,6 +367,17 @@ func (h *HTTPHandler) route(r *http.Request) (HTTPRoute, string, error) {
 		return RouteLegacy, "session id", nil
 	}
 	return RouteModern, "sessionless", nil
+}
+
+// bodyError answers a body that could not be read: 413 over the limit,
+// 400 otherwise.
+func (h *HTTPHandler) bodyError(w http.ResponseWriter, err error) {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		http.Error(w, fmt.Sprintf("request body exceeds %d bytes", tooBig.Limit), http.StatusRequestEntityTooLarge)
+		return
+	}
+	http.Error(w, "failed to read body", http.StatusBadRequest)
 }
 
 // readBody reads all of r.Body within the limit and restores it.

@@ -955,3 +955,16 @@ func TestTaskListenNeedsTheExtension(t *testing.T) {
 		t.Errorf("listen without the extension: HTTP %d %s", status, data)
 	}
 }
+
+// Oversized task requests are refused before any server code: 413.
+func TestTaskRequestsOverTheBodyLimit(t *testing.T) {
+	url := httpTServe(t, nil, nil, brewTool(TaskOptional, nil, nil))
+	pad := strings.Repeat("x", DefaultMaxRequestBodyBytes)
+	for _, method := range []string{MethodTasksGet, "subscriptions/listen"} {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":{"taskId":"x","pad":%q}}`, method, pad)
+		status, _, _ := httpTPost(t, url+"/", map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": method, "Mcp-Name": "x"}, body)
+		if status != http.StatusRequestEntityTooLarge {
+			t.Errorf("%s over the limit: HTTP %d", method, status)
+		}
+	}
+}

@@ -59,7 +59,8 @@ type listenRequest struct {
 func (h *HTTPHandler) serveTaskListen(w http.ResponseWriter, r *http.Request) bool {
 	body, err := h.readBody(r)
 	if err != nil {
-		return false // the SDK reads the body again and answers the error
+		h.bodyError(w, err)
+		return true
 	}
 	msg, err := jsonrpc.DecodeMessage(body)
 	if err != nil {
