@@ -176,7 +176,15 @@ func (t *Task) ask(ctx context.Context, steps []int) (Reply, error) {
 			}
 		}
 		if !canShow(c.req, ModeForm) {
-			return Reply{}, MissingCapability(ModeForm)
+			// Only steps whose defaults answer them get here (see
+			// duringUnavailable).
+			for _, j := range pending {
+				if m.steps[j].Fallback != FallbackDefaults || m.steps[j].Check(map[string]any{}) != nil {
+					return Reply{}, MissingCapability(ModeForm)
+				}
+				contents[j] = map[string]any{}
+			}
+			break
 		}
 		keys := make(map[string]int, len(pending))
 		requests := make(mcp.InputRequestMap, len(pending))
@@ -389,6 +397,9 @@ func (c *call) runTask() (mcp.Result, error) {
 		}
 		return res, err
 	}
+	if done, res, err := c.duringUnavailable(); done {
+		return res, err
+	}
 	now := m.opts.Now()
 	rec := &TaskRecord{
 		Format: TaskRecordFormat, ID: newTaskID(), Principal: c.bind.Principal, Tool: m.tool,
@@ -408,6 +419,37 @@ func (c *call) runTask() (mcp.Result, error) {
 	t := &Task{m: m, c: c, id: rec.ID, asks: make([]stepState, len(m.steps))}
 	go t.work(ctx, cancel)
 	return &mcp.CallToolResult{}, nil
+}
+
+// duringUnavailable applies, before a task is created, the fallback of
+// each During step the request cannot show (it declared the extension but
+// not form elicitation), as the foreground would when it reached the
+// step: the call ends (-32021, a tool error or the handler's Unavailable)
+// unless the step answers with its defaults, which Task.Ask then gives.
+func (c *call) duringUnavailable() (done bool, res mcp.Result, err error) {
+	m := c.m
+	for j := range m.steps {
+		step := &m.steps[j]
+		if !step.During || canShow(c.req, step.Mode) {
+			continue
+		}
+		switch step.Fallback {
+		case FallbackDefaults:
+			if step.Check(map[string]any{}) == nil {
+				continue
+			}
+			if step.Missing != "" {
+				return true, toolError(step.Missing), nil
+			}
+		case FallbackArguments:
+			return true, toolError(step.Missing), nil
+		case FallbackHandler:
+			res, err := m.flow.Unavailable(c.ctx, c.req, c.args, j, c.st.Answers)
+			return true, res, err
+		}
+		return true, nil, m.missingCapability(step.Mode)
+	}
+	return false, nil, nil
 }
 
 // toolRequest is the call's tools/call request.

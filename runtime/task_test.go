@@ -33,6 +33,7 @@ type brewArgs struct {
 	Both  bool   `json:"both,omitempty"`  // ask sugar and milk together
 	Panic bool   `json:"panic,omitempty"` // panic in Run
 	Fail  string `json:"fail,omitempty"`  // "rpc" or "plain": return an error
+	Size  string `json:"size,omitempty"`  // answers the size step
 }
 
 func brewForm(prop, typ string, enum ...string) func(string) *mcp.ElicitParams {
@@ -66,6 +67,7 @@ func brewTool(support TaskSupport, opts *ToolOptions, runs *brewRun) func(*mcp.S
 	return func(s *mcp.Server) {
 		steps := []Step{
 			{Key: "size", Mode: ModeForm, Message: "Which size?", Params: brewForm("size", "string", "small", "large"),
+				Prefill: []string{"size"}, PrefillNeeds: []string{"size"},
 				Check: brewCheck("size", func(v any) bool { return v == "small" || v == "large" })},
 			{Key: "sugar", Mode: ModeForm, Message: "Sugar?", During: true, Params: brewForm("sugar", "boolean"), Check: brewCheck("sugar", isBool)},
 			{Key: "milk", Mode: ModeForm, Message: "Milk?", During: true, Together: true, Params: brewForm("milk", "boolean"), Check: brewCheck("milk", isBool)},
@@ -115,7 +117,7 @@ func brewTool(support TaskSupport, opts *ToolOptions, runs *brewRun) func(*mcp.S
 				return Text(text + ", task=" + task.ID()), nil
 			},
 		}
-		AddTool[brewArgs](s, &mcp.Tool{Name: "brew", InputSchema: json.RawMessage(`{"type":"object","properties":{"wait":{"type":"integer"},"both":{"type":"boolean"},"panic":{"type":"boolean"},"fail":{"type":"string"}}}`)},
+		AddTool[brewArgs](s, &mcp.Tool{Name: "brew", InputSchema: json.RawMessage(`{"type":"object","properties":{"size":{"type":"string"},"wait":{"type":"integer"},"both":{"type":"boolean"},"panic":{"type":"boolean"},"fail":{"type":"string"}}}`)},
 			NewMachine("brew", steps, flow, opts))
 	}
 }
@@ -967,4 +969,19 @@ func TestTaskRequestsOverTheBodyLimit(t *testing.T) {
 			t.Errorf("%s over the limit: HTTP %d", method, status)
 		}
 	}
+}
+
+// A client that declared the extension but cannot show forms is told so on
+// the tools/call (-32021), before a task is created that could never ask.
+func TestTaskDuringStepNeedsElicitation(t *testing.T) {
+	store := &MemoryTaskStore{}
+	bothWires(t, `{"extensions":{"io.modelcontextprotocol/tasks":{}}}`, brewTool(TaskOptional, &ToolOptions{Tasks: store}, nil), func(t *testing.T, w *taskWire) {
+		_, err := w.call("tools/call", map[string]any{"name": "brew", "arguments": map[string]any{"size": "large"}})
+		if err == nil || err.Code != mcp.CodeMissingRequiredClientCapabilities || !strings.Contains(string(err.Data), `"form"`) {
+			t.Fatalf("tools/call: %v", err)
+		}
+		if n := store.Len(); n != 0 {
+			t.Errorf("%d tasks created", n)
+		}
+	})
 }
