@@ -340,8 +340,16 @@ func methodDoc(t *Tool, m HandlerMethod) []string {
 		}
 		return wrap(when+where+how, 90)
 	case MethodDeclined:
+		if len(t.Askers()) > 0 {
+			return []string{"Declined runs when the user declined a step asked before Run: a normal outcome, which ends in a",
+				"complete result. (A during step's decline reaches Run, as its asker's Outcome.)"}
+		}
 		return []string{"Declined runs when the user declined the step: a normal outcome, which ends in a complete result."}
 	case MethodCancelled:
+		if len(t.Askers()) > 0 {
+			return []string{"Cancelled runs when the user dismissed a step asked before Run without choosing. (A during",
+				"step's cancel reaches Run, as its asker's Outcome.)"}
+		}
 		return []string{"Cancelled runs when the user dismissed the step without choosing."}
 	case MethodUnavailable:
 		return []string{"Unavailable runs when the request cannot show a step whose fallback is handler."}

@@ -440,9 +440,11 @@ type ConfirmDeleteHandler interface {
 	// foreground otherwise (where task's askers return the answers given before Run). It reports
 	// progress with task.Progress and asks the during steps with task's Ask methods.
 	Run(ctx context.Context, req *mcp.CallToolRequest, task ConfirmDeleteTask, args DeleteArgs, answers ConfirmDeleteAnswers) (*mcp.CallToolResult, error)
-	// Declined runs when the user declined the step: a normal outcome, which ends in a complete result.
+	// Declined runs when the user declined a step asked before Run: a normal outcome, which ends in a
+	// complete result. (A during step's decline reaches Run, as its asker's Outcome.)
 	Declined(ctx context.Context, req *mcp.CallToolRequest, args DeleteArgs, answers ConfirmDeleteAnswers, step ConfirmDeleteStep) (*mcp.CallToolResult, error)
-	// Cancelled runs when the user dismissed the step without choosing.
+	// Cancelled runs when the user dismissed a step asked before Run without choosing. (A during
+	// step's cancel reaches Run, as its asker's Outcome.)
 	Cancelled(ctx context.Context, req *mcp.CallToolRequest, args DeleteArgs, answers ConfirmDeleteAnswers, step ConfirmDeleteStep) (*mcp.CallToolResult, error)
 }
 
@@ -531,9 +533,11 @@ type MultiInputHandler interface {
 	// foreground otherwise (where task's askers return the answers given before Run). It reports
 	// progress with task.Progress and asks the during steps with task's Ask methods.
 	Run(ctx context.Context, req *mcp.CallToolRequest, task MultiInputTask, args NoArgs, answers MultiInputAnswers) (*mcp.CallToolResult, error)
-	// Declined runs when the user declined the step: a normal outcome, which ends in a complete result.
+	// Declined runs when the user declined a step asked before Run: a normal outcome, which ends in a
+	// complete result. (A during step's decline reaches Run, as its asker's Outcome.)
 	Declined(ctx context.Context, req *mcp.CallToolRequest, args NoArgs, answers MultiInputAnswers, step MultiInputStep) (*mcp.CallToolResult, error)
-	// Cancelled runs when the user dismissed the step without choosing.
+	// Cancelled runs when the user dismissed a step asked before Run without choosing. (A during
+	// step's cancel reaches Run, as its asker's Outcome.)
 	Cancelled(ctx context.Context, req *mcp.CallToolRequest, args NoArgs, answers MultiInputAnswers, step MultiInputStep) (*mcp.CallToolResult, error)
 }
 

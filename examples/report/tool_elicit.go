@@ -185,9 +185,11 @@ type ReportHandler interface {
 	// return the answers given before Run). It reports progress with task.Progress and asks the
 	// during steps with task's Ask methods.
 	Run(ctx context.Context, req *mcp.CallToolRequest, task ReportTask, args ReportArgs, answers ReportAnswers) (*mcp.CallToolResult, error)
-	// Declined runs when the user declined the step: a normal outcome, which ends in a complete result.
+	// Declined runs when the user declined a step asked before Run: a normal outcome, which ends in a
+	// complete result. (A during step's decline reaches Run, as its asker's Outcome.)
 	Declined(ctx context.Context, req *mcp.CallToolRequest, args ReportArgs, answers ReportAnswers, step ReportStep) (*mcp.CallToolResult, error)
-	// Cancelled runs when the user dismissed the step without choosing.
+	// Cancelled runs when the user dismissed a step asked before Run without choosing. (A during
+	// step's cancel reaches Run, as its asker's Outcome.)
 	Cancelled(ctx context.Context, req *mcp.CallToolRequest, args ReportArgs, answers ReportAnswers, step ReportStep) (*mcp.CallToolResult, error)
 }
 
