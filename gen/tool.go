@@ -202,13 +202,18 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 	return tool
 }
 
-// handlerMethods is the method set of t's handler interface: the three
-// outcomes, Unavailable when a step's fallback is handler, then each
-// step's own methods in step order.
+// handlerMethods is the method set of t's handler interface: the
+// outcomes (Declined and Cancelled only when a step asked before Run or
+// Complete can end the flow: a tool with no steps has none, and a during
+// step's decline reaches Run), Unavailable when a step's fallback is
+// handler, then each step's own methods in step order.
 func handlerMethods(t *Tool) []HandlerMethod {
-	ms := []HandlerMethod{{Name: "Complete", Kind: MethodComplete}, {Name: "Declined", Kind: MethodDeclined}, {Name: "Cancelled", Kind: MethodCancelled}}
+	ms := []HandlerMethod{{Name: "Complete", Kind: MethodComplete}}
 	if t.Task != "" {
 		ms[0] = HandlerMethod{Name: "Run", Kind: MethodRun}
+	}
+	if slices.ContainsFunc(t.Steps, func(s *ToolStep) bool { return !s.During }) {
+		ms = append(ms, HandlerMethod{Name: "Declined", Kind: MethodDeclined}, HandlerMethod{Name: "Cancelled", Kind: MethodCancelled})
 	}
 	if slices.ContainsFunc(t.Steps, func(s *ToolStep) bool { return s.Fallback == "handler" }) {
 		ms = append(ms, HandlerMethod{Name: "Unavailable", Kind: MethodUnavailable})

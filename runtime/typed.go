@@ -17,8 +17,10 @@ type Typed[A, T any, S ~int] struct {
 
 	Complete func(context.Context, *mcp.CallToolRequest, A, T) (*mcp.CallToolResult, error)
 	// Run replaces Complete for a task tool (Tasks is not TaskForbidden).
-	Run                 func(context.Context, *mcp.CallToolRequest, *Task, A, T) (*mcp.CallToolResult, error)
-	Tasks               TaskSupport
+	Run   func(context.Context, *mcp.CallToolRequest, *Task, A, T) (*mcp.CallToolResult, error)
+	Tasks TaskSupport
+	// Declined and Cancelled are nil when no step asked before Run or
+	// Complete can end the flow (none, or every step is During).
 	Declined, Cancelled func(context.Context, *mcp.CallToolRequest, A, T, S) (*mcp.CallToolResult, error)
 	// Unavailable is nil unless a step's fallback is FallbackHandler.
 	Unavailable func(context.Context, *mcp.CallToolRequest, A, T, S) (*mcp.CallToolResult, error)
@@ -34,14 +36,17 @@ type Typed[A, T any, S ~int] struct {
 
 // Flow returns the machine's hooks for t.
 func (t Typed[A, T, S]) Flow() Flow {
-	f := Flow{
-		Tasks: t.Tasks,
-		Ended: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, a Answers) (*mcp.CallToolResult, error) {
+	f := Flow{Tasks: t.Tasks}
+	// A tool whose steps are all asked while its task runs (or that has
+	// none) has no Declined or Cancelled: its steps never end the flow
+	// (a during step's decline reaches Run).
+	if t.Declined != nil && t.Cancelled != nil {
+		f.Ended = func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, a Answers) (*mcp.CallToolResult, error) {
 			if action == ActionDecline {
 				return t.Declined(ctx, req, args.(A), t.Answers(a), S(step))
 			}
 			return t.Cancelled(ctx, req, args.(A), t.Answers(a), S(step))
-		},
+		}
 	}
 	if t.Complete != nil {
 		f.Complete = func(ctx context.Context, req *mcp.CallToolRequest, args any, a Answers) (*mcp.CallToolResult, error) {

@@ -26,14 +26,6 @@ func (greet) Complete(_ context.Context, _ *mcp.CallToolRequest, args GreetArgs,
 	return elicitrt.Text("Hello, " + args.Name + "!"), nil
 }
 
-func (greet) Declined(context.Context, *mcp.CallToolRequest, GreetArgs, GreetAnswers, GreetStep) (*mcp.CallToolResult, error) {
-	return elicitrt.Text("declined"), nil
-}
-
-func (greet) Cancelled(context.Context, *mcp.CallToolRequest, GreetArgs, GreetAnswers, GreetStep) (*mcp.CallToolResult, error) {
-	return elicitrt.Text("cancelled"), nil
-}
-
 type slowCompute struct{}
 
 func (slowCompute) Run(ctx context.Context, _ *mcp.CallToolRequest, task SlowComputeTask, args SlowComputeArgs, _ SlowComputeAnswers) (*mcp.CallToolResult, error) {
@@ -47,14 +39,6 @@ func (slowCompute) Run(ctx context.Context, _ *mcp.CallToolRequest, task SlowCom
 	return elicitrt.Text(fmt.Sprintf("Computed %q in %s.", args.Label, d)), nil
 }
 
-func (slowCompute) Declined(context.Context, *mcp.CallToolRequest, SlowComputeArgs, SlowComputeAnswers, SlowComputeStep) (*mcp.CallToolResult, error) {
-	return elicitrt.Text("declined"), nil
-}
-
-func (slowCompute) Cancelled(context.Context, *mcp.CallToolRequest, SlowComputeArgs, SlowComputeAnswers, SlowComputeStep) (*mcp.CallToolResult, error) {
-	return elicitrt.Text("cancelled"), nil
-}
-
 type failingJob struct{}
 
 func (failingJob) Run(ctx context.Context, _ *mcp.CallToolRequest, _ FailingJobTask, _ NoArgs, _ FailingJobAnswers) (*mcp.CallToolResult, error) {
@@ -64,26 +48,10 @@ func (failingJob) Run(ctx context.Context, _ *mcp.CallToolRequest, _ FailingJobT
 	return elicitrt.ToolError("the job failed, as it always does"), nil
 }
 
-func (failingJob) Declined(context.Context, *mcp.CallToolRequest, NoArgs, FailingJobAnswers, FailingJobStep) (*mcp.CallToolResult, error) {
-	return elicitrt.Text("declined"), nil
-}
-
-func (failingJob) Cancelled(context.Context, *mcp.CallToolRequest, NoArgs, FailingJobAnswers, FailingJobStep) (*mcp.CallToolResult, error) {
-	return elicitrt.Text("cancelled"), nil
-}
-
 type protocolErrorJob struct{}
 
 func (protocolErrorJob) Run(context.Context, *mcp.CallToolRequest, ProtocolErrorJobTask, NoArgs, ProtocolErrorJobAnswers) (*mcp.CallToolResult, error) {
 	panic("protocol_error_job: a deliberate crash, which fails the task with an internal error")
-}
-
-func (protocolErrorJob) Declined(context.Context, *mcp.CallToolRequest, NoArgs, ProtocolErrorJobAnswers, ProtocolErrorJobStep) (*mcp.CallToolResult, error) {
-	return elicitrt.Text("declined"), nil
-}
-
-func (protocolErrorJob) Cancelled(context.Context, *mcp.CallToolRequest, NoArgs, ProtocolErrorJobAnswers, ProtocolErrorJobStep) (*mcp.CallToolResult, error) {
-	return elicitrt.Text("cancelled"), nil
 }
 
 type confirmDelete struct{}
@@ -99,14 +67,6 @@ func (confirmDelete) Run(ctx context.Context, _ *mcp.CallToolRequest, task Confi
 	return elicitrt.Text("Deleted " + args.Filename + "."), nil
 }
 
-func (confirmDelete) Declined(context.Context, *mcp.CallToolRequest, DeleteArgs, ConfirmDeleteAnswers, ConfirmDeleteStep) (*mcp.CallToolResult, error) {
-	return elicitrt.Text("declined"), nil
-}
-
-func (confirmDelete) Cancelled(context.Context, *mcp.CallToolRequest, DeleteArgs, ConfirmDeleteAnswers, ConfirmDeleteStep) (*mcp.CallToolResult, error) {
-	return elicitrt.Text("cancelled"), nil
-}
-
 type multiInput struct{}
 
 func (multiInput) Run(ctx context.Context, _ *mcp.CallToolRequest, task MultiInputTask, _ NoArgs, _ MultiInputAnswers) (*mcp.CallToolResult, error) {
@@ -118,14 +78,6 @@ func (multiInput) Run(ctx context.Context, _ *mcp.CallToolRequest, task MultiInp
 		return elicitrt.Text("No record: " + string(outcome) + "."), nil
 	}
 	return elicitrt.Text(fmt.Sprintf("Record %q, confirmed: %v.", name.Name, confirm.Confirm)), nil
-}
-
-func (multiInput) Declined(context.Context, *mcp.CallToolRequest, NoArgs, MultiInputAnswers, MultiInputStep) (*mcp.CallToolResult, error) {
-	return elicitrt.Text("declined"), nil
-}
-
-func (multiInput) Cancelled(context.Context, *mcp.CallToolRequest, NoArgs, MultiInputAnswers, MultiInputStep) (*mcp.CallToolResult, error) {
-	return elicitrt.Text("cancelled"), nil
 }
 
 type toolWithTask struct{}

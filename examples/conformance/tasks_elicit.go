@@ -207,10 +207,6 @@ type GreetAnswers struct{}
 type GreetHandler interface {
 	// Complete runs once every step to be asked has been answered.
 	Complete(ctx context.Context, req *mcp.CallToolRequest, args GreetArgs, answers GreetAnswers) (*mcp.CallToolResult, error)
-	// Declined runs when the user declined the step: a normal outcome, which ends in a complete result.
-	Declined(ctx context.Context, req *mcp.CallToolRequest, args GreetArgs, answers GreetAnswers, step GreetStep) (*mcp.CallToolResult, error)
-	// Cancelled runs when the user dismissed the step without choosing.
-	Cancelled(ctx context.Context, req *mcp.CallToolRequest, args GreetArgs, answers GreetAnswers, step GreetStep) (*mcp.CallToolResult, error)
 }
 
 // elicitGreetAnswers types the answers the machine keeps for the greet tool.
@@ -223,10 +219,8 @@ func elicitGreetAnswers(a elicitrt.Answers) GreetAnswers {
 func RegisterGreet(server *mcp.Server, h GreetHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[GreetArgs](nil)
 	m := elicitrt.NewMachine("greet", []elicitrt.Step{}, elicitrt.Typed[GreetArgs, GreetAnswers, GreetStep]{
-		Answers:   elicitGreetAnswers,
-		Cancelled: h.Cancelled,
-		Complete:  h.Complete,
-		Declined:  h.Declined,
+		Answers:  elicitGreetAnswers,
+		Complete: h.Complete,
 	}.Flow(), opts)
 	elicitrt.AddTool[GreetArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
@@ -257,10 +251,6 @@ type SlowComputeHandler interface {
 	// foreground otherwise (where task's askers return the answers given before Run). It reports
 	// progress with task.Progress.
 	Run(ctx context.Context, req *mcp.CallToolRequest, task SlowComputeTask, args SlowComputeArgs, answers SlowComputeAnswers) (*mcp.CallToolResult, error)
-	// Declined runs when the user declined the step: a normal outcome, which ends in a complete result.
-	Declined(ctx context.Context, req *mcp.CallToolRequest, args SlowComputeArgs, answers SlowComputeAnswers, step SlowComputeStep) (*mcp.CallToolResult, error)
-	// Cancelled runs when the user dismissed the step without choosing.
-	Cancelled(ctx context.Context, req *mcp.CallToolRequest, args SlowComputeArgs, answers SlowComputeAnswers, step SlowComputeStep) (*mcp.CallToolResult, error)
 }
 
 // SlowComputeTask is the running task of the slow_compute tool: progress and the questions asked while it runs.
@@ -278,9 +268,7 @@ func elicitSlowComputeAnswers(a elicitrt.Answers) SlowComputeAnswers {
 func RegisterSlowCompute(server *mcp.Server, h SlowComputeHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[SlowComputeArgs](nil)
 	m := elicitrt.NewMachine("slow_compute", []elicitrt.Step{}, elicitrt.Typed[SlowComputeArgs, SlowComputeAnswers, SlowComputeStep]{
-		Answers:   elicitSlowComputeAnswers,
-		Cancelled: h.Cancelled,
-		Declined:  h.Declined,
+		Answers: elicitSlowComputeAnswers,
 		Run: func(ctx context.Context, req *mcp.CallToolRequest, t *elicitrt.Task, a SlowComputeArgs, ans SlowComputeAnswers) (*mcp.CallToolResult, error) {
 			return h.Run(ctx, req, SlowComputeTask{t}, a, ans)
 		},
@@ -314,10 +302,6 @@ type FailingJobHandler interface {
 	// Run does the tool's work: in a task (a client that does not declare the tasks extension is
 	// refused). It reports progress with task.Progress.
 	Run(ctx context.Context, req *mcp.CallToolRequest, task FailingJobTask, args NoArgs, answers FailingJobAnswers) (*mcp.CallToolResult, error)
-	// Declined runs when the user declined the step: a normal outcome, which ends in a complete result.
-	Declined(ctx context.Context, req *mcp.CallToolRequest, args NoArgs, answers FailingJobAnswers, step FailingJobStep) (*mcp.CallToolResult, error)
-	// Cancelled runs when the user dismissed the step without choosing.
-	Cancelled(ctx context.Context, req *mcp.CallToolRequest, args NoArgs, answers FailingJobAnswers, step FailingJobStep) (*mcp.CallToolResult, error)
 }
 
 // FailingJobTask is the running task of the failing_job tool: progress and the questions asked while it runs.
@@ -335,9 +319,7 @@ func elicitFailingJobAnswers(a elicitrt.Answers) FailingJobAnswers {
 func RegisterFailingJob(server *mcp.Server, h FailingJobHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
 	m := elicitrt.NewMachine("failing_job", []elicitrt.Step{}, elicitrt.Typed[NoArgs, FailingJobAnswers, FailingJobStep]{
-		Answers:   elicitFailingJobAnswers,
-		Cancelled: h.Cancelled,
-		Declined:  h.Declined,
+		Answers: elicitFailingJobAnswers,
 		Run: func(ctx context.Context, req *mcp.CallToolRequest, t *elicitrt.Task, a NoArgs, ans FailingJobAnswers) (*mcp.CallToolResult, error) {
 			return h.Run(ctx, req, FailingJobTask{t}, a, ans)
 		},
@@ -372,10 +354,6 @@ type ProtocolErrorJobHandler interface {
 	// foreground otherwise (where task's askers return the answers given before Run). It reports
 	// progress with task.Progress.
 	Run(ctx context.Context, req *mcp.CallToolRequest, task ProtocolErrorJobTask, args NoArgs, answers ProtocolErrorJobAnswers) (*mcp.CallToolResult, error)
-	// Declined runs when the user declined the step: a normal outcome, which ends in a complete result.
-	Declined(ctx context.Context, req *mcp.CallToolRequest, args NoArgs, answers ProtocolErrorJobAnswers, step ProtocolErrorJobStep) (*mcp.CallToolResult, error)
-	// Cancelled runs when the user dismissed the step without choosing.
-	Cancelled(ctx context.Context, req *mcp.CallToolRequest, args NoArgs, answers ProtocolErrorJobAnswers, step ProtocolErrorJobStep) (*mcp.CallToolResult, error)
 }
 
 // ProtocolErrorJobTask is the running task of the protocol_error_job tool: progress and the questions asked while it runs.
@@ -393,9 +371,7 @@ func elicitProtocolErrorJobAnswers(a elicitrt.Answers) ProtocolErrorJobAnswers {
 func RegisterProtocolErrorJob(server *mcp.Server, h ProtocolErrorJobHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
 	m := elicitrt.NewMachine("protocol_error_job", []elicitrt.Step{}, elicitrt.Typed[NoArgs, ProtocolErrorJobAnswers, ProtocolErrorJobStep]{
-		Answers:   elicitProtocolErrorJobAnswers,
-		Cancelled: h.Cancelled,
-		Declined:  h.Declined,
+		Answers: elicitProtocolErrorJobAnswers,
 		Run: func(ctx context.Context, req *mcp.CallToolRequest, t *elicitrt.Task, a NoArgs, ans ProtocolErrorJobAnswers) (*mcp.CallToolResult, error) {
 			return h.Run(ctx, req, ProtocolErrorJobTask{t}, a, ans)
 		},
@@ -440,12 +416,6 @@ type ConfirmDeleteHandler interface {
 	// foreground otherwise (where task's askers return the answers given before Run). It reports
 	// progress with task.Progress and asks the during steps with task's Ask methods.
 	Run(ctx context.Context, req *mcp.CallToolRequest, task ConfirmDeleteTask, args DeleteArgs, answers ConfirmDeleteAnswers) (*mcp.CallToolResult, error)
-	// Declined runs when the user declined a step asked before Run: a normal outcome, which ends in a
-	// complete result. (A during step's decline reaches Run, as its asker's Outcome.)
-	Declined(ctx context.Context, req *mcp.CallToolRequest, args DeleteArgs, answers ConfirmDeleteAnswers, step ConfirmDeleteStep) (*mcp.CallToolResult, error)
-	// Cancelled runs when the user dismissed a step asked before Run without choosing. (A during
-	// step's cancel reaches Run, as its asker's Outcome.)
-	Cancelled(ctx context.Context, req *mcp.CallToolRequest, args DeleteArgs, answers ConfirmDeleteAnswers, step ConfirmDeleteStep) (*mcp.CallToolResult, error)
 }
 
 // ConfirmDeleteTask is the running task of the confirm_delete tool: progress and the questions asked while it runs.
@@ -482,9 +452,7 @@ func RegisterConfirmDelete(server *mcp.Server, h ConfirmDeleteHandler, opts *eli
 		Mode:     elicitrt.ModeForm,
 		Params:   DeleteConfirmation{}.ElicitParams,
 	}}, elicitrt.Typed[DeleteArgs, ConfirmDeleteAnswers, ConfirmDeleteStep]{
-		Answers:   elicitConfirmDeleteAnswers,
-		Cancelled: h.Cancelled,
-		Declined:  h.Declined,
+		Answers: elicitConfirmDeleteAnswers,
 		Run: func(ctx context.Context, req *mcp.CallToolRequest, t *elicitrt.Task, a DeleteArgs, ans ConfirmDeleteAnswers) (*mcp.CallToolResult, error) {
 			return h.Run(ctx, req, ConfirmDeleteTask{t}, a, ans)
 		},
@@ -533,12 +501,6 @@ type MultiInputHandler interface {
 	// foreground otherwise (where task's askers return the answers given before Run). It reports
 	// progress with task.Progress and asks the during steps with task's Ask methods.
 	Run(ctx context.Context, req *mcp.CallToolRequest, task MultiInputTask, args NoArgs, answers MultiInputAnswers) (*mcp.CallToolResult, error)
-	// Declined runs when the user declined a step asked before Run: a normal outcome, which ends in a
-	// complete result. (A during step's decline reaches Run, as its asker's Outcome.)
-	Declined(ctx context.Context, req *mcp.CallToolRequest, args NoArgs, answers MultiInputAnswers, step MultiInputStep) (*mcp.CallToolResult, error)
-	// Cancelled runs when the user dismissed a step asked before Run without choosing. (A during
-	// step's cancel reaches Run, as its asker's Outcome.)
-	Cancelled(ctx context.Context, req *mcp.CallToolRequest, args NoArgs, answers MultiInputAnswers, step MultiInputStep) (*mcp.CallToolResult, error)
 }
 
 // MultiInputTask is the running task of the multi_input tool: progress and the questions asked while it runs.
@@ -589,9 +551,7 @@ func RegisterMultiInput(server *mcp.Server, h MultiInputHandler, opts *elicitrt.
 		Params:   TaskConfirmation{}.ElicitParams,
 		Together: true,
 	}}, elicitrt.Typed[NoArgs, MultiInputAnswers, MultiInputStep]{
-		Answers:   elicitMultiInputAnswers,
-		Cancelled: h.Cancelled,
-		Declined:  h.Declined,
+		Answers: elicitMultiInputAnswers,
 		Run: func(ctx context.Context, req *mcp.CallToolRequest, t *elicitrt.Task, a NoArgs, ans MultiInputAnswers) (*mcp.CallToolResult, error) {
 			return h.Run(ctx, req, MultiInputTask{t}, a, ans)
 		},
