@@ -985,3 +985,27 @@ func TestTaskDuringStepNeedsElicitation(t *testing.T) {
 		}
 	})
 }
+
+// The status stream the router serves itself keeps the SDK's DNS-rebinding
+// check: a loopback server reached with a foreign Host header is 403.
+func TestTaskListenRebinding(t *testing.T) {
+	url := httpTServe(t, nil, nil, brewTool(TaskOptional, nil, nil))
+	w := httpWireAt(t, url, capsTasks, "")
+	id := startBrew(t, w, map[string]any{})["taskId"].(string)
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"method":"subscriptions/listen","params":{"notifications":{"taskIds":[%q]},`+
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":%s}}}`, id, capsTasks)
+	req, _ := http.NewRequest(http.MethodPost, url+"/", strings.NewReader(body))
+	req.Host = "evil.example"
+	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"} {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("listen with a foreign Host: HTTP %d, want 403", resp.StatusCode)
+	}
+}
