@@ -130,19 +130,6 @@ func (s *Tasks) pxat(t time.Time) int64 {
 	return max(t.UnixMilli(), s.o.Now().UnixMilli()+1)
 }
 
-// createScript sets KEYS[1] to ARGV[1], expiring at ARGV[2] (Unix ms),
-// unless it exists; it returns 1 when this call (or an earlier attempt of
-// it, whose reply was lost: the sealed value is unique) set it, else 0.
-var createScript = redis.NewScript(`
-local v = redis.call('GET', KEYS[1])
-if not v then
-  redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[2])
-  return 1
-end
-if v == ARGV[1] then return 1 end
-return 0
-`)
-
 // Create implements elicitrt.TaskStore: a set-if-absent of PREFIX task:ID
 // expiring at rec.Expires, the record at Version 1. It returns once Redis
 // has the record (every instance reads it from then on); an id in use is
@@ -154,13 +141,16 @@ func (s *Tasks) Create(ctx context.Context, rec *elicitrt.TaskRecord) error {
 	if err != nil {
 		return err
 	}
-	created, err := call(ctx, &s.o, func(ctx context.Context) (int, error) {
-		return createScript.Run(ctx, s.c, []string{s.key(c.ID)}, v, s.pxat(c.Expires)).Int()
+	// Set if absent, as a replay claim is (the sealed value is unique, so
+	// a retry after a lost reply recognises its own write), for the
+	// task's remaining life; every Update then sets the expiry (PXAT).
+	created, err := call(ctx, &s.o, func(ctx context.Context) (bool, error) {
+		return claim(ctx, s.c, s.key(c.ID), v, c.Expires.Sub(s.o.Now()))
 	})
 	if err != nil {
 		return failed(ctx, &s.o, "task create", "the task cannot be stored", err)
 	}
-	if created != 1 {
+	if !created {
 		return errors.New("redisstore: task id in use")
 	}
 	return nil
