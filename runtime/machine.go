@@ -932,18 +932,25 @@ func (c *call) seal(requests mcp.InputRequestMap) (mcp.Result, error) {
 	return nil, ErrInternal
 }
 
-// principal names the user of req: ToolOptions.Principal's answer (given,
-// for a prompt or resource, a tools/call request with its session and
-// extra), or else the user id of its verified bearer token.
+// principal names the user of req (see principalOf).
 func (m *Machine) principal(req *request) string {
-	if m.opts.Principal != nil {
-		if tr, ok := req.raw.(*mcp.CallToolRequest); ok {
-			return m.opts.Principal(tr)
+	call, _ := req.raw.(*mcp.CallToolRequest)
+	return principalOf(m.opts.Principal, call, req.Session, req.Extra)
+}
+
+// principalOf names the user a request acts for, the one rule for every
+// request kind: ToolOptions.Principal's answer (given the tools/call, or
+// for any other request a tools/call request holding only its session and
+// extra), or else the user id of its verified bearer token.
+func principalOf(p func(*mcp.CallToolRequest) string, call *mcp.CallToolRequest, session *mcp.ServerSession, extra *mcp.RequestExtra) string {
+	if p != nil {
+		if call == nil {
+			call = &mcp.CallToolRequest{Session: session, Extra: extra}
 		}
-		return m.opts.Principal(&mcp.CallToolRequest{Session: req.Session, Extra: req.Extra})
+		return p(call)
 	}
-	if req.Extra != nil && req.Extra.TokenInfo != nil {
-		return req.Extra.TokenInfo.UserID
+	if extra != nil && extra.TokenInfo != nil {
+		return extra.TokenInfo.UserID
 	}
 	return ""
 }

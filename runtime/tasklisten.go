@@ -57,17 +57,12 @@ type listenRequest struct {
 // serveTaskListen serves r if it is a subscriptions/listen with taskIds on
 // a server with task tools, and reports whether it did.
 func (h *HTTPHandler) serveTaskListen(w http.ResponseWriter, r *http.Request) bool {
-	body, err := h.readBody(r)
+	req, err := h.peekRequest(r)
 	if err != nil {
 		h.bodyError(w, err)
 		return true
 	}
-	msg, err := jsonrpc.DecodeMessage(body)
-	if err != nil {
-		return false
-	}
-	req, ok := msg.(*jsonrpc.Request)
-	if !ok || req.Method != httpMethodListen || !req.ID.IsValid() {
+	if req == nil || req.Method != httpMethodListen || !req.ID.IsValid() {
 		return false
 	}
 	var p listenRequest
@@ -209,14 +204,7 @@ func mustJSON(v any) json.RawMessage {
 // the principal of a tools/call (ToolOptions.Principal, else the verified
 // bearer token's user).
 func (svc *taskService) callerOfHTTP(r *http.Request) string {
-	extra := &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header}
-	if svc.principal != nil {
-		return svc.principal(&mcp.CallToolRequest{Extra: extra})
-	}
-	if extra.TokenInfo != nil {
-		return extra.TokenInfo.UserID
-	}
-	return ""
+	return principalOf(svc.principal, nil, nil, &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header})
 }
 
 // metaCapabilities are the client capabilities in a request's _meta.

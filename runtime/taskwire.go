@@ -177,15 +177,8 @@ func requestCapabilities(req mcp.Request) *mcp.ClientCapabilities {
 // caller is the principal of a tasks/* request, as the machine names the
 // principal of a tools/call (ToolOptions.Principal).
 func (svc *taskService) caller(req mcp.Request) string {
-	extra := req.GetExtra()
-	if svc.principal != nil {
-		ss, _ := req.GetSession().(*mcp.ServerSession)
-		return svc.principal(&mcp.CallToolRequest{Session: ss, Extra: extra})
-	}
-	if extra != nil && extra.TokenInfo != nil {
-		return extra.TokenInfo.UserID
-	}
-	return ""
+	session, _ := req.GetSession().(*mcp.ServerSession)
+	return principalOf(svc.principal, nil, session, req.GetExtra())
 }
 
 // errUnknownTask is the error of a tasks/* request for a task that does
