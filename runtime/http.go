@@ -281,17 +281,12 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // SDK answers its own header mismatches; a body that is not such a
 // request passes on to the SDK, which judges it.
 func (h *HTTPHandler) taskNameMatches(w http.ResponseWriter, r *http.Request) bool {
-	body, err := h.readBody(r)
+	req, err := h.peekRequest(r)
 	if err != nil {
 		h.bodyError(w, err)
 		return false
 	}
-	msg, err := jsonrpc.DecodeMessage(body)
-	if err != nil {
-		return true
-	}
-	req, ok := msg.(*jsonrpc.Request)
-	if !ok || (req.Method != MethodTasksGet && req.Method != MethodTasksUpdate && req.Method != MethodTasksCancel) {
+	if req == nil || (req.Method != MethodTasksGet && req.Method != MethodTasksUpdate && req.Method != MethodTasksCancel) {
 		return true
 	}
 	var p struct {
@@ -367,6 +362,22 @@ func (h *HTTPHandler) route(r *http.Request) (HTTPRoute, string, error) {
 		return RouteLegacy, "session id", nil
 	}
 	return RouteModern, "sessionless", nil
+}
+
+// peekRequest reads r's body (within the limit, and puts it back for the
+// SDK) as one JSON-RPC request: nil when it is something else (a batch, a
+// response, not JSON-RPC), which the SDK judges. The error is the body's.
+func (h *HTTPHandler) peekRequest(r *http.Request) (*jsonrpc.Request, error) {
+	body, err := h.readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	msg, err := jsonrpc.DecodeMessage(body)
+	if err != nil {
+		return nil, nil
+	}
+	req, _ := msg.(*jsonrpc.Request)
+	return req, nil
 }
 
 // bodyError answers a body that could not be read: 413 over the limit,
