@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,6 +17,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/internal/rawrpc"
 )
 
 // The tests of MCP Tasks (task.go, taskwire.go, taskstore.go) drive a
@@ -176,48 +177,15 @@ func memoryWire(t testing.TB, caps string, setup ...func(*mcp.Server)) *taskWire
 	for _, f := range setup {
 		f(srv)
 	}
-	st, ct := mcp.NewInMemoryTransports()
-	ctx := context.Background()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := ct.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var id atomic.Int64
-	w := &taskWire{t: t, caps: caps}
+	conn := rawrpc.Memory(t, srv)
+	w := &taskWire{t: t, caps: caps, close: conn.Close}
 	w.send = func(method string, params map[string]any, _ map[string]string) (json.RawMessage, *jsonrpc.Error) {
-		mu.Lock()
-		defer mu.Unlock()
-		raw, _ := json.Marshal(params)
-		rid, _ := jsonrpc.MakeID(float64(id.Add(1)))
-		if err := conn.Write(ctx, &jsonrpc.Request{ID: rid, Method: method, Params: raw}); err != nil {
-			w.t.Fatal(err)
+		result, rpcErr, err := conn.Call(method, params)
+		if err != nil {
+			w.t.Fatalf("%s: %v", method, err)
 		}
-		for {
-			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			msg, err := conn.Read(rctx)
-			cancel()
-			if err != nil {
-				w.t.Fatalf("%s: %v", method, err)
-			}
-			if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID == rid {
-				if resp.Error != nil {
-					var je *jsonrpc.Error
-					if errors.As(resp.Error, &je) {
-						return nil, je
-					}
-					return nil, &jsonrpc.Error{Code: -1, Message: resp.Error.Error()}
-				}
-				return resp.Result, nil
-			}
-		}
+		return result, rpcErr
 	}
-	w.close = func() { conn.Close(); ss.Wait() }
-	t.Cleanup(w.close)
 	// The modern handshake: server/discover, no initialize.
 	w.must("server/discover", nil)
 	return w

@@ -2,9 +2,7 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/mcptest"
+	"github.com/elicitgen/elicitgen/internal/rawrpc"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
@@ -380,53 +378,21 @@ func TestReportTaskOverStdio(t *testing.T) {
 }
 
 // memoryWire serves server over the in-memory transport to a raw JSON-RPC
-// client (after runtime/task_test.go's helper of the same name).
+// client.
 func memoryWire(t *testing.T, server *mcp.Server) *rawWire {
 	t.Helper()
-	st, ct := mcp.NewInMemoryTransports()
-	ctx := context.Background()
-	ss, err := server.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := ct.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var id atomic.Int64
+	conn := rawrpc.Memory(t, server)
 	w := &rawWire{t: t}
 	w.send = func(method string, params map[string]any) (json.RawMessage, *rpcError) {
-		mu.Lock()
-		defer mu.Unlock()
-		raw, err := json.Marshal(params)
+		result, je, err := conn.Call(method, params)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", method, err)
 		}
-		rid, _ := jsonrpc.MakeID(float64(id.Add(1)))
-		if err := conn.Write(ctx, &jsonrpc.Request{ID: rid, Method: method, Params: raw}); err != nil {
-			t.Fatal(err)
+		if je != nil {
+			return nil, &rpcError{Code: je.Code, Message: je.Message, Data: je.Data}
 		}
-		for {
-			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			msg, err := conn.Read(rctx)
-			cancel()
-			if err != nil {
-				t.Fatalf("%s: %v", method, err)
-			}
-			if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID == rid {
-				if resp.Error != nil {
-					var je *jsonrpc.Error
-					if errors.As(resp.Error, &je) {
-						return nil, &rpcError{Code: je.Code, Message: je.Message, Data: je.Data}
-					}
-					return nil, &rpcError{Code: -1, Message: resp.Error.Error()}
-				}
-				return resp.Result, nil
-			}
-		}
+		return result, nil
 	}
-	t.Cleanup(func() { conn.Close(); ss.Wait() })
 	return w
 }
 
