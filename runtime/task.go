@@ -82,10 +82,12 @@ func (r Reply) Content(step int) map[string]any { return r.contents[step] }
 // extension) it has no ID, Progress does nothing and Ask returns the
 // answers given before Run.
 type Task struct {
-	m    *Machine
-	c    *call       // the call that created the task, or runs in the foreground
-	id   string      // "" in the foreground
-	asks []stepState // per step: how often asked in this task, tries, reason
+	m *Machine
+	// c is the call that created the task (its flow state counts the
+	// task's asks of each During step, their invalid answers and the
+	// reason of the last), or that runs Run in the foreground.
+	c  *call
+	id string // "" in the foreground
 }
 
 // ID is the task id, "" in the foreground.
@@ -171,7 +173,7 @@ func (t *Task) ask(ctx context.Context, steps []int) (Reply, error) {
 	pending := slices.Clone(steps)
 	for len(pending) > 0 {
 		for _, j := range pending {
-			if s := t.asks[j]; s.Tries >= m.opts.MaxAttempts {
+			if s := c.st.Steps[j]; s.Tries >= m.opts.MaxAttempts {
 				return Reply{}, &GaveUpError{Step: m.steps[j].Key, Tries: s.Tries, Reason: s.Reason}
 			}
 		}
@@ -189,14 +191,10 @@ func (t *Task) ask(ctx context.Context, steps []int) (Reply, error) {
 		keys := make(map[string]int, len(pending))
 		requests := make(mcp.InputRequestMap, len(pending))
 		for _, j := range pending {
-			t.asks[j].Asks++
-			key := inputKey(m.steps[j].Key, t.asks[j].Asks)
+			c.st.Steps[j].Asks++
+			key := inputKey(m.steps[j].Key, c.st.Steps[j].Asks)
 			keys[key] = j
-			msg := c.message(j)
-			if r := t.asks[j].Reason; r != "" {
-				msg += "\n\nPlease correct: " + r + "."
-			}
-			requests[key] = m.steps[j].Params(msg)
+			requests[key] = m.steps[j].Params(c.message(j))
 		}
 		raw, err := json.Marshal(requests)
 		if err != nil {
@@ -223,9 +221,9 @@ func (t *Task) ask(ctx context.Context, steps []int) (Reply, error) {
 		// Declines and cancels first, in step order: they end the ask.
 		next := pending[:0:0]
 		for _, j := range pending {
-			key := inputKey(m.steps[j].Key, t.asks[j].Asks)
+			key := inputKey(m.steps[j].Key, c.st.Steps[j].Asks)
 			var resp mcp.ElicitResult
-			s := &t.asks[j]
+			s := &c.st.Steps[j]
 			raw := answers[key]
 			if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &resp) != nil {
 				s.Tries++
@@ -416,7 +414,7 @@ func (c *call) runTask() (mcp.Result, error) {
 	ctx, cancel := context.WithDeadline(context.WithoutCancel(c.ctx), rec.Expires)
 	c.ctx = ctx // the handler's hooks (messages) run in the task from now on
 	slot.created = rec
-	t := &Task{m: m, c: c, id: rec.ID, asks: make([]stepState, len(m.steps))}
+	t := &Task{m: m, c: c, id: rec.ID}
 	go t.work(ctx, cancel)
 	return &mcp.CallToolResult{}, nil
 }
