@@ -720,8 +720,7 @@ func (c *call) take(j int, resp *mcp.ElicitResult) (done bool, res mcp.Result, e
 		return true, res, err
 	case ActionAccept:
 	default:
-		t.Tries++
-		t.Reason = "unknown action " + strconv.Quote(bounded(resp.Action))
+		c.invalid(j, "unknown action "+strconv.Quote(bounded(resp.Action)))
 		return false, nil, nil
 	}
 	if step.Mode == ModeURL {
@@ -742,24 +741,38 @@ func (c *call) take(j int, resp *mcp.ElicitResult) (done bool, res mcp.Result, e
 		}
 		return false, nil, nil
 	}
-	content := resp.Content
+	c.keepForm(j, resp.Content)
+	return false, nil, nil
+}
+
+// keepForm keeps the accepted content of form step j as its answer
+// (st.Answers[j], the form's declared properties only) and reports true,
+// when the form's decoder takes it and it fits in MaxAnswersLen; otherwise
+// the answer is an invalid try, st records why, and it reports false.
+// Rounds and a task's asks judge answers with it alike.
+func (c *call) keepForm(j int, content map[string]any) bool {
 	if content == nil {
 		content = map[string]any{}
 	}
-	if err := step.Check(content); err != nil {
-		t.Tries++
-		t.Reason = bounded(strings.TrimPrefix(err.Error(), "invalid content: "))
-		return false, nil, nil
+	if err := c.m.steps[j].Check(content); err != nil {
+		c.invalid(j, bounded(strings.TrimPrefix(err.Error(), "invalid content: ")))
+		return false
 	}
-	kept := m.declared(j, content)
+	kept := c.m.declared(j, content)
 	if size := answersSize(c.st.Answers) + jsonSize(kept); size > MaxAnswersLen {
-		t.Tries++
-		t.Reason = fmt.Sprintf("the answers are too long (%d bytes of JSON; at most %d in all): please shorten them", size, MaxAnswersLen)
-		return false, nil, nil
+		c.invalid(j, fmt.Sprintf("the answers are too long (%d bytes of JSON; at most %d in all): please shorten them", size, MaxAnswersLen))
+		return false
 	}
 	c.st.Answers[j] = kept
-	t.Tries, t.Reason = 0, ""
-	return false, nil, nil
+	c.st.Steps[j].Tries, c.st.Steps[j].Reason = 0, ""
+	return true
+}
+
+// invalid counts an invalid answer to step j and keeps why (bounded).
+func (c *call) invalid(j int, reason string) {
+	t := &c.st.Steps[j]
+	t.Tries++
+	t.Reason = bounded(reason)
 }
 
 // MaxAnswersLen bounds the JSON of the answers a flow keeps between

@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
-	"strings"
+	"strconv"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -218,16 +218,14 @@ func (t *Task) ask(ctx context.Context, steps []int) (Reply, error) {
 		if err != nil {
 			return Reply{}, err
 		}
-		// Declines and cancels first, in step order: they end the ask.
+		// Each answer is judged as in a round; a decline or cancel ends
+		// the ask (the first in step order).
 		next := pending[:0:0]
 		for _, j := range pending {
-			key := inputKey(m.steps[j].Key, c.st.Steps[j].Asks)
 			var resp mcp.ElicitResult
-			s := &c.st.Steps[j]
-			raw := answers[key]
+			raw := answers[inputKey(m.steps[j].Key, c.st.Steps[j].Asks)]
 			if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &resp) != nil {
-				s.Tries++
-				s.Reason = "the answer is not an elicitation result"
+				c.invalid(j, "the answer is not an elicitation result")
 				next = append(next, j)
 				continue
 			}
@@ -235,24 +233,14 @@ func (t *Task) ask(ctx context.Context, steps []int) (Reply, error) {
 			case ActionDecline, ActionCancel:
 				return Reply{Outcome: Outcome(resp.Action), Step: j}, nil
 			case ActionAccept:
+				if c.keepForm(j, resp.Content) {
+					contents[j] = c.st.Answers[j]
+					continue
+				}
 			default:
-				s.Tries++
-				s.Reason = "unknown action " + fmt.Sprintf("%q", bounded(resp.Action))
-				next = append(next, j)
-				continue
+				c.invalid(j, "unknown action "+strconv.Quote(bounded(resp.Action)))
 			}
-			content := resp.Content
-			if content == nil {
-				content = map[string]any{}
-			}
-			if err := m.steps[j].Check(content); err != nil {
-				s.Tries++
-				s.Reason = bounded(strings.TrimPrefix(err.Error(), "invalid content: "))
-				next = append(next, j)
-				continue
-			}
-			contents[j] = m.declared(j, content)
-			s.Tries, s.Reason = 0, ""
+			next = append(next, j)
 		}
 		pending = next
 	}
