@@ -977,3 +977,30 @@ func TestTaskListenRebinding(t *testing.T) {
 		t.Errorf("listen with a foreign Host: HTTP %d, want 403", resp.StatusCode)
 	}
 }
+
+// BenchmarkWaitingTask creates tasks that wait for an answer and reports
+// what each holds while it waits (heap-B/task, stack-B/task): the figure
+// behind DefaultMaxTasks. The baseline is the same process before them.
+func BenchmarkWaitingTask(b *testing.B) {
+	w := memoryWire(b, capsTasks, brewTool(TaskOptional, &ToolOptions{Tasks: &MemoryTaskStore{MaxTasks: 1 << 20}}, nil))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var last string
+	for b.Loop() {
+		first, _ := w.call("tools/call", map[string]any{"name": "brew", "arguments": map[string]any{}})
+		created, _ := w.call("tools/call", map[string]any{"name": "brew", "arguments": map[string]any{},
+			"inputResponses": map[string]any{"size": accept(map[string]any{"size": "large"})}, "requestState": first["requestState"]})
+		last, _ = created["taskId"].(string)
+	}
+	b.StopTimer()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if got, _ := w.call(MethodTasksGet, map[string]any{"taskId": last}); got["status"] == string(TaskInputRequired) {
+			break
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(b.N), "heap-B/task")
+	b.ReportMetric(float64(int64(after.StackInuse)-int64(before.StackInuse))/float64(b.N), "stack-B/task")
+}
