@@ -769,8 +769,8 @@ func FuzzTaskAnswer(f *testing.F) {
 	store := &MemoryTaskStore{MaxTasks: 1 << 20}
 	w := memoryWire(f, capsTasks, brewTool(TaskOptional, &ToolOptions{Tasks: store, TaskTTL: time.Minute, Logger: discardLogger()}, nil))
 	f.Fuzz(func(t *testing.T, answer string) {
-		if !json.Valid([]byte(answer)) {
-			return
+		if !json.Valid([]byte(answer)) || len(answer) > maxTaskAnswerLen {
+			return // refused by tasks/update itself: TestTaskOversizedAnswer
 		}
 		w.t = t
 		id := startBrew(t, w, map[string]any{})["taskId"].(string)
@@ -1003,4 +1003,26 @@ func BenchmarkWaitingTask(b *testing.B) {
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(b.N), "heap-B/task")
 	b.ReportMetric(float64(int64(after.StackInuse)-int64(before.StackInuse))/float64(b.N), "stack-B/task")
+}
+
+// An answer longer than a round may keep is refused by tasks/update
+// (-32602) and nothing is kept: the question stays open under its key.
+func TestTaskOversizedAnswer(t *testing.T) {
+	bothWires(t, capsTasks, brewTool(TaskOptional, nil, nil), func(t *testing.T, w *taskWire) {
+		id := startBrew(t, w, map[string]any{})["taskId"].(string)
+		pollUntil(t, w, id, hasStatus(TaskInputRequired))
+		_, err := w.call(MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{
+			"sugar": accept(map[string]any{"sugar": true, "pad": strings.Repeat("x", MaxAnswersLen)})}})
+		if err == nil || err.Code != jsonrpc.CodeInvalidParams || !strings.Contains(err.Message, "at most 32768") {
+			t.Fatalf("oversized answer: %v", err)
+		}
+		got := w.must(MethodTasksGet, map[string]any{"taskId": id})
+		if reqs, _ := got["inputRequests"].(map[string]any); got["status"] != "input_required" || reqs["sugar"] == nil {
+			t.Fatalf("after an oversized answer: %v", got)
+		}
+		w.must(MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+		if got := resultText(t, pollUntil(t, w, id, hasStatus(TaskCompleted))); !strings.HasPrefix(got, "large coffee, sugar=true") {
+			t.Errorf("result %q", got)
+		}
+	})
 }

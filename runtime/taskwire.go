@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -221,8 +222,8 @@ func (svc *taskService) get(ctx context.Context, _ *mcp.ServerSession, p *TaskPa
 	return taskResult(rec, true), nil
 }
 
-// maxTaskAnswerLen bounds one answer a task record keeps; a longer one is
-// kept as null, which the task asks again.
+// maxTaskAnswerLen bounds one answer tasks/update takes: what a round
+// keeps of all its answers (MaxAnswersLen); a longer one is refused.
 const maxTaskAnswerLen = MaxAnswersLen
 
 // update serves tasks/update: answers under keys the task is waiting for
@@ -231,6 +232,14 @@ func (svc *taskService) update(ctx context.Context, _ *mcp.ServerSession, p *Tas
 	if _, err := svc.own(ctx, p); err != nil {
 		return nil, err
 	}
+	for k, v := range p.InputResponses {
+		if len(v) > maxTaskAnswerLen {
+			// Nothing is kept: the question stays open, to be answered
+			// again within the bound.
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+				Message: fmt.Sprintf("the answer under %s is %d bytes of JSON; at most %d", strconv.Quote(bounded(k)), len(v), maxTaskAnswerLen)}
+		}
+	}
 	if _, err := svc.store.Update(ctx, p.TaskID, func(rec *TaskRecord) error {
 		if rec.Status != TaskInputRequired {
 			return nil
@@ -238,9 +247,6 @@ func (svc *taskService) update(ctx context.Context, _ *mcp.ServerSession, p *Tas
 		for k, v := range p.InputResponses {
 			if _, asked := rec.InputRequests[k]; !asked {
 				continue
-			}
-			if len(v) > maxTaskAnswerLen {
-				v = json.RawMessage("null")
 			}
 			if rec.Answers == nil {
 				rec.Answers = map[string]json.RawMessage{}
