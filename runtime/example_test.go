@@ -106,9 +106,8 @@ func ExampleNewHTTPHandler() {
 func ExampleMemoryReplayGuard() {
 	var guard elicitrt.MemoryReplayGuard
 	ctx := context.Background()
-	until := time.Now().Add(time.Minute)
-	first, _ := guard.Claim(ctx, "flow-1", until)
-	again, _ := guard.Claim(ctx, "flow-1", until)
+	first, _ := guard.Claim(ctx, "flow-1", time.Minute)
+	again, _ := guard.Claim(ctx, "flow-1", time.Minute)
 	fmt.Println(first, again)
 	// Output: true false
 }

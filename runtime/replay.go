@@ -15,17 +15,28 @@ import (
 
 // ReplayGuard makes a flow that answered a Once step complete once: the
 // spec leaves single use to servers, which "MUST enforce that invariant
-// server-side". Claim records id until the given time and reports whether
-// this was the first claim; it must be atomic (two instances racing on one
-// id: exactly one gets first). What a shared guard stores is the id (a
-// digest naming the tool, the binding and the flow's identity; no answer,
-// no user data) and its expiry: the time after which no state of the flow
-// can open any more. Implementations must be safe for concurrent use;
-// instances that serve one tool share one guard (a database, Redis SET NX
-// with an expiry...).
+// server-side". Claim records id for ttl and reports whether this was the
+// first claim; it must be atomic (two instances racing on one id: exactly
+// one gets first). What a shared guard stores is the id (a digest naming
+// the tool, the binding and the flow's identity; no answer, no user data)
+// for ttl: the time left until no state of the flow can open any more.
+//
+// A guard fails closed: a claim it cannot remember (ttl not positive, the
+// guard full, its backend unreachable) is refused with an error, never
+// reported first. The guard is given a duration, not an instant, so that
+// its clock never has to agree with the caller's: the caller's clock
+// (ToolOptions.Now) decides how long, the guard's own measures it.
+//
+// Implementations must be safe for concurrent use; instances that serve
+// one tool share one guard (a database, Redis SET NX PX...).
 type ReplayGuard interface {
-	Claim(ctx context.Context, id string, until time.Time) (first bool, err error)
+	Claim(ctx context.Context, id string, ttl time.Duration) (first bool, err error)
 }
+
+// ErrClaimNoTime is the error of a claim whose ttl is not positive: a
+// guard cannot remember it, so it refuses it rather than report a first
+// claim that a second one could repeat.
+var ErrClaimNoTime = errors.New("elicitgen: a single-use claim with no time left to remember it is refused")
 
 // ErrReplayed is the error of a retry of a flow that already completed
 // after answering a Once step, whichever of the flow's states it carries.
@@ -81,14 +92,18 @@ type claimEntry struct {
 }
 
 // Claim implements ReplayGuard.
-func (g *MemoryReplayGuard) Claim(ctx context.Context, id string, until time.Time) (bool, error) {
+func (g *MemoryReplayGuard) Claim(ctx context.Context, id string, ttl time.Duration) (bool, error) {
+	if ttl <= 0 {
+		return false, ErrClaimNoTime
+	}
 	now := time.Now()
 	if g.Now != nil {
 		now = g.Now()
 	}
 	sum := sha256.Sum256([]byte(id))
 	key := claimKey(sum[:16])
-	nowNS, exp := now.UnixNano(), until.UnixNano()
+	nowNS := now.UnixNano()
+	exp := nowNS + int64(ttl)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.claims == nil {
@@ -97,9 +112,6 @@ func (g *MemoryReplayGuard) Claim(ctx context.Context, id string, until time.Tim
 	g.expire(nowNS)
 	if _, ok := g.claims[key]; ok {
 		return false, nil
-	}
-	if exp <= nowNS {
-		return true, nil // no state of the flow opens any more
 	}
 	limit := g.MaxClaims
 	if limit <= 0 {

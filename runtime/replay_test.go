@@ -42,7 +42,7 @@ func heapInUse() uint64 {
 func BenchmarkMemoryReplayGuard(b *testing.B) {
 	ids := claimIDs(b.N)
 	ctx := context.Background()
-	until := time.Now().Add(10 * time.Minute)
+	until := 10 * time.Minute
 	g := &elicitrt.MemoryReplayGuard{MaxClaims: b.N}
 	before := heapInUse()
 	b.ResetTimer()
@@ -73,7 +73,7 @@ func TestMemoryReplayGuardOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 32 {
 		wg.Go(func() {
-			if first, err := g.Claim(ctx, "flow", clock.t.Add(time.Minute)); err != nil {
+			if first, err := g.Claim(ctx, "flow", time.Minute); err != nil {
 				t.Error(err)
 			} else if first {
 				firsts.Add(1)
@@ -85,15 +85,18 @@ func TestMemoryReplayGuardOnce(t *testing.T) {
 		t.Fatalf("%d first claims, want 1", firsts.Load())
 	}
 	clock.t = clock.t.Add(time.Minute - time.Nanosecond)
-	if first, _ := g.Claim(ctx, "flow", clock.t.Add(time.Minute)); first {
+	if first, _ := g.Claim(ctx, "flow", time.Minute); first {
 		t.Fatal("claimed again before its expiry")
 	}
 	clock.t = clock.t.Add(time.Nanosecond)
-	if first, _ := g.Claim(ctx, "flow", clock.t.Add(time.Minute)); !first {
+	if first, _ := g.Claim(ctx, "flow", time.Minute); !first {
 		t.Fatal("not claimable at its expiry")
 	}
-	if first, _ := g.Claim(ctx, "past", clock.t.Add(-time.Second)); !first || g.Len() != 1 {
-		t.Fatalf("an already expired claim: first=%v, %d remembered", first, g.Len())
+	// No time left to remember a claim: refused, never first.
+	for _, ttl := range []time.Duration{0, -time.Second} {
+		if first, err := g.Claim(ctx, "past", ttl); first || !errors.Is(err, elicitrt.ErrClaimNoTime) || g.Len() != 1 {
+			t.Fatalf("claim with ttl %v: first=%v err=%v, %d remembered; want ErrClaimNoTime", ttl, first, err, g.Len())
+		}
 	}
 }
 
@@ -106,23 +109,23 @@ func TestMemoryReplayGuardFullRefuses(t *testing.T) {
 	g := &elicitrt.MemoryReplayGuard{Now: clock.now, MaxClaims: 3}
 	ctx := context.Background()
 	for i, ttl := range []time.Duration{3 * time.Minute, time.Minute, 2 * time.Minute} {
-		if first, err := g.Claim(ctx, fmt.Sprint(i), clock.t.Add(ttl)); !first || err != nil {
+		if first, err := g.Claim(ctx, fmt.Sprint(i), ttl); !first || err != nil {
 			t.Fatalf("claim %d: %v %v", i, first, err)
 		}
 	}
-	if first, err := g.Claim(ctx, "new", clock.t.Add(time.Minute)); first || !errors.Is(err, elicitrt.ErrReplayGuardFull) {
+	if first, err := g.Claim(ctx, "new", time.Minute); first || !errors.Is(err, elicitrt.ErrReplayGuardFull) {
 		t.Fatalf("claim over the cap: %v %v, want ErrReplayGuardFull", first, err)
 	}
 	for i := range 3 {
-		if first, err := g.Claim(ctx, fmt.Sprint(i), clock.t.Add(time.Minute)); first || err != nil {
+		if first, err := g.Claim(ctx, fmt.Sprint(i), time.Minute); first || err != nil {
 			t.Fatalf("remembered claim %d: %v %v, want refused as used", i, first, err)
 		}
 	}
 	clock.t = clock.t.Add(time.Minute) // claim 1 expires
-	if first, err := g.Claim(ctx, "new", clock.t.Add(time.Minute)); !first || err != nil {
+	if first, err := g.Claim(ctx, "new", time.Minute); !first || err != nil {
 		t.Fatalf("claim after an expiry: %v %v", first, err)
 	}
-	if first, _ := g.Claim(ctx, "0", clock.t.Add(time.Minute)); first {
+	if first, _ := g.Claim(ctx, "0", time.Minute); first {
 		t.Fatal("claim 0 forgotten")
 	}
 }
@@ -140,7 +143,7 @@ func TestMemoryReplayGuardBounded(t *testing.T) {
 	peak := 0
 	for _, id := range ids {
 		clock.t = clock.t.Add(time.Millisecond)
-		if first, err := g.Claim(ctx, id, clock.t.Add(10*time.Second)); !first || err != nil {
+		if first, err := g.Claim(ctx, id, 10*time.Second); !first || err != nil {
 			t.Fatalf("claim: %v %v", first, err)
 		}
 		peak = max(peak, g.Len())
@@ -152,12 +155,12 @@ func TestMemoryReplayGuardBounded(t *testing.T) {
 	}
 	// A burst: 100,000 live at once; then, expired, a trickle.
 	for _, id := range ids[:100_000] {
-		g.Claim(ctx, "burst"+id, clock.t.Add(10*time.Second))
+		g.Claim(ctx, "burst"+id, 10*time.Second)
 	}
 	atPeak := int64(heapInUse()) - int64(base)
 	for _, id := range ids[100_000:100_100] {
 		clock.t = clock.t.Add(time.Second)
-		g.Claim(ctx, "trickle"+id, clock.t.Add(10*time.Second))
+		g.Claim(ctx, "trickle"+id, 10*time.Second)
 	}
 	after := int64(heapInUse()) - int64(base)
 	t.Logf("burst: %d KiB at its peak, %d KiB after it expired (%d remembered)", atPeak>>10, after>>10, g.Len())

@@ -214,7 +214,7 @@ return 0
 
 // claim runs claimScript.
 func claim(ctx context.Context, c redis.Scripter, key, value string, ttl time.Duration) (bool, error) {
-	ms := max(ttl.Milliseconds(), 1)
+	ms := max((ttl + time.Millisecond - 1).Milliseconds(), 1) // rounded up: never shorter than asked
 	n, err := claimScript.Run(ctx, c, []string{key}, value, ms).Int()
 	return n == 1, err
 }

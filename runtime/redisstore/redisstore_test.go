@@ -58,7 +58,7 @@ func TestReplayGuardClaimsOnceAcrossClients(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range 32 {
 			wg.Go(func() {
-				first, err := guards[i%2].Claim(ctx, id, time.Now().Add(time.Minute))
+				first, err := guards[i%2].Claim(ctx, id, time.Minute)
 				if err != nil {
 					t.Error(err)
 				}
@@ -82,7 +82,7 @@ func TestReplayGuardClaimsOnceAcrossClients(t *testing.T) {
 	}
 	// Another prefix is another deployment.
 	other := NewReplayGuard(raw, &Options{Prefix: "app2:"})
-	if first, err := other.Claim(ctx, "flow-0", time.Now().Add(time.Minute)); err != nil || !first {
+	if first, err := other.Claim(ctx, "flow-0", time.Minute); err != nil || !first {
 		t.Fatalf("other prefix: first=%v err=%v", first, err)
 	}
 }
@@ -93,23 +93,24 @@ func TestReplayGuardExpiry(t *testing.T) {
 	srv := redistest.Start(t)
 	g := NewReplayGuard(newClient(t, srv), nil)
 	ctx := context.Background()
-	if first, err := g.Claim(ctx, "x", time.Now().Add(150*time.Millisecond)); !first || err != nil {
+	if first, err := g.Claim(ctx, "x", 150*time.Millisecond); !first || err != nil {
 		t.Fatalf("first claim: %v %v", first, err)
 	}
-	if first, err := g.Claim(ctx, "x", time.Now().Add(time.Minute)); first || err != nil {
+	if first, err := g.Claim(ctx, "x", time.Minute); first || err != nil {
 		t.Fatalf("second claim: %v %v, want false", first, err)
 	}
 	time.Sleep(300 * time.Millisecond)
-	if first, err := g.Claim(ctx, "x", time.Now().Add(time.Minute)); !first || err != nil {
+	if first, err := g.Claim(ctx, "x", time.Minute); !first || err != nil {
 		t.Fatalf("claim after expiry: %v %v, want first", first, err)
 	}
-	// An expiry already past still records the claim briefly, never
-	// without a TTL.
-	if first, err := g.Claim(ctx, "past", time.Now().Add(-time.Second)); !first || err != nil {
-		t.Fatalf("past expiry: %v %v", first, err)
+	// No time left: refused (fails closed), nothing recorded.
+	for _, ttl := range []time.Duration{0, -time.Second} {
+		if first, err := g.Claim(ctx, "past", ttl); first || !errors.Is(err, elicitrt.ErrClaimNoTime) {
+			t.Fatalf("claim with ttl %v: %v %v, want ErrClaimNoTime", ttl, first, err)
+		}
 	}
-	if ttl := newClient(t, srv).PTTL(ctx, DefaultPrefix+"replay:past").Val(); ttl > time.Millisecond {
-		t.Fatalf("past expiry kept %v", ttl)
+	if n := newClient(t, srv).Exists(ctx, DefaultPrefix+"replay:past").Val(); n != 0 {
+		t.Fatal("a refused claim was recorded")
 	}
 }
 
@@ -247,7 +248,7 @@ func TestEveryKeyHasATTL(t *testing.T) {
 	g, _ := NewGrants(c, &Options{Keys: testKeys(t), Prefix: "p:", GrantTTL: time.Hour})
 	r := NewReplayGuard(c, &Options{Prefix: "p:"})
 	ctx := context.Background()
-	r.Claim(ctx, "id", time.Now().Add(time.Minute))
+	r.Claim(ctx, "id", time.Minute)
 	g.ClaimFlow(ctx, "claimed", 0)
 	g.ClaimFlow(ctx, "done", time.Minute)
 	g.CompleteFlow(ctx, "done", "u", 0)
@@ -305,13 +306,13 @@ func TestFailClosed(t *testing.T) {
 	g, _ := NewGrants(c, o)
 	r := NewReplayGuard(c, o)
 	ctx := context.Background()
-	if first, err := r.Claim(ctx, "before", time.Now().Add(time.Minute)); !first || err != nil {
+	if first, err := r.Claim(ctx, "before", time.Minute); !first || err != nil {
 		t.Fatalf("claim before: %v %v", first, err)
 	}
 	srv.Stop()
 	calls := map[string]func() error{
 		"Claim": func() error {
-			first, err := r.Claim(ctx, "during", time.Now().Add(time.Minute))
+			first, err := r.Claim(ctx, "during", time.Minute)
 			if first {
 				t.Error("claimed while Redis was down")
 			}
@@ -360,7 +361,7 @@ func TestFailClosed(t *testing.T) {
 	srv.Restart()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		first, err := r.Claim(ctx, "after", time.Now().Add(time.Minute))
+		first, err := r.Claim(ctx, "after", time.Minute)
 		if err == nil && first {
 			break
 		}
@@ -415,14 +416,14 @@ func TestKilledRedisKeepsClaimsOnlyWithPersistence(t *testing.T) {
 		}
 		srv := start(t)
 		g := NewReplayGuard(newClient(t, srv), &Options{Logger: quiet})
-		if first, err := g.Claim(ctx, "flow", time.Now().Add(time.Minute)); !first || err != nil {
+		if first, err := g.Claim(ctx, "flow", time.Minute); !first || err != nil {
 			t.Fatalf("claim: %v %v", first, err)
 		}
 		srv.Restart()
 		var first bool
 		var err error
 		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-			if first, err = g.Claim(ctx, "flow", time.Now().Add(time.Minute)); err == nil || time.Now().After(deadline) {
+			if first, err = g.Claim(ctx, "flow", time.Minute); err == nil || time.Now().After(deadline) {
 				break
 			}
 		}
@@ -439,11 +440,11 @@ func TestCallerGaveUp(t *testing.T) {
 	g := NewReplayGuard(newClient(t, srv), nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	first, err := g.Claim(ctx, "flow", time.Now().Add(time.Minute))
+	first, err := g.Claim(ctx, "flow", time.Minute)
 	if first || !errors.Is(err, context.Canceled) || errors.Is(err, ErrUnavailable) {
 		t.Fatalf("claim with a cancelled context: %v %v", first, err)
 	}
-	if first, err := g.Claim(context.Background(), "flow", time.Now().Add(time.Minute)); !first || err != nil {
+	if first, err := g.Claim(context.Background(), "flow", time.Minute); !first || err != nil {
 		t.Fatalf("claim after: %v %v", first, err)
 	}
 }

@@ -26,13 +26,16 @@ func NewReplayGuard(c redis.UniversalClient, o *Options) *ReplayGuard {
 }
 
 // Claim implements elicitrt.ReplayGuard: one atomic set-if-absent of
-// PREFIX replay:ID, expiring at until (at least a millisecond from now).
+// PREFIX replay:ID, expiring after ttl (rounded up to a millisecond); a
+// ttl that is not positive is refused with elicitrt.ErrClaimNoTime.
 // Of concurrent claims of one id, on any instances, exactly one reports
 // first. A claim whose reply was lost and retried still reports first:
 // the value is this claim's random token. When Redis does not answer, the
 // error wraps ErrUnavailable and the flow does not complete.
-func (g *ReplayGuard) Claim(ctx context.Context, id string, until time.Time) (bool, error) {
-	ttl := until.Sub(g.o.Now())
+func (g *ReplayGuard) Claim(ctx context.Context, id string, ttl time.Duration) (bool, error) {
+	if ttl <= 0 {
+		return false, elicitrt.ErrClaimNoTime
+	}
 	first, err := call(ctx, &g.o, func(ctx context.Context) (bool, error) {
 		return claim(ctx, g.c, g.o.Prefix+"replay:"+id, formatV1+newToken(), ttl)
 	})
