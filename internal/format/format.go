@@ -233,38 +233,60 @@ var mailClass = func() (t [256]uint8) {
 // a host in brackets is an IPv6 address or an IPvFuture, without the zone
 // of RFC 6874.
 func IsAbsoluteURI(s string) bool {
-	if s == "" || uriClass[s[0]]&uriAlpha == 0 {
+	i := schemeEnd(s)
+	if i < 0 {
 		return false
+	}
+	if len(s)-i >= 2 && s[i] == '/' && s[i+1] == '/' {
+		if i = authorityEnd(s, i+2); i < 0 {
+			return false
+		}
+	}
+	return isURITail(s[i:])
+}
+
+// schemeEnd returns the index after the scheme ":" that begins s, or -1.
+func schemeEnd(s string) int {
+	if s == "" || uriClass[s[0]]&uriAlpha == 0 {
+		return -1
 	}
 	i := 1
 	for i < len(s) && uriClass[s[i]]&uriScheme != 0 {
 		i++
 	}
 	if i == len(s) || s[i] != ':' {
-		return false
+		return -1
 	}
-	i++
-	if len(s)-i >= 2 && s[i] == '/' && s[i+1] == '/' {
-		// The common authority, a reg-name without "%", in one pass.
-		j := i + 2
-		for j < len(s) && uriClass[s[j]]&uriRegName != 0 {
-			j++
-		}
-		if j < len(s) && s[j] != '/' && s[j] != '?' && s[j] != '#' {
-			for j < len(s) && s[j] != '/' && s[j] != '?' && s[j] != '#' {
-				j++
-			}
-			if !isAuthority(s[i+2 : j]) {
-				return false
-			}
-		}
-		i = j
+	return i + 1
+}
+
+// authorityEnd returns the end of the authority that starts at s[i], or -1
+// when it is not one. The common authority, a reg-name without "%", is
+// read in one pass.
+func authorityEnd(s string, i int) int {
+	j := i
+	for j < len(s) && uriClass[s[j]]&uriRegName != 0 {
+		j++
 	}
-	// The path (it cannot begin with "//" here: path-abempty after an
-	// authority, else path-absolute, path-rootless or path-empty), the query
-	// and the fragment: pchar, "/" and "?", and one "#" before the fragment.
+	if j == len(s) || s[j] == '/' || s[j] == '?' || s[j] == '#' {
+		return j
+	}
+	for j < len(s) && s[j] != '/' && s[j] != '?' && s[j] != '#' {
+		j++
+	}
+	if !isAuthority(s[i:j]) {
+		return -1
+	}
+	return j
+}
+
+// isURITail reports whether s is a path, query and fragment (it cannot
+// begin with "//" here: path-abempty after an authority, else
+// path-absolute, path-rootless or path-empty): pchar, "/" and "?", and one
+// "#" before the fragment.
+func isURITail(s string) bool {
 	fragment := false
-	for ; i < len(s); i++ {
+	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if uriClass[c]&uriTail != 0 {
 			continue
@@ -494,51 +516,18 @@ func daysIn(m time.Month, y int) int {
 // and read as the second after 23:59:59, as time.Date normalises it
 // (time.Time has no leap seconds).
 func ParseDateTime(s string) (time.Time, bool) {
-	if len(s) < 20 || s[10]|0x20 != 't' || s[13] != ':' || s[16] != ':' {
+	if len(s) < 20 || s[10]|0x20 != 't' {
 		return time.Time{}, false
 	}
 	y, m, d, ok := splitDate(s[:10])
-	h, ok1 := twoDigits(s, 11)
-	mi, ok2 := twoDigits(s, 14)
-	sec, ok3 := twoDigits(s, 17)
-	if !ok || !ok1 || !ok2 || !ok3 || h > 23 || mi > 59 || sec > 60 {
+	secs, ok1 := partialTime(s[11:19])
+	ns, rest, ok2 := fraction(s[19:])
+	offset, ok3 := timeOffset(rest)
+	if !ok || !ok1 || !ok2 || !ok3 {
 		return time.Time{}, false
 	}
-	i, ns := 19, 0
-	if s[i] == '.' {
-		i++
-		start := i
-		for i < len(s) && isDigit(s[i]) {
-			if i-start < 9 {
-				ns = ns*10 + int(s[i]-'0')
-			}
-			i++
-		}
-		if i == start {
-			return time.Time{}, false
-		}
-		for n := i - start; n < 9; n++ {
-			ns *= 10
-		}
-	}
-	offset := 0 // seconds east of UTC
-	switch tail := s[i:]; {
-	case len(tail) == 1 && tail[0]|0x20 == 'z':
-	case len(tail) == 6 && (tail[0] == '+' || tail[0] == '-') && tail[3] == ':':
-		oh, ok1 := twoDigits(tail, 1)
-		om, ok2 := twoDigits(tail, 4)
-		if !ok1 || !ok2 || oh > 23 || om > 59 {
-			return time.Time{}, false
-		}
-		offset = (oh*60 + om) * 60
-		if tail[0] == '-' {
-			offset = -offset
-		}
-	default:
-		return time.Time{}, false
-	}
-	unix := unixDays(y, m, d)*secondsPerDay + int64(h*3600+mi*60+sec-offset)
-	if sec == 60 && !endsMonth(unix) {
+	unix := unixDays(y, m, d)*secondsPerDay + int64(secs-offset)
+	if s[17:19] == "60" && !endsMonth(unix) { // a leap second
 		return time.Time{}, false
 	}
 	t := time.Unix(unix, int64(ns))
@@ -546,6 +535,64 @@ func ParseDateTime(s string) (time.Time, bool) {
 		return t.UTC(), true
 	}
 	return t.In(time.FixedZone("", offset)), true
+}
+
+// partialTime reads time-hour ":" time-minute ":" time-second (8 bytes),
+// as seconds since midnight; a second 60 counts as the next minute's 0.
+func partialTime(s string) (secs int, ok bool) {
+	if s[2] != ':' || s[5] != ':' {
+		return 0, false
+	}
+	h, ok1 := twoDigits(s, 0)
+	mi, ok2 := twoDigits(s, 3)
+	sec, ok3 := twoDigits(s, 6)
+	if !ok1 || !ok2 || !ok3 || h > 23 || mi > 59 || sec > 60 {
+		return 0, false
+	}
+	return h*3600 + mi*60 + sec, true
+}
+
+// fraction reads an optional time-secfrac ("." 1*DIGIT) at the start of s,
+// as nanoseconds (digits past the ninth are read and dropped), and returns
+// what follows it.
+func fraction(s string) (ns int, rest string, ok bool) {
+	if s == "" || s[0] != '.' {
+		return 0, s, true
+	}
+	i := 1
+	for i < len(s) && isDigit(s[i]) {
+		if i <= 9 {
+			ns = ns*10 + int(s[i]-'0')
+		}
+		i++
+	}
+	if i == 1 {
+		return 0, s, false
+	}
+	for n := i - 1; n < 9; n++ {
+		ns *= 10
+	}
+	return ns, s[i:], true
+}
+
+// timeOffset reads a time-offset, all of s: "Z" or ("+" / "-")
+// time-hour ":" time-minute, as seconds east of UTC.
+func timeOffset(s string) (int, bool) {
+	if len(s) == 1 && s[0]|0x20 == 'z' {
+		return 0, true
+	}
+	if len(s) != 6 || s[0] != '+' && s[0] != '-' || s[3] != ':' {
+		return 0, false
+	}
+	oh, ok1 := twoDigits(s, 1)
+	om, ok2 := twoDigits(s, 4)
+	if !ok1 || !ok2 || oh > 23 || om > 59 {
+		return 0, false
+	}
+	if s[0] == '-' {
+		return -(oh*60 + om) * 60, true
+	}
+	return (oh*60 + om) * 60, true
 }
 
 // endsMonth reports whether the second before unix is the last of a UTC
