@@ -670,7 +670,7 @@ func (c *call) skip(j int) (handled bool, res mcp.Result, err error) {
 		}
 	}
 	if canShow(c.req, step.Mode) {
-		return false, nil, nil
+		return c.spendPreview(j) // one confirmation, one effect
 	}
 	switch step.Fallback {
 	case FallbackDefaults:
@@ -692,7 +692,7 @@ func (c *call) skip(j int) (handled bool, res mcp.Result, err error) {
 		res, err := m.flow.Unavailable(c.ctx, c.req, c.args, j, st.Answers)
 		return true, res, err
 	case FallbackPreview:
-		if step.Once && step.Accept != nil && m.flow.Preview != nil {
+		if m.hasPreview(j) {
 			return c.preview(j)
 		}
 	}
