@@ -558,7 +558,7 @@ func (c *call) askNow(i int) (done bool, res mcp.Result, err error) {
 func (c *call) complete() (mcp.Result, error) {
 	m := c.m
 	if c.st.ID != "" && m.answeredOnce(&c.st) {
-		first, err := m.opts.Replay.Claim(c.ctx, flowClaimID(m.tool, c.bind, c.st.ID), m.opts.TTL)
+		first, err := m.opts.Replay.Claim(c.ctx, flowClaimID(m.tool, c.bind, c.st.ID), m.claimTTL())
 		if err != nil {
 			return nil, err
 		}

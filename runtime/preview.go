@@ -91,6 +91,11 @@ func (c *call) errPreviewToken() *mcp.CallToolResult {
 		PreviewTokenArgument, c.m.tool))
 }
 
+// claimTTL is how long the ReplayGuard remembers the claim of a flow's
+// identity: as long as a state of the flow, or a confirmation token
+// naming it, may still open (ToolOptions.TTL or PreviewTTL, the longer).
+func (m *Machine) claimTTL() time.Duration { return max(m.opts.TTL, m.opts.PreviewTTL) }
+
 // hasPreview reports whether step j is settled by a preview when the
 // request cannot show it.
 func (m *Machine) hasPreview(j int) bool {
@@ -165,7 +170,7 @@ func (c *call) spendPreview(j int) (handled bool, res mcp.Result, err error) {
 	if !ok {
 		return false, nil, nil
 	}
-	first, err := m.opts.Replay.Claim(c.ctx, flowClaimID(m.tool, c.bind, g.Flow), max(m.opts.TTL, m.opts.PreviewTTL))
+	first, err := m.opts.Replay.Claim(c.ctx, flowClaimID(m.tool, c.bind, g.Flow), m.claimTTL())
 	if err != nil {
 		return true, nil, err
 	}

@@ -239,6 +239,38 @@ func TestPreviewTokenSpentByForm(t *testing.T) {
 	}
 }
 
+// TestPreviewTokenOutlivesStateTTL: a confirmation token that lives
+// longer than the tool's states (PreviewTTL 30 minutes, TTL 1 minute) is
+// still single use for its whole life: its claim is remembered as long as
+// the token opens, by the guard's own clock.
+func TestPreviewTokenOutlivesStateTTL(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	opts := &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring(), Replay: &elicitrt.MemoryReplayGuard{Now: clock},
+		Now: clock, TTL: time.Minute, PreviewTTL: 30 * time.Minute}
+	launched := &counter{}
+	cs := mcptest.Connect(t, func() *mcp.Server { return launchServer(opts, launched) }, "memory", "modern", mcptest.Options{})
+	call := func(args map[string]any) *mcp.CallToolResult {
+		t.Helper()
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "launch", Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	args := map[string]any{"target": "moon", "confirmation_token": previewToken(t, call(map[string]any{"target": "moon"}))}
+	if res := call(args); res.IsError || launched.get() != 1 {
+		t.Fatalf("confirm: %+v", res)
+	}
+	mu.Lock()
+	now = now.Add(10 * time.Minute) // past TTL, within PreviewTTL
+	mu.Unlock()
+	if res := call(args); !res.IsError || launched.get() != 1 {
+		t.Fatalf("the token used again after TTL: %+v, launched %d times", res, launched.get())
+	}
+}
+
 // flip changes one character in the middle of a sealed token.
 func flip(token string) string {
 	b := []byte(token)
