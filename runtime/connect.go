@@ -538,10 +538,9 @@ func (c *connect) fail(w http.ResponseWriter, r *http.Request, what string, err 
 }
 
 // checkUser checks that the browser user is f's subject, and makes it
-// f.Subject; on failure it
-// has answered: nobody signed in goes to LoginURL, returning to this very
-// request, or gets PageSignedOut (401); another user gets PageOtherUser
-// (403).
+// f.Subject; on failure it has answered: nobody signed in goes to
+// LoginURL, returning to this very request, or gets PageSignedOut (401);
+// another user gets PageOtherUser (403).
 func (c *connect) checkUser(w http.ResponseWriter, r *http.Request, f *ConnectFlow) bool {
 	subject, ok := "", false
 	if c.opts.Authenticate != nil {
