@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -20,18 +21,72 @@ import (
 	"github.com/elicitgen/elicitgen/templates"
 )
 
-// ConnectFlow is one URL-mode flow, as the flow token carries it.
+// ConnectFlow is one URL-mode flow: what the flow token carries, and the
+// user the connect pages verified.
 type ConnectFlow struct {
 	// ID is the flow's random identifier, also kept in the sealed
 	// requestState of the tool call that started it.
-	ID string `json:"f"`
+	ID string
 	// Subject is the principal of the tool call that started the flow: the
-	// only user who may complete it.
-	Subject string `json:"s"`
+	// only user who may complete it. The flow token carries its SHA-256
+	// digest, not Subject, so that the token's length does not depend on
+	// the user id: OpenFlow leaves Subject empty, and the connect pages set
+	// it to the browser's user once IsSubject confirmed it, before
+	// AuthorizeURL and Exchange see the flow.
+	Subject string
 	// Tool and Step name the tool and its URL step (the step key is also
 	// the name the grant is stored under).
-	Tool string `json:"t"`
-	Step string `json:"k"`
+	Tool string
+	Step string
+
+	digest [sha256.Size]byte // of the subject, as sealed (zero: none)
+}
+
+// IsSubject reports whether subject, a user id, is the flow's subject:
+// Subject when it is set, else the user whose digest the token carries.
+// The empty subject is nobody's.
+func (f ConnectFlow) IsSubject(subject string) bool {
+	if subject == "" || f.Subject != "" {
+		return subject != "" && subject == f.Subject
+	}
+	d := subjectDigest(subject)
+	return f.digest != [sha256.Size]byte{} && subtle.ConstantTimeCompare(d[:], f.digest[:]) == 1
+}
+
+// subjectDigest is the SHA-256 of subject under a domain of its own.
+func subjectDigest(subject string) [sha256.Size]byte {
+	return sha256.Sum256([]byte("elicitgen subject v1\x00" + subject))
+}
+
+// flowWire is a ConnectFlow as flow tokens, sign-in states and result
+// pages seal it: the subject's digest, not the subject.
+type flowWire struct {
+	ID     string `json:"f"`
+	Digest []byte `json:"d,omitempty"`
+	Legacy string `json:"s,omitempty"` // the subject itself, as earlier releases sealed it
+	Tool   string `json:"t"`
+	Step   string `json:"k"`
+}
+
+func (f ConnectFlow) wire() flowWire {
+	d := f.digest
+	if f.Subject != "" {
+		d = subjectDigest(f.Subject)
+	}
+	return flowWire{ID: f.ID, Digest: d[:], Tool: f.Tool, Step: f.Step}
+}
+
+// flow is the ConnectFlow of w, without its Subject; false when w names
+// no flow.
+func (w flowWire) flow() (ConnectFlow, bool) {
+	f := ConnectFlow{ID: w.ID, Tool: w.Tool, Step: w.Step}
+	switch {
+	case len(w.Digest) == sha256.Size:
+		copy(f.digest[:], w.Digest)
+	case w.Legacy != "":
+		f.digest = subjectDigest(w.Legacy)
+	}
+	return f, f.ID != ""
 }
 
 // flowBinding is the binding of flow tokens under audience: they never
@@ -54,28 +109,43 @@ func newFlowID() string {
 // SealFlow makes the opaque flow token of f for audience (the
 // ToolOptions.Audience of the tool, the ConnectOptions.Audience of its
 // pages), valid for ttl: encrypted and authenticated with the keyring, so
-// it carries no readable data and cannot be altered.
+// it carries no readable data and cannot be altered. It carries the digest
+// of f.Subject, whatever its length; a token longer than MaxFlowTokenLen
+// (a tool name or step key of kilobytes) is ErrFlowTokenTooLong, never a
+// link that OpenFlow refuses.
 func (k *Keyring) SealFlow(f ConnectFlow, audience string, now time.Time, ttl time.Duration) (string, error) {
-	payload, err := json.Marshal(f) // only strings
+	payload, err := json.Marshal(f.wire()) // strings and bytes
 	if err != nil {
 		return "", err
 	}
-	return k.Seal(flowBinding(audience), 0, payload, now, ttl)
+	token, err := k.Seal(flowBinding(audience), 0, payload, now, ttl)
+	if err == nil && len(token) > MaxFlowTokenLen {
+		return "", ErrFlowTokenTooLong
+	}
+	return token, err
 }
+
+// ErrFlowTokenTooLong is the error of SealFlow for a flow whose token
+// would exceed MaxFlowTokenLen.
+var ErrFlowTokenTooLong = errors.New("elicitrt: flow token exceeds MaxFlowTokenLen (" + strconv.Itoa(MaxFlowTokenLen) + " bytes): shorten the tool name or the step key")
 
 // OpenFlow opens a flow token sealed for audience. Any failure (tampered,
 // truncated, expired, another key or audience, not a flow token) is
 // ErrInvalidFlowToken.
 func (k *Keyring) OpenFlow(token, audience string, now time.Time) (ConnectFlow, error) {
-	var f ConnectFlow
 	if len(token) > MaxFlowTokenLen {
-		return f, ErrInvalidFlowToken
+		return ConnectFlow{}, ErrInvalidFlowToken
 	}
 	_, payload, err := k.Open(flowBinding(audience), token, now)
 	if err != nil {
-		return f, ErrInvalidFlowToken
+		return ConnectFlow{}, ErrInvalidFlowToken
 	}
-	if err := json.Unmarshal(payload, &f); err != nil || f.ID == "" {
+	var w flowWire
+	if json.Unmarshal(payload, &w) != nil {
+		return ConnectFlow{}, ErrInvalidFlowToken
+	}
+	f, ok := w.flow()
+	if !ok {
 		return ConnectFlow{}, ErrInvalidFlowToken
 	}
 	return f, nil
@@ -329,9 +399,9 @@ type connect struct{ opts ConnectOptions }
 // the SHA-256 of the nonce in the cookie of the browser that started the
 // sign-in, and the link it started from (path and query), to start again.
 type signInState struct {
-	Flow      ConnectFlow `json:"f"`
-	NonceHash []byte      `json:"h"`
-	Link      string      `json:"l"`
+	Flow      flowWire `json:"f"`
+	NonceHash []byte   `json:"h"`
+	Link      string   `json:"l"`
 }
 
 // nonceValue is the value of the nonce cookie, sealed: the flow it was
@@ -467,16 +537,17 @@ func (c *connect) fail(w http.ResponseWriter, r *http.Request, what string, err 
 	c.render(w, r, page{name: templates.PageError, status: http.StatusInternalServerError, retry: retry})
 }
 
-// checkUser checks that the browser user is f's subject; on failure it
-// has answered: nobody signed in goes to LoginURL, returning to this very
-// request, or gets PageSignedOut (401); another user gets PageOtherUser
-// (403).
-func (c *connect) checkUser(w http.ResponseWriter, r *http.Request, f ConnectFlow) bool {
+// checkUser checks that the browser user is f's subject, and makes it
+// f.Subject; on failure it has answered: nobody signed in goes to
+// LoginURL, returning to this very request, or gets PageSignedOut (401);
+// another user gets PageOtherUser (403).
+func (c *connect) checkUser(w http.ResponseWriter, r *http.Request, f *ConnectFlow) bool {
 	subject, ok := "", false
 	if c.opts.Authenticate != nil {
 		subject, ok = c.opts.Authenticate(r)
 	}
-	if ok && subject != "" && subject == f.Subject {
+	if ok && f.IsSubject(subject) {
+		f.Subject = subject
 		return true
 	}
 	signedIn := ok && subject != ""
@@ -544,7 +615,7 @@ func (c *connect) serveConnect(w http.ResponseWriter, r *http.Request) {
 		c.render(w, r, page{name: templates.PageInvalid, status: http.StatusBadRequest})
 		return
 	}
-	if !c.checkUser(w, r, f) || !c.checkOpen(w, r, f) {
+	if !c.checkUser(w, r, &f) || !c.checkOpen(w, r, f) {
 		return
 	}
 	link := r.URL.Path + "?" + url.Values{"flow": {q.Get("flow")}}.Encode()
@@ -560,7 +631,7 @@ func (c *connect) serveConnect(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, "cannot seal the nonce", err, link)
 		return
 	}
-	state, err := c.seal(signInStateBinding(c.opts.Audience), signInState{Flow: f, NonceHash: hash[:], Link: link}, now)
+	state, err := c.seal(signInStateBinding(c.opts.Audience), signInState{Flow: f.wire(), NonceHash: hash[:], Link: link}, now)
 	if err != nil {
 		c.fail(w, r, "cannot seal the state", err, link)
 		return
@@ -586,16 +657,17 @@ func (c *connect) serveCallback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var st signInState
-	if !c.open(signInStateBinding(c.opts.Audience), q.Get("state"), &st) || st.Flow.ID == "" || len(st.NonceHash) != sha256.Size {
+	opened := c.open(signInStateBinding(c.opts.Audience), q.Get("state"), &st)
+	f, ok := st.Flow.flow()
+	if !opened || !ok || len(st.NonceHash) != sha256.Size {
 		c.opts.Logger.Info("elicitgen: connect: sign-in state refused", "path", r.URL.Path)
 		c.render(w, r, page{name: templates.PageInvalid, status: http.StatusBadRequest})
 		return
 	}
-	f := st.Flow
 	if !SameOriginPath(st.Link) {
 		st.Link = ""
 	}
-	if !c.checkUser(w, r, f) || !c.checkOpen(w, r, f) {
+	if !c.checkUser(w, r, &f) || !c.checkOpen(w, r, f) {
 		return
 	}
 	// The browser must hold the nonce cookie the connect page gave it for
@@ -646,7 +718,7 @@ func (c *connect) serveCallback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Post-redirect-get: the result page, which a reload shows again.
-	result, err := c.seal(resultBinding(c.opts.Audience), f, c.opts.Now())
+	result, err := c.seal(resultBinding(c.opts.Audience), f.wire(), c.opts.Now())
 	if err != nil {
 		c.fail(w, r, "cannot seal the result", err, "")
 		return
@@ -667,13 +739,15 @@ func (c *connect) release(r *http.Request, f ConnectFlow) {
 // subject: PageConnected (200) or PageDenied (403). It reads the store
 // only: a reload exchanges nothing.
 func (c *connect) serveResult(w http.ResponseWriter, r *http.Request, result string) {
-	var f ConnectFlow
-	if !c.open(resultBinding(c.opts.Audience), result, &f) || f.ID == "" {
+	var fw flowWire
+	opened := c.open(resultBinding(c.opts.Audience), result, &fw)
+	f, ok := fw.flow()
+	if !opened || !ok {
 		c.opts.Logger.Info("elicitgen: connect: result refused", "path", r.URL.Path)
 		c.render(w, r, page{name: templates.PageInvalid, status: http.StatusBadRequest})
 		return
 	}
-	if !c.checkUser(w, r, f) {
+	if !c.checkUser(w, r, &f) {
 		return
 	}
 	subject, done, err := c.opts.Grants.FlowSubject(r.Context(), f.ID)

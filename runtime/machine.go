@@ -560,7 +560,7 @@ func (c *call) askNow(i int) (done bool, res mcp.Result, err error) {
 func (c *call) complete() (mcp.Result, error) {
 	m := c.m
 	if c.st.ID != "" && m.answeredOnce(&c.st) {
-		first, err := m.opts.Replay.Claim(c.ctx, flowClaimID(m.tool, c.bind, c.st.ID), m.opts.TTL)
+		first, err := m.opts.Replay.Claim(c.ctx, flowClaimID(m.tool, c.bind, c.st.ID), m.claimTTL())
 		if err != nil {
 			return nil, err
 		}
@@ -672,7 +672,7 @@ func (c *call) skip(j int) (handled bool, res mcp.Result, err error) {
 		}
 	}
 	if canShow(c.req, step.Mode) {
-		return false, nil, nil
+		return c.spendPreview(j) // one confirmation, one effect
 	}
 	switch step.Fallback {
 	case FallbackDefaults:
@@ -694,7 +694,7 @@ func (c *call) skip(j int) (handled bool, res mcp.Result, err error) {
 		res, err := m.flow.Unavailable(c.ctx, c.req, c.args, j, st.Answers)
 		return true, res, err
 	case FallbackPreview:
-		if step.Once && step.Accept != nil && m.flow.Preview != nil {
+		if m.hasPreview(j) {
 			return c.preview(j)
 		}
 	}

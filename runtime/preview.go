@@ -29,6 +29,18 @@ import (
 // with other arguments, for another user, expired, tampered or used is
 // refused with a tool error that says to ask for a new preview; nothing
 // runs. A request that can show the form is asked it, token or not.
+//
+// One confirmation, one effect: a valid token presented in a request that
+// can show the form is used up by that request's flow, just before the
+// form is first asked, by claiming in the ReplayGuard the very identity
+// its own use would claim (the tool, the binding of the arguments with
+// the token, and the token's flow). Whatever the person answers (confirm,
+// decline, cancel), the token completes nothing afterwards; and a token
+// already used refuses the request that can ask, before anyone is asked
+// (call again without it: the form is asked). So a form confirmation and
+// a token never both complete, in either order, on any instance sharing
+// the guard. An invalid token (expired, tampered, other arguments or
+// user) is ignored there: the form is asked as without one.
 
 // PreviewTokenArgument is the optional tool argument that carries a
 // confirmation token; the generator adds it to the input schema of tools
@@ -81,18 +93,44 @@ func (c *call) errPreviewToken() *mcp.CallToolResult {
 		PreviewTokenArgument, c.m.tool))
 }
 
+// claimTTL is how long the ReplayGuard remembers the claim of a flow's
+// identity: as long as a state of the flow, or a confirmation token
+// naming it, may still open (ToolOptions.TTL or PreviewTTL, the longer).
+func (m *Machine) claimTTL() time.Duration { return max(m.opts.TTL, m.opts.PreviewTTL) }
+
+// hasPreview reports whether step j is settled by a preview when the
+// request cannot show it.
+func (m *Machine) hasPreview(j int) bool {
+	s := &m.steps[j]
+	return s.Once && s.Fallback == FallbackPreview && s.Accept != nil && m.flow.Preview != nil
+}
+
+// previewArgs splits the call's arguments: the confirmation token, if
+// present, and the binding of a token for the other arguments.
+func (c *call) previewArgs() (token string, present bool, bind Binding) {
+	token, present, rest := splitPreviewToken(c.req.Params.Arguments)
+	return token, present, previewBinding(c.m.tool, c.bind, rest)
+}
+
+// openPreview opens token under bind: its grant, and whether it is a
+// valid token for step j.
+func (c *call) openPreview(bind Binding, token string, j int) (previewGrant, bool) {
+	var g previewGrant
+	_, payload, err := c.m.opts.Keys.Open(bind, token, c.now)
+	ok := err == nil && json.Unmarshal(payload, &g) == nil && g.Step == j && g.Flow != ""
+	return g, ok
+}
+
 // preview settles Once step j, which the request cannot show, by its
 // preview: without a token the call completes with the preview and a new
 // token; with a valid token the step is answered with its Accept content
 // and the flow takes the token's identity, to be claimed on completion.
 func (c *call) preview(j int) (handled bool, res mcp.Result, err error) {
 	m := c.m
-	token, present, rest := splitPreviewToken(c.req.Params.Arguments)
-	bind := previewBinding(m.tool, c.bind, rest)
+	token, present, bind := c.previewArgs()
 	if present {
-		var g previewGrant
-		_, payload, err := m.opts.Keys.Open(bind, token, c.now)
-		if err != nil || json.Unmarshal(payload, &g) != nil || g.Step != j || g.Flow == "" {
+		g, ok := c.openPreview(bind, token, j)
+		if !ok {
 			m.opts.Logger.Info("elicitgen: confirmation token refused", "tool", m.tool)
 			return true, c.errPreviewToken(), nil
 		}
@@ -112,6 +150,37 @@ func (c *call) preview(j int) (handled bool, res mcp.Result, err error) {
 		return true, nil, ErrInternal
 	}
 	return true, PreviewResult(m.tool, text, sealed, m.opts.PreviewTTL), nil
+}
+
+// spendPreview runs when step j is about to be asked of a request that can
+// show it. If the step has a preview and the arguments carry a valid token
+// for it, the token is used up before the step is first asked in this flow
+// (an answer asked again does not spend it twice): its use's own identity
+// is claimed, for as long as the token or the flow may live. handled is
+// true when the call ends with (res, err): the token was already used, or
+// the guard failed. An invalid token is ignored: the step is asked.
+func (c *call) spendPreview(j int) (handled bool, res mcp.Result, err error) {
+	m := c.m
+	if t := c.st.Steps[j]; !m.hasPreview(j) || t.Asks > 0 || t.Tries > 0 {
+		return false, nil, nil
+	}
+	token, present, bind := c.previewArgs()
+	if !present {
+		return false, nil, nil
+	}
+	g, ok := c.openPreview(bind, token, j)
+	if !ok {
+		return false, nil, nil
+	}
+	first, err := m.opts.Replay.Claim(c.ctx, flowClaimID(m.tool, c.bind, g.Flow), m.claimTTL())
+	if err != nil {
+		return true, nil, err
+	}
+	if !first {
+		m.opts.Logger.Info("elicitgen: confirmation token already used, not asking", "tool", m.tool)
+		return true, c.errPreviewToken(), nil
+	}
+	return false, nil, nil
 }
 
 // PreviewResult is the result of a previewed call: the preview text, then

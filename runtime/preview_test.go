@@ -20,6 +20,12 @@ import (
 // confirmation asked once, previewed when the client cannot show forms.
 // Each completion is counted in launched.
 func launchServer(opts *elicitrt.ToolOptions, launched *counter) *mcp.Server {
+	return launchServerChecking(opts, launched, false)
+}
+
+// launchServerChecking is launchServer whose confirmation, with
+// mustConfirm, takes only true: false is invalid, and asked again.
+func launchServerChecking(opts *elicitrt.ToolOptions, launched *counter, mustConfirm bool) *mcp.Server {
 	server := mcp.NewServer(&mcp.Implementation{Name: "launch", Version: "v0"}, nil)
 	schema := json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]}`)
 	step := elicitrt.Step{
@@ -29,8 +35,8 @@ func launchServer(opts *elicitrt.ToolOptions, launched *counter) *mcp.Server {
 			return &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: schema}
 		},
 		Check: func(c map[string]any) error {
-			if _, ok := c["confirm"].(bool); !ok {
-				return fmt.Errorf("invalid content: confirm: must be a boolean")
+			if v, ok := c["confirm"].(bool); !ok || mustConfirm && !v {
+				return fmt.Errorf("invalid content: confirm: must be a boolean, and true")
 			}
 			return nil
 		},
@@ -161,26 +167,107 @@ func TestPreviewThenConfirm(t *testing.T) {
 }
 
 // TestPreviewTokenIgnoredWhenAsked: a client that can show forms is asked
-// the confirmation, token or not.
+// the confirmation, token or not: an invalid token is ignored, and a valid
+// one is spent by the form, even when the person declines.
 func TestPreviewTokenIgnoredWhenAsked(t *testing.T) {
 	opts := &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring(), Replay: &elicitrt.MemoryReplayGuard{}}
 	launched := &counter{}
 	blind := mcptest.Connect(t, func() *mcp.Server { return launchServer(opts, launched) }, "memory", "modern", mcptest.Options{})
-	preview, err := blind.CallTool(t.Context(), &mcp.CallToolParams{Name: "launch", Arguments: map[string]any{"target": "moon"}})
-	if err != nil {
-		t.Fatal(err)
+	newToken := func() string {
+		preview, err := blind.CallTool(t.Context(), &mcp.CallToolParams{Name: "launch", Arguments: map[string]any{"target": "moon"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return previewToken(t, preview)
 	}
-	token := previewToken(t, preview)
 	for _, era := range mcptest.Eras {
-		u := &mcptest.User{Replies: []*mcp.ElicitResult{{Action: "decline"}}}
-		cs := mcptest.Connect(t, func() *mcp.Server { return launchServer(opts, launched) }, "memory", era, mcptest.Options{User: u})
-		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "launch", Arguments: map[string]any{"target": "moon", "confirmation_token": token}})
-		if err != nil || mcptest.Text(res) != "decline" || len(u.Asked) != 1 {
-			t.Fatalf("%s: a client with forms: %+v %v (asked %d)", era, res, err, len(u.Asked))
+		token := newToken()
+		for _, tok := range []string{flip(token), token} {
+			u := &mcptest.User{Replies: []*mcp.ElicitResult{{Action: "decline"}}}
+			cs := mcptest.Connect(t, func() *mcp.Server { return launchServer(opts, launched) }, "memory", era, mcptest.Options{User: u})
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "launch", Arguments: map[string]any{"target": "moon", "confirmation_token": tok}})
+			if err != nil || mcptest.Text(res) != "decline" || len(u.Asked) != 1 {
+				t.Fatalf("%s: a client with forms: %+v %v (asked %d)", era, res, err, len(u.Asked))
+			}
+		}
+		res, err := blind.CallTool(t.Context(), &mcp.CallToolParams{Name: "launch", Arguments: map[string]any{"target": "moon", "confirmation_token": token}})
+		if err != nil || !res.IsError {
+			t.Fatalf("%s: the token after a declined form: %+v %v", era, res, err)
 		}
 	}
 	if launched.get() != 0 {
 		t.Fatal("launched without a confirmation")
+	}
+}
+
+// TestPreviewTokenSpentByForm: one confirmation, one effect. A valid token
+// sent by a client that can ask is spent when the form is first asked: an
+// invalid answer asked again does not spend it twice (the call completes,
+// once); the token then launches nothing, on either era and transport, on
+// another server sharing the guard and the keys.
+func TestPreviewTokenSpentByForm(t *testing.T) {
+	for _, transport := range mcptest.Transports {
+		for _, era := range mcptest.Eras {
+			t.Run(transport+"/"+era, func(t *testing.T) {
+				opts := &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring(), Replay: &elicitrt.MemoryReplayGuard{}}
+				launched := &counter{}
+				serve := func() *mcp.Server { return launchServerChecking(opts, launched, true) }
+				blind := mcptest.Connect(t, serve, transport, era, mcptest.Options{})
+				preview, err := blind.CallTool(t.Context(), &mcp.CallToolParams{Name: "launch", Arguments: map[string]any{"target": "moon"}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				args := map[string]any{"target": "moon", "confirmation_token": previewToken(t, preview)}
+				u := &mcptest.User{Replies: []*mcp.ElicitResult{
+					mcptest.Accept(map[string]any{"confirm": false}), // invalid here: asked again
+					mcptest.Accept(map[string]any{"confirm": true}),
+				}}
+				form := mcptest.Connect(t, serve, transport, era, mcptest.Options{User: u})
+				res, err := form.CallTool(t.Context(), &mcp.CallToolParams{Name: "launch", Arguments: args})
+				if err != nil || mcptest.Text(res) != "launched moon" || len(u.Asked) != 2 {
+					t.Fatalf("the form with a token: %q %+v %v (asked %d)", mcptest.Text(res), res, err, len(u.Asked))
+				}
+				res, err = blind.CallTool(t.Context(), &mcp.CallToolParams{Name: "launch", Arguments: args})
+				if err != nil || !res.IsError || !strings.Contains(mcptest.Text(res), "was already used") {
+					t.Fatalf("the token after the form: %+v %v", res, err)
+				}
+				if launched.get() != 1 {
+					t.Fatalf("launched %d times", launched.get())
+				}
+			})
+		}
+	}
+}
+
+// TestPreviewTokenOutlivesStateTTL: a confirmation token that lives
+// longer than the tool's states (PreviewTTL 30 minutes, TTL 1 minute) is
+// still single use for its whole life: its claim is remembered as long as
+// the token opens, by the guard's own clock.
+func TestPreviewTokenOutlivesStateTTL(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	opts := &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring(), Replay: &elicitrt.MemoryReplayGuard{Now: clock},
+		Now: clock, TTL: time.Minute, PreviewTTL: 30 * time.Minute}
+	launched := &counter{}
+	cs := mcptest.Connect(t, func() *mcp.Server { return launchServer(opts, launched) }, "memory", "modern", mcptest.Options{})
+	call := func(args map[string]any) *mcp.CallToolResult {
+		t.Helper()
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "launch", Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	args := map[string]any{"target": "moon", "confirmation_token": previewToken(t, call(map[string]any{"target": "moon"}))}
+	if res := call(args); res.IsError || launched.get() != 1 {
+		t.Fatalf("confirm: %+v", res)
+	}
+	mu.Lock()
+	now = now.Add(10 * time.Minute) // past TTL, within PreviewTTL
+	mu.Unlock()
+	if res := call(args); !res.IsError || launched.get() != 1 {
+		t.Fatalf("the token used again after TTL: %+v, launched %d times", res, launched.get())
 	}
 }
 

@@ -1,32 +1,34 @@
 package main
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/mcptest"
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
 // TestLongBearerTokenDoesNotCrash: the stand-in authentication takes any
-// bearer token as the user id, and the URL step seals that user into its
+// bearer token as the user id, and the URL step binds that user into its
 // flow token. A 40,000-character token used to make Keyring.Seal panic and
-// the process exit; it is now an internal error for that call, and the
-// server goes on serving.
+// the process exit, then was an internal error for that call; the token
+// now carries a digest of the user, so that user gets a link like anyone's,
+// within MaxFlowTokenLen, and the server goes on serving.
 func TestLongBearerTokenDoesNotCrash(t *testing.T) {
 	s := startSite(t)
 	long := s.mcpClient(t, "http", strings.Repeat("A", 40_000), mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})
-	_, err := list(long, "", nil)
-	var werr *jsonrpc.Error
-	if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInternalError {
-		t.Fatalf("a 40,000-character principal: want -32603, got %v", err)
+	res, err := list(long, "", nil)
+	if err != nil || !res.NeedsInput() {
+		t.Fatalf("a 40,000-character principal: %+v %v", res, err)
+	}
+	if _, req := urlRequest(t, res); len(strings.TrimPrefix(req.URL, s.url+"/connect?flow=")) > elicitrt.MaxFlowTokenLen {
+		t.Fatalf("a 40,000-character principal: a link of %d bytes", len(req.URL))
 	}
 	ok := s.mcpClient(t, "http", "alice", mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})
-	res, err := list(ok, "", nil)
+	res, err = list(ok, "", nil)
 	if err != nil || !res.NeedsInput() {
 		t.Fatalf("after: %+v %v", res, err)
 	}

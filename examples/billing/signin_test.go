@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/mcptest"
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
 // TestCallbackOnlyInTheBrowserThatConnected: over the real SDK and HTTP,
@@ -235,5 +236,51 @@ func TestDenialDeclines(t *testing.T) {
 	}
 	if _, p2 := urlRequest(t, again); p2.URL == p.URL {
 		t.Fatal("a new call got the denied link again")
+	}
+}
+
+// TestLongSubjectSignIn: a user id of 4 KiB (the stand-in authentication
+// takes any bearer token as the user id) gets a sign-in link that works.
+// Over the real SDK and HTTP, the tool call hands out a link; its connect
+// page is served (not 400: the flow token carries a digest of the user,
+// not the user, so it stays within MaxFlowTokenLen); another user whose
+// id differs in its last byte only gets 403; the user completes the
+// sign-in, the grant is stored for that user only, and the retry
+// completes. Another user's call is still asked to connect.
+func TestLongSubjectSignIn(t *testing.T) {
+	long := "user-" + strings.Repeat("0123456789abcdef", 256)[:4091]
+	other := long[:len(long)-1] + "X"
+	s := startSite(t)
+	cs := s.mcpClient(t, "http", long, mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})
+	first, err := list(cs, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, p := urlRequest(t, first)
+	token := strings.TrimPrefix(p.URL, s.url+"/connect?flow=")
+	if len(token) > elicitrt.MaxFlowTokenLen {
+		t.Errorf("a %d-byte user id: a %d-byte flow token, over MaxFlowTokenLen (%d)", len(long), len(token), elicitrt.MaxFlowTokenLen)
+	}
+	if code, body := get(t, s.browser(t, other), p.URL); code != http.StatusForbidden {
+		t.Fatalf("another user's browser: %d %s", code, body)
+	}
+	code, body, err := signIn(s.browser(t, long), p.URL)
+	if err != nil || code != http.StatusOK || !strings.Contains(body, "Connected") {
+		t.Fatalf("the user's browser: %d %v %s", code, err, body)
+	}
+	ctx := context.Background()
+	if g, ok, _ := s.grants.Grant(ctx, long, "billing"); !ok || string(g) != "provider-token-for-"+long {
+		t.Fatalf("grant of the user: %.40q %v", g, ok)
+	}
+	if _, ok, _ := s.grants.Grant(ctx, other, "billing"); ok {
+		t.Fatal("a grant was stored for the other user")
+	}
+	done, err := list(cs, first.RequestState, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept"}})
+	if err != nil || done.NeedsInput() || mcptest.Text(done) != "2 open invoices." {
+		t.Fatalf("retry after the sign-in: %+v %v", done, err)
+	}
+	oc := s.mcpClient(t, "http", other, mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})
+	if res, err := list(oc, "", nil); err != nil || !res.NeedsInput() {
+		t.Fatalf("the other user's call: %+v %v", res, err)
 	}
 }

@@ -117,3 +117,69 @@ func TestConfirmationIsAskedOnce(t *testing.T) {
 func isReplayed(err error) bool {
 	return err != nil && strings.Contains(err.Error(), elicitrt.ErrReplayed.Message)
 }
+
+// TestPreviewTokenAndFormConfirmOnce: one confirmation, one effect. A
+// valid confirmation token presented by a client that can ask is used up
+// by that call's flow: the person is asked and confirms (one production
+// deploy), and the same token from a client that cannot ask then deploys
+// nothing. The other way round, a token already used refuses the call
+// that can ask, before anyone is asked; and a token presented to a form
+// that the person declines is used up too. Over the real SDK, in memory
+// and over HTTP, on both eras, with one replay guard as one server has.
+func TestPreviewTokenAndFormConfirmOnce(t *testing.T) {
+	const deployed = "Deploying api to prod without notifying."
+	prod := map[string]any{"service": "api", "environment": "prod"}
+	for _, transport := range mcptest.Transports {
+		for _, era := range mcptest.Eras {
+			t.Run(transport+"/"+era, func(t *testing.T) {
+				opts := &elicitrt.ToolOptions{Keys: keys, Replay: &elicitrt.MemoryReplayGuard{}}
+				connect := func(u *user) *mcp.ClientSession {
+					return mcptest.Connect(t, func() *mcp.Server { return newServer(opts) }, transport, era, mcptest.Options{User: u})
+				}
+				blind := connect(nil)
+				newToken := func() map[string]any {
+					t.Helper()
+					preview, err := blind.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: prod})
+					if err != nil || preview.IsError || len(preview.Content) != 2 {
+						t.Fatalf("preview: %+v %v", preview, err)
+					}
+					return map[string]any{"service": "api", "environment": "prod", elicitrt.PreviewTokenArgument: tokenOf(t, preview)}
+				}
+				refused := func(what string, cs *mcp.ClientSession, args map[string]any) {
+					t.Helper()
+					got, res, err := call(t, cs, args)
+					if err != nil || !res.IsError || !strings.Contains(got, "was already used") {
+						t.Errorf("%s: want the token refused, got %q %v", what, got, err)
+					}
+				}
+
+				// The form first: asked, confirmed, deployed; the token is spent.
+				withToken := newToken()
+				u := &user{Replies: []*mcp.ElicitResult{accept(map[string]any{"confirm": true})}}
+				if got, _, err := call(t, connect(u), withToken); err != nil || got != deployed || len(u.Asked) != 1 {
+					t.Fatalf("the form with a token: %q %v, asked %d times", got, err, len(u.Asked))
+				}
+				refused("the token after the form confirmed", blind, withToken)
+
+				// The token first: deployed; the form is not asked.
+				withToken = newToken()
+				if got, _, err := call(t, blind, withToken); err != nil || got != deployed {
+					t.Fatalf("the token: %q %v", got, err)
+				}
+				u = &user{Replies: []*mcp.ElicitResult{accept(map[string]any{"confirm": true})}}
+				refused("the form after the token was used", connect(u), withToken)
+				if len(u.Asked) != 0 {
+					t.Errorf("asked %d times after the token was used", len(u.Asked))
+				}
+
+				// Declined in the form: the token is spent all the same.
+				withToken = newToken()
+				u = &user{Replies: []*mcp.ElicitResult{{Action: "decline"}}}
+				if got, _, err := call(t, connect(u), withToken); err != nil || got == deployed || len(u.Asked) != 1 {
+					t.Fatalf("the form declined: %q %v, asked %d times", got, err, len(u.Asked))
+				}
+				refused("the token after the form was declined", blind, withToken)
+			})
+		}
+	}
+}

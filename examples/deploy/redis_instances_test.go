@@ -581,3 +581,39 @@ func TestBadRedisURLExitsWithOneLine(t *testing.T) {
 		})
 	}
 }
+
+// TestRedisPreviewTokenAfterFormOnOtherInstance: one confirmation, one
+// effect, across processes. Two deploy processes share a Redis: a client
+// that cannot ask gets a preview token from one; a client that can ask
+// sends it to the other, is asked, and confirms (one production deploy);
+// the token then deploys nothing on the first.
+func TestRedisPreviewTokenAfterFormOnOtherInstance(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	_, procs, sessions := twoRedisInstances(t, ctx)
+	blind, err := mcp.NewClient(&mcp.Implementation{Name: "blind", Version: "v0"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: procs[0].endpoint}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blind.Close()
+	prod := map[string]any{"service": "api", "environment": "prod"}
+	preview, err := blind.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: prod})
+	if err != nil || len(preview.Content) != 2 {
+		t.Fatalf("preview: %+v %v", preview, err)
+	}
+	withToken := map[string]any{"service": "api", "environment": "prod", "confirmation_token": tokenOf(t, preview)}
+
+	asked, err := sessions[1].CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: withToken})
+	if err != nil || !asked.NeedsInput() || asked.InputRequests["confirm"] == nil {
+		t.Fatalf("the form with a token: %+v %v", asked, err)
+	}
+	done, err := sessions[1].CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: withToken, RequestState: asked.RequestState,
+		InputResponses: mcp.InputResponseMap{"confirm": mcptest.Accept(map[string]any{"confirm": true})}})
+	if err != nil || mcptest.Text(done) != "Deploying api to prod without notifying." {
+		t.Fatalf("confirmed in the form: %+v %v", done, err)
+	}
+	again, err := blind.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: withToken})
+	if err != nil || !again.IsError || !strings.Contains(mcptest.Text(again), "was already used") {
+		t.Fatalf("the token after the form, on the other instance: %+v %v", again, err)
+	}
+}
