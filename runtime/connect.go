@@ -667,27 +667,12 @@ func (c *connect) serveCallback(w http.ResponseWriter, r *http.Request) {
 	if !SameOriginPath(st.Link) {
 		st.Link = ""
 	}
-	if !c.checkUser(w, r, &f) || !c.checkOpen(w, r, f) {
-		return
-	}
-	// The browser must hold the nonce cookie the connect page gave it for
-	// this flow, with the nonce this state was made with.
-	var nv nonceValue
-	ck, err := r.Cookie(c.nonceCookie(r, "", 0).Name)
-	if err != nil || !c.open(nonceBinding(c.opts.Audience), ck.Value, &nv) || nv.FlowID != f.ID {
-		c.opts.Logger.Warn("elicitgen: connect: callback without the nonce cookie of the flow", "tool", f.Tool, "step", f.Step, "cookie", err == nil)
-		c.render(w, r, page{name: templates.PageOtherBrowser, status: http.StatusForbidden, account: f.Subject, retry: st.Link})
-		return
-	}
-	if hash := sha256.Sum256(nv.Nonce); subtle.ConstantTimeCompare(hash[:], st.NonceHash) != 1 {
-		c.opts.Logger.Warn("elicitgen: connect: nonce cookie of another sign-in", "tool", f.Tool, "step", f.Step)
-		c.render(w, r, page{name: templates.PageOtherBrowser, status: http.StatusForbidden, account: f.Subject, retry: st.Link})
+	if !c.checkUser(w, r, &f) || !c.checkOpen(w, r, f) || !c.checkNonce(w, r, f, &st) {
 		return
 	}
 	answer := c.opts.ProviderAnswer(r)
 	// One outcome: claimed before anything is exchanged or recorded.
-	ctx := r.Context()
-	claimed, err := c.opts.Grants.ClaimFlow(ctx, f.ID, c.opts.FlowTTL)
+	claimed, err := c.opts.Grants.ClaimFlow(r.Context(), f.ID, c.opts.FlowTTL)
 	if err != nil {
 		c.fail(w, r, "grant store", err, st.Link)
 		return
@@ -697,24 +682,7 @@ func (c *connect) serveCallback(w http.ResponseWriter, r *http.Request) {
 		c.render(w, r, page{name: templates.PageDone, status: http.StatusConflict, account: f.Subject})
 		return
 	}
-	switch answer {
-	case ProviderApproved:
-		if p, ok := c.complete(r, f, st.Link); !ok {
-			c.release(r, f)
-			c.render(w, r, p)
-			return
-		}
-	case ProviderDenied:
-		c.opts.Logger.Info("elicitgen: connect: the user denied access at the provider", "tool", f.Tool, "step", f.Step)
-		if err := c.opts.Grants.DenyFlow(ctx, f.ID, c.opts.FlowTTL); err != nil {
-			c.release(r, f)
-			c.fail(w, r, "cannot record the denial", err, st.Link)
-			return
-		}
-	default:
-		c.opts.Logger.Info("elicitgen: connect: the provider failed", "tool", f.Tool, "step", f.Step, "error", bounded(q.Get("error")))
-		c.release(r, f)
-		c.render(w, r, page{name: templates.PageProviderError, status: http.StatusBadGateway, account: f.Subject, retry: st.Link})
+	if !c.record(w, r, f, answer, st.Link) {
 		return
 	}
 	// Post-redirect-get: the result page, which a reload shows again.
@@ -725,6 +693,52 @@ func (c *connect) serveCallback(w http.ResponseWriter, r *http.Request) {
 	}
 	http.SetCookie(w, c.nonceCookie(r, "", -1))
 	http.Redirect(w, r, r.URL.Path+"?"+url.Values{"done": {result}}.Encode(), http.StatusSeeOther)
+}
+
+// checkNonce reports whether the browser holds the nonce cookie the
+// connect page gave it for this flow, with the nonce st was made with;
+// otherwise it renders the other-browser page.
+func (c *connect) checkNonce(w http.ResponseWriter, r *http.Request, f ConnectFlow, st *signInState) bool {
+	var nv nonceValue
+	ck, err := r.Cookie(c.nonceCookie(r, "", 0).Name)
+	if err != nil || !c.open(nonceBinding(c.opts.Audience), ck.Value, &nv) || nv.FlowID != f.ID {
+		c.opts.Logger.Warn("elicitgen: connect: callback without the nonce cookie of the flow", "tool", f.Tool, "step", f.Step, "cookie", err == nil)
+		c.render(w, r, page{name: templates.PageOtherBrowser, status: http.StatusForbidden, account: f.Subject, retry: st.Link})
+		return false
+	}
+	if hash := sha256.Sum256(nv.Nonce); subtle.ConstantTimeCompare(hash[:], st.NonceHash) != 1 {
+		c.opts.Logger.Warn("elicitgen: connect: nonce cookie of another sign-in", "tool", f.Tool, "step", f.Step)
+		c.render(w, r, page{name: templates.PageOtherBrowser, status: http.StatusForbidden, account: f.Subject, retry: st.Link})
+		return false
+	}
+	return true
+}
+
+// record records the provider's answer for the claimed flow f: the grant,
+// or the denial. When it cannot, it gives the claim back, renders the page
+// that says so and reports false.
+func (c *connect) record(w http.ResponseWriter, r *http.Request, f ConnectFlow, answer ProviderAnswer, link string) bool {
+	switch answer {
+	case ProviderApproved:
+		if p, ok := c.complete(r, f, link); !ok {
+			c.release(r, f)
+			c.render(w, r, p)
+			return false
+		}
+	case ProviderDenied:
+		c.opts.Logger.Info("elicitgen: connect: the user denied access at the provider", "tool", f.Tool, "step", f.Step)
+		if err := c.opts.Grants.DenyFlow(r.Context(), f.ID, c.opts.FlowTTL); err != nil {
+			c.release(r, f)
+			c.fail(w, r, "cannot record the denial", err, link)
+			return false
+		}
+	default:
+		c.opts.Logger.Info("elicitgen: connect: the provider failed", "tool", f.Tool, "step", f.Step, "error", bounded(r.URL.Query().Get("error")))
+		c.release(r, f)
+		c.render(w, r, page{name: templates.PageProviderError, status: http.StatusBadGateway, account: f.Subject, retry: link})
+		return false
+	}
+	return true
 }
 
 // release gives back the claim of f, after an attempt that recorded
