@@ -248,7 +248,7 @@ func methodOwners(a, b HandlerMethod) string {
 
 // stepAt holds the positions of a step that its tool's rules point at.
 type stepAt struct {
-	field, once, prefill, fallback, during, together, confirm token.Pos
+	field, once, prefill, fallback, during, together token.Pos
 }
 
 func (c *checker) checkStep(decl string, v *types.Var, af *ast.Field, pos token.Pos, rawTag string, forms map[string]*Form, prev *ToolStep) (*ToolStep, stepAt) {
@@ -274,7 +274,7 @@ func (c *checker) checkStep(decl string, v *types.Var, af *ast.Field, pos token.
 		Message: spec.Message, MessageHandler: spec.MessageHandler, AskHandler: spec.AskHandler,
 		Prefill: spec.Prefill, Once: spec.Once, Together: spec.Together, During: spec.During, Fallback: cmp.Or(spec.Fallback, "error"),
 	}
-	where := stepAt{field: pos, once: at("once"), prefill: at("prefill"), fallback: at("fallback"), during: at("during"), together: at("together"), confirm: at("confirm")}
+	where := stepAt{field: pos, once: at("once"), prefill: at("prefill"), fallback: at("fallback"), during: at("during"), together: at("together")}
 	if spec.Key != "" {
 		step.Key = spec.Key
 	}
