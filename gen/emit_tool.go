@@ -112,6 +112,9 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) {
 		if s.During {
 			d[jen.Id("During")] = jen.True()
 		}
+		if s.Confirm != "" {
+			d[jen.Id("Confirm")] = jen.Lit(s.Confirm)
+		}
 		if s.Accept != "" {
 			d[jen.Id("Accept")] = jen.Map(jen.String()).Any().Values(jen.Dict{jen.Lit(s.Accept): jen.True()})
 		}
@@ -319,11 +322,29 @@ func methodSignature(pkg *Package, t *Tool, m HandlerMethod, named bool) *jen.St
 	return sig.Parens(jen.List(resultType(t), jen.Error()))
 }
 
+// confirmations names t's confirm steps for the handler's doc comments
+// ("the confirm step's confirm"), or "" when it has none.
+func confirmations(t *Tool) string {
+	var names []string
+	for _, s := range t.Steps {
+		if s.Confirm != "" {
+			names = append(names, fmt.Sprintf("the %s step's %s", s.Key, s.Confirm))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return joinAnd(names)
+}
+
 // methodDoc is the doc comment of a handler method, in the interface and
 // in the stub.
 func methodDoc(t *Tool, m HandlerMethod) []string {
 	switch m.Kind {
 	case MethodComplete:
+		if no := confirmations(t); no != "" {
+			return wrap("Complete runs once every step to be asked has been answered: "+no+" only with true (false is a decline).", 90)
+		}
 		return []string{"Complete runs once every step to be asked has been answered."}
 	case MethodRun:
 		where := "in a task for a client that declares the tasks extension, in the foreground otherwise (where task's askers return the answers given before Run)"
@@ -340,11 +361,19 @@ func methodDoc(t *Tool, m HandlerMethod) []string {
 		}
 		return wrap(when+where+how, 90)
 	case MethodDeclined:
+		doc := []string{"Declined runs when the user declined the step: a normal outcome, which ends in a complete result."}
 		if len(t.Askers()) > 0 {
-			return []string{"Declined runs when the user declined a step asked before Run: a normal outcome, which ends in a",
+			doc = []string{"Declined runs when the user declined a step asked before Run: a normal outcome, which ends in a",
 				"complete result. (A during step's decline reaches Run, as its asker's Outcome.)"}
 		}
-		return []string{"Declined runs when the user declined the step: a normal outcome, which ends in a complete result."}
+		if no := confirmations(t); no != "" {
+			work := "Complete"
+			if t.Task != "" {
+				work = "Run"
+			}
+			doc = append(doc, wrap("An answer of false to "+no+" is its decline, and arrives here, never at "+work+".", 90)...)
+		}
+		return doc
 	case MethodCancelled:
 		if len(t.Askers()) > 0 {
 			return []string{"Cancelled runs when the user dismissed a step asked before Run without choosing. (A during",

@@ -184,6 +184,10 @@ type ToolStep struct {
 	// step whose fallback is preview (a once step whose form is one
 	// required boolean).
 	Accept string
+	// Confirm is the one required boolean property of a confirm step (or
+	// of a preview step, which is one) that only true answers: false is
+	// the step's decline. Empty for other steps.
+	Confirm string
 	// PrefillProps lists the form's properties when Prefill; PrefillNeeds
 	// those the arguments must all supply (the required ones, or else
 	// those without a default).

@@ -414,6 +414,7 @@ type stepSpec struct {
 	Once           bool
 	Together       bool
 	During         bool
+	Confirm        bool
 	Fallback       string // "" when not given
 	at             map[string]int
 }
@@ -421,7 +422,7 @@ type stepSpec struct {
 // stepGrammar lists the options of a step's elicit tag.
 var stepGrammar = grammar{
 	what:    "step",
-	options: map[string]bool{"message": true, "ask": true, "prefill": false, "fallback": true, "once": false, "together": false, "during": false},
+	options: map[string]bool{"message": true, "ask": true, "prefill": false, "fallback": true, "once": false, "together": false, "during": false, "confirm": false},
 }
 
 // parseStepTag reads a tool step's elicit tag. Values are checked by Check.
@@ -450,6 +451,8 @@ func parseStepTag(t elicitTag) (stepSpec, []tagProblem) {
 			spec.Together = true
 		case "during":
 			spec.During = true
+		case "confirm":
+			spec.Confirm = true
 		case "fallback":
 			switch o.value {
 			case "error", "defaults", "arguments", "handler", "preview":

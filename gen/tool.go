@@ -308,6 +308,9 @@ func (c *checker) checkStep(decl string, v *types.Var, af *ast.Field, pos token.
 	if step.Fallback == "preview" {
 		c.checkPreview(step, form, v, at("fallback"))
 	}
+	if spec.Confirm {
+		c.checkConfirm(step, form, spec, at)
+	}
 	if step.URL {
 		if step.Prefill || step.Fallback == "defaults" || step.Fallback == "arguments" {
 			key := "prefill"
@@ -427,6 +430,8 @@ func (c *checker) checkDuring(tool *Tool, places []stepAt, taskMarked bool) {
 		}
 		if s.Fallback == "preview" {
 			c.errorf(at.during, "step %s: during cannot have fallback=preview: a preview confirms before the work starts; drop during", s.GoName)
+		} else if s.Confirm != "" {
+			c.errorf(at.during, "step %s: during cannot have confirm: a confirmation belongs before the work starts (and Run reads its asker's answer itself); drop during, or confirm", s.GoName)
 		}
 		if s.Prefill {
 			c.errorf(at.during, "step %s: during cannot have prefill: a step asked while the task runs is answered by the user, never from the arguments (read before the task starts); drop prefill, or during", s.GoName)
@@ -450,7 +455,51 @@ func (c *checker) checkPreview(step *ToolStep, form *Form, v *types.Var, at toke
 		c.errorf(at, "step %s: fallback=preview confirms with a token, which answers a form of one required boolean; form %s is not one (give it a single field such as Confirm bool `elicit:\"confirm,required\"`)", v.Name(), form.Name)
 	default:
 		step.Accept = form.Fields[0].Property
+		step.Confirm = step.Accept // the token says yes; a form's false is a decline
 	}
+}
+
+// checkConfirm checks a confirm step: a form whose one required field is
+// a boolean, which only true answers, and which only a person answers (no
+// prefill, no fallback=defaults); during is checked with the during rules.
+func (c *checker) checkConfirm(step *ToolStep, form *Form, spec stepSpec, at func(string) token.Pos) {
+	if step.URL {
+		c.errorf(at("confirm"), "URL step %s: confirm is for a confirmation form whose one required field is a boolean; a URL step has no answer to say no with", step.GoName)
+		return
+	}
+	var required []*Field
+	for _, fd := range form.Fields {
+		if fd.Required {
+			required = append(required, fd)
+		}
+	}
+	if len(required) != 1 || required[0].Kind != KindBool {
+		c.errorf(at("confirm"), "step %s: confirm needs a form whose one required field is a boolean (only true confirms, false declines), and %s: ask with a form such as struct{ Confirm bool `elicit:\"confirm,required\"` }",
+			step.GoName, requiredText(form, required))
+		return
+	}
+	step.Confirm = required[0].Property
+	if step.Prefill {
+		c.errorf(at("prefill"), "step %s: confirm marks a confirmation that must be asked, and prefill would let the tool's arguments answer it without asking: drop prefill", step.GoName)
+	}
+	if spec.Fallback == "defaults" {
+		c.errorf(at("fallback"), "step %s: confirm marks a confirmation that must be asked, and fallback=defaults would answer it for the user when the client cannot show it: use fallback=error (the default), fallback=handler or, with once, fallback=preview", step.GoName)
+	}
+}
+
+// requiredText says what required fields form has, for a confirm error.
+func requiredText(form *Form, required []*Field) string {
+	switch len(required) {
+	case 0:
+		return fmt.Sprintf("form %s has no required field", form.Name)
+	case 1:
+		return fmt.Sprintf("the required field of form %s, %s, is not a boolean", form.Name, required[0].Property)
+	}
+	names := make([]string, len(required))
+	for i, fd := range required {
+		names[i] = fd.Property
+	}
+	return fmt.Sprintf("form %s has %d required fields (%s)", form.Name, len(required), strings.Join(names, ", "))
 }
 
 // checkPrefill finds the properties that two steps prefill, or that a step

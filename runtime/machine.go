@@ -89,6 +89,14 @@ type Step struct {
 	// code guarantees both); the machine never calls Flow.Ask for it. A
 	// 2025-11-25 call asks it after that step, as any other.
 	Together bool
+	// Confirm, on a confirmation form step, names its boolean property
+	// that only true answers: an answer accepted with anything else, and
+	// valid for the form, is the step's decline (Flow.Ended with
+	// ActionDecline, its answer nil), never an answer; a Confirm step is
+	// never answered from the arguments or by its defaults, and Accept
+	// must set it to true. Not for During steps (a task's Task.Ask does
+	// not read it; generated code never sets both).
+	Confirm string
 	// Missing is the tool error text of FallbackArguments.
 	Missing string
 	// Accept is the content of a FallbackPreview step confirmed with a
@@ -661,7 +669,7 @@ func (c *call) skip(j int) (handled bool, res mcp.Result, err error) {
 		st.Step++ // only a round's first step has a handler to skip it
 		return true, nil, nil
 	}
-	if step.Prefill != nil && !step.Once {
+	if step.Prefill != nil && !step.Once && step.Confirm == "" {
 		if content, all := prefill(c.req.Params.Arguments, step.Prefill, step.PrefillNeeds); all {
 			if err := step.Check(content); err != nil {
 				return true, toolError("invalid arguments: " + bounded(strings.TrimPrefix(err.Error(), "invalid content: "))), nil
@@ -676,7 +684,7 @@ func (c *call) skip(j int) (handled bool, res mcp.Result, err error) {
 	}
 	switch step.Fallback {
 	case FallbackDefaults:
-		if step.Once {
+		if step.Once || step.Confirm != "" {
 			break // a confirmation is never answered for the user
 		}
 		content := map[string]any{}
@@ -709,6 +717,9 @@ func (c *call) take(j int, resp *mcp.ElicitResult) (done bool, res mcp.Result, e
 	m := c.m
 	step := &m.steps[j]
 	t := &c.st.Steps[j]
+	if resp.Action == ActionAccept && step.Mode == ModeForm && !step.yes(resp.Content) && step.Check(resp.Content) == nil {
+		resp = &mcp.ElicitResult{Action: ActionDecline} // a no to a confirmation: its decline
+	}
 	switch resp.Action {
 	case ActionDecline, ActionCancel:
 		if step.During {
@@ -745,6 +756,12 @@ func (c *call) take(j int, resp *mcp.ElicitResult) (done bool, res mcp.Result, e
 	}
 	c.keepForm(j, resp.Content)
 	return false, nil, nil
+}
+
+// yes reports whether content says yes to the step: always, unless the
+// step is a confirmation (Confirm) and its boolean is anything but true.
+func (s *Step) yes(content map[string]any) bool {
+	return s.Confirm == "" || content[s.Confirm] == true
 }
 
 // keepForm keeps the accepted content of form step j as its answer

@@ -102,7 +102,7 @@ func (m *Machine) claimTTL() time.Duration { return max(m.opts.TTL, m.opts.Previ
 // request cannot show it.
 func (m *Machine) hasPreview(j int) bool {
 	s := &m.steps[j]
-	return s.Once && s.Fallback == FallbackPreview && s.Accept != nil && m.flow.Preview != nil
+	return s.Once && s.Fallback == FallbackPreview && s.Accept != nil && s.yes(s.Accept) && m.flow.Preview != nil
 }
 
 // previewArgs splits the call's arguments: the confirmation token, if

@@ -72,6 +72,7 @@ func FuzzConfirmOnce(f *testing.F) {
 	}
 	for _, seed := range []string{
 		`{"confirm":{"action":"accept","content":{"confirm":true}}}`,
+		`{"confirm":{"action":"accept","content":{"confirm":false}}}`,
 		`{"confirm":{"action":"accept","content":{"confirm":true,"pad":"` + strings.Repeat("A", 600) + `"}}}`,
 		`{"target":{"action":"accept","content":{"environment":"prod"}},"confirm":{"action":"accept","content":{"confirm":true}}}`,
 		`{"confirm.2":{"action":"accept","content":{"confirm":true}}}`,

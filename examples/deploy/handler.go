@@ -16,9 +16,6 @@ var _ DeployHandler = deployer{}
 
 func (deployer) Complete(ctx context.Context, req *mcp.CallToolRequest, args DeployArgs, answers DeployAnswers) (*mcp.CallToolResult, error) {
 	t := answers.Target
-	if answers.Confirm != nil && !answers.Confirm.Confirm {
-		return elicitrt.Text(fmt.Sprintf("Nothing was deployed: %s to production was not confirmed.", args.Service)), nil
-	}
 	notify := "without notifying"
 	if t.Notify {
 		notify = "and posting in #deployments"
@@ -26,7 +23,12 @@ func (deployer) Complete(ctx context.Context, req *mcp.CallToolRequest, args Dep
 	return elicitrt.Text(fmt.Sprintf("Deploying %s to %s %s.", args.Service, t.Environment, notify)), nil
 }
 
+// Declined also serves a confirmation answered no: the confirm step is
+// declared confirm, so {"confirm": false} arrives here, never at Complete.
 func (deployer) Declined(ctx context.Context, req *mcp.CallToolRequest, args DeployArgs, answers DeployAnswers, step DeployStep) (*mcp.CallToolResult, error) {
+	if step == DeployStepConfirm {
+		return elicitrt.Text(fmt.Sprintf("Nothing was deployed: %s to production was not confirmed.", args.Service)), nil
+	}
 	return elicitrt.Text(fmt.Sprintf("Nothing was deployed: the %s question was declined.", step)), nil
 }
 

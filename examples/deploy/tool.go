@@ -39,5 +39,5 @@ type DeployArgs struct {
 type Deploy struct {
 	Args    DeployArgs
 	Target  Target       `elicit:"target,message=Which environment should I deploy to?,prefill,fallback=arguments"`
-	Confirm Confirmation `elicit:"confirm,message=handler,ask=handler,fallback=preview,once"`
+	Confirm Confirmation `elicit:"confirm,message=handler,ask=handler,confirm,fallback=preview,once"`
 }

@@ -193,9 +193,12 @@ type DeployAnswers struct {
 
 // DeployHandler is what the deploy tool's author implements.
 type DeployHandler interface {
-	// Complete runs once every step to be asked has been answered.
+	// Complete runs once every step to be asked has been answered: the confirm step's confirm
+	// only with true (false is a decline).
 	Complete(ctx context.Context, req *mcp.CallToolRequest, args DeployArgs, answers DeployAnswers) (*mcp.CallToolResult, error)
 	// Declined runs when the user declined the step: a normal outcome, which ends in a complete result.
+	// An answer of false to the confirm step's confirm is its decline, and arrives here, never
+	// at Complete.
 	Declined(ctx context.Context, req *mcp.CallToolRequest, args DeployArgs, answers DeployAnswers, step DeployStep) (*mcp.CallToolResult, error)
 	// Cancelled runs when the user dismissed the step without choosing.
 	Cancelled(ctx context.Context, req *mcp.CallToolRequest, args DeployArgs, answers DeployAnswers, step DeployStep) (*mcp.CallToolResult, error)
@@ -233,6 +236,7 @@ func RegisterDeploy(server *mcp.Server, h DeployHandler, opts *elicitrt.ToolOpti
 	}, {
 		Accept:   map[string]any{"confirm": true},
 		Check:    elicitrt.Check[Confirmation],
+		Confirm:  "confirm",
 		Fallback: elicitrt.FallbackPreview,
 		Key:      "confirm",
 		Missing:  "confirm is required",

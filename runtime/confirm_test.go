@@ -1,0 +1,166 @@
+package runtime_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/internal/mcptest"
+
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+)
+
+// refundServer serves "refund": one confirmation step whose boolean "ok"
+// only true answers (Step.Confirm), adjusted by edit. Completions, the
+// effect, are counted in refunds; a decline or cancel answers "ended
+// ACTION" with the step's answer as the handler got it.
+func refundServer(opts *elicitrt.ToolOptions, refunds *counter, edit func(*elicitrt.Step)) *mcp.Server {
+	schema := json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`)
+	step := elicitrt.Step{
+		Key: "sure", Message: "Refund?", Confirm: "ok", Mode: elicitrt.ModeForm,
+		Params: func(msg string) *mcp.ElicitParams {
+			return &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: schema}
+		},
+		Check: func(c map[string]any) error {
+			if _, ok := c["ok"].(bool); !ok {
+				return errors.New("invalid content: ok: must be a boolean")
+			}
+			return nil
+		},
+	}
+	if edit != nil {
+		edit(&step)
+	}
+	m := elicitrt.NewMachine("refund", []elicitrt.Step{step}, elicitrt.Flow{
+		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a elicitrt.Answers) (*mcp.CallToolResult, error) {
+			refunds.add()
+			return elicitrt.Text("refunded"), nil
+		},
+		Ended: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, a elicitrt.Answers) (*mcp.CallToolResult, error) {
+			return elicitrt.Text(fmt.Sprintf("ended %s %v", action, a[step])), nil
+		},
+		Preview: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, a elicitrt.Answers) string {
+			return "This will refund."
+		},
+	}, opts)
+	server := mcp.NewServer(&mcp.Implementation{Name: "refund", Version: "v0"}, nil)
+	elicitrt.AddTool[map[string]any](server, &mcp.Tool{Name: "refund", InputSchema: json.RawMessage(
+		`{"type":"object","properties":{"ok":{"type":"boolean"},"confirmation_token":{"type":"string"}}}`)}, m)
+	return server
+}
+
+// TestConfirmStepNo: an answer accepted with the Confirm boolean false is
+// the step's decline (Ended with decline and no answer, not asked again),
+// never Complete, on both eras in memory and over HTTP; true completes;
+// an invalid answer is asked again.
+func TestConfirmStepNo(t *testing.T) {
+	for _, transport := range mcptest.Transports {
+		for _, era := range mcptest.Eras {
+			t.Run(transport+"/"+era, func(t *testing.T) {
+				for _, c := range []struct {
+					replies []map[string]any
+					want    string
+					refunds int
+				}{
+					{[]map[string]any{{"ok": false}}, "ended decline map[]", 0},
+					{[]map[string]any{{"ok": true}}, "refunded", 1},
+				} {
+					refunds := &counter{}
+					u := &mcptest.User{}
+					for _, r := range c.replies {
+						u.Replies = append(u.Replies, mcptest.Accept(r))
+					}
+					opts := &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring()}
+					cs := mcptest.Connect(t, func() *mcp.Server { return refundServer(opts, refunds, nil) }, transport, era, mcptest.Options{User: u})
+					res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "refund", Arguments: map[string]any{}})
+					if err != nil {
+						t.Fatalf("%v: %v", c.replies, err)
+					}
+					if got := mcptest.Text(res); got != c.want || refunds.get() != c.refunds || len(u.Asked) != len(c.replies) {
+						t.Errorf("%v: got %q, %d refunds, asked %d times; want %q, %d, %d", c.replies, got, refunds.get(), len(u.Asked), c.want, c.refunds, len(c.replies))
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestConfirmStepRounds drives the rounds by hand (2026-07-28): an
+// invalid answer is asked again, then a false declines; a false among
+// other answers under keys the server did not ask for declines too.
+func TestConfirmStepRounds(t *testing.T) {
+	refunds := &counter{}
+	opts := &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring()}
+	cs := mcptest.Connect(t, func() *mcp.Server { return refundServer(opts, refunds, nil) }, "memory", "modern",
+		mcptest.Options{User: &mcptest.User{}, Manual: true})
+	call := func(state string, responses mcp.InputResponseMap) *mcp.CallToolResult {
+		t.Helper()
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "refund", Arguments: map[string]any{},
+			RequestState: state, InputResponses: responses})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	first := call("", nil)
+	key := mcptest.OnlyKey(t, first)
+	again := call(first.RequestState, mcp.InputResponseMap{key: mcptest.Accept(map[string]any{"ok": "no"})})
+	key2 := mcptest.OnlyKey(t, again)
+	if key2 == key {
+		t.Fatalf("asked again under the same key %q", key)
+	}
+	res := call(again.RequestState, mcp.InputResponseMap{key2: mcptest.Accept(map[string]any{"ok": false}), "other": mcptest.Accept(map[string]any{"ok": true})})
+	if got := mcptest.Text(res); got != "ended decline map[]" || refunds.get() != 0 {
+		t.Fatalf("false after an invalid answer: %q, %d refunds", got, refunds.get())
+	}
+}
+
+// TestConfirmStepNeverAnsweredForTheUser: a Confirm step in a hand-built
+// table is not answered from the arguments (asked instead), not by its
+// defaults, and not by a preview token whose Accept content is not true
+// (the client without elicitation gets -32021); nothing completes.
+func TestConfirmStepNeverAnsweredForTheUser(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(*elicitrt.Step)
+		ask  bool // the client can show forms
+	}{
+		{"prefill", func(s *elicitrt.Step) { s.Prefill, s.PrefillNeeds = []string{"ok"}, []string{"ok"} }, true},
+		{"defaults", func(s *elicitrt.Step) {
+			s.Fallback = elicitrt.FallbackDefaults
+			s.Check = func(map[string]any) error { return nil } // as if ok defaulted to false
+		}, false},
+		{"preview of a no", func(s *elicitrt.Step) {
+			s.Once, s.Fallback, s.Accept = true, elicitrt.FallbackPreview, map[string]any{"ok": false}
+		}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			refunds := &counter{}
+			opts := &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring()}
+			o := mcptest.Options{Manual: true}
+			if c.ask {
+				o.User = &mcptest.User{}
+			}
+			cs := mcptest.Connect(t, func() *mcp.Server { return refundServer(opts, refunds, c.edit) }, "memory", "modern", o)
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "refund", Arguments: map[string]any{"ok": false}})
+			if c.ask {
+				if err != nil || !res.NeedsInput() {
+					t.Fatalf("want the step asked, got %+v %v", res, err)
+				}
+			} else {
+				var rpcErr *jsonrpc.Error
+				if !errors.As(err, &rpcErr) || rpcErr.Code != mcp.CodeMissingRequiredClientCapabilities {
+					t.Fatalf("want -32021, got %+v %v", res, err)
+				}
+			}
+			if refunds.get() != 0 {
+				t.Fatalf("completed %d times", refunds.get())
+			}
+		})
+	}
+}
