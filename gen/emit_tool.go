@@ -77,52 +77,7 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) {
 	// Register.
 	steps := make([]jen.Code, len(t.Steps))
 	for i, s := range t.Steps {
-		if s.URL {
-			d := jen.Dict{
-				jen.Id("Key"):      jen.Lit(s.Key),
-				jen.Id("Mode"):     jen.Qual(runtimePath, "ModeURL"),
-				jen.Id("Fallback"): jen.Qual(runtimePath, fallbackConst(s.Fallback)),
-			}
-			if s.Message != "" {
-				d[jen.Id("Message")] = jen.Lit(s.Message)
-			}
-			if s.Once {
-				d[jen.Id("Once")] = jen.True()
-			}
-			steps[i] = jen.Values(d)
-			continue
-		}
-		d := jen.Dict{
-			jen.Id("Key"):      jen.Lit(s.Key),
-			jen.Id("Mode"):     jen.Qual(runtimePath, "ModeForm"),
-			jen.Id("Fallback"): jen.Qual(runtimePath, fallbackConst(s.Fallback)),
-			jen.Id("Missing"):  jen.Lit(s.Missing),
-			jen.Id("Params"):   jen.Id(s.Form.Name).Values().Dot("ElicitParams"),
-			jen.Id("Check"):    jen.Qual(runtimePath, "Check").Types(jen.Id(s.Form.Name)),
-		}
-		if s.Message != "" {
-			d[jen.Id("Message")] = jen.Lit(s.Message)
-		}
-		if s.Once {
-			d[jen.Id("Once")] = jen.True()
-		}
-		if s.Together {
-			d[jen.Id("Together")] = jen.True()
-		}
-		if s.During {
-			d[jen.Id("During")] = jen.True()
-		}
-		if s.Confirm != "" {
-			d[jen.Id("Confirm")] = jen.Lit(s.Confirm)
-		}
-		if s.Accept != "" {
-			d[jen.Id("Accept")] = jen.Map(jen.String()).Any().Values(jen.Dict{jen.Lit(s.Accept): jen.True()})
-		}
-		if s.Prefill {
-			d[jen.Id("Prefill")] = jen.Index().String().Values(lits(s.PrefillProps)...)
-			d[jen.Id("PrefillNeeds")] = jen.Index().String().Values(lits(s.PrefillNeeds)...)
-		}
-		steps[i] = jen.Values(d)
+		steps[i] = stepValue(s)
 	}
 	typed := jen.Dict{jen.Id("Answers"): jen.Id(convert)}
 	perStep := map[string][]jen.Code{}
@@ -396,4 +351,54 @@ func methodDoc(t *Tool, m HandlerMethod) []string {
 		fmt.Sprintf("%s returns the link of the %s step: your own connect page carrying token,", m.Name, m.Step.Key),
 		"the opaque flow token (for example https://example.com/connect?flow=TOKEN).",
 	}
+}
+
+// stepValue is the step table's entry of s: a URL step's, or a form
+// step's with its options.
+func stepValue(s *ToolStep) jen.Code {
+	if s.URL {
+		d := jen.Dict{
+			jen.Id("Key"):      jen.Lit(s.Key),
+			jen.Id("Mode"):     jen.Qual(runtimePath, "ModeURL"),
+			jen.Id("Fallback"): jen.Qual(runtimePath, fallbackConst(s.Fallback)),
+		}
+		if s.Message != "" {
+			d[jen.Id("Message")] = jen.Lit(s.Message)
+		}
+		if s.Once {
+			d[jen.Id("Once")] = jen.True()
+		}
+		return jen.Values(d)
+	}
+	d := jen.Dict{
+		jen.Id("Key"):      jen.Lit(s.Key),
+		jen.Id("Mode"):     jen.Qual(runtimePath, "ModeForm"),
+		jen.Id("Fallback"): jen.Qual(runtimePath, fallbackConst(s.Fallback)),
+		jen.Id("Missing"):  jen.Lit(s.Missing),
+		jen.Id("Params"):   jen.Id(s.Form.Name).Values().Dot("ElicitParams"),
+		jen.Id("Check"):    jen.Qual(runtimePath, "Check").Types(jen.Id(s.Form.Name)),
+	}
+	if s.Message != "" {
+		d[jen.Id("Message")] = jen.Lit(s.Message)
+	}
+	if s.Once {
+		d[jen.Id("Once")] = jen.True()
+	}
+	if s.Together {
+		d[jen.Id("Together")] = jen.True()
+	}
+	if s.During {
+		d[jen.Id("During")] = jen.True()
+	}
+	if s.Confirm != "" {
+		d[jen.Id("Confirm")] = jen.Lit(s.Confirm)
+	}
+	if s.Accept != "" {
+		d[jen.Id("Accept")] = jen.Map(jen.String()).Any().Values(jen.Dict{jen.Lit(s.Accept): jen.True()})
+	}
+	if s.Prefill {
+		d[jen.Id("Prefill")] = jen.Index().String().Values(lits(s.PrefillProps)...)
+		d[jen.Id("PrefillNeeds")] = jen.Index().String().Values(lits(s.PrefillNeeds)...)
+	}
+	return jen.Values(d)
 }

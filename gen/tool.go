@@ -284,27 +284,8 @@ func (c *checker) checkStep(decl string, v *types.Var, af *ast.Field, pos token.
 	if step.Message == "" && !step.MessageHandler {
 		c.errorf(place.tag(), "step %s of %s has no message: message=TEXT or message=handler", v.Name(), decl)
 	}
-	if step.Together {
-		switch {
-		case prev == nil:
-			c.errorf(at("together"), "step %s: together joins the round of the step before it, and it is the first step", v.Name())
-		case step.URL:
-			c.errorf(at("together"), "step %s: together is for form steps; a URL step finishes in the browser, not in its answer, so it is asked alone", v.Name())
-		case prev.URL:
-			c.errorf(at("together"), "step %s: together cannot join URL step %s, which is asked alone", v.Name(), prev.GoName)
-		case step.AskHandler || step.MessageHandler:
-			c.errorf(at("together"), "step %s: together cannot have ask=handler or message=handler: the handler would decide before the answers of the round it joins are in", v.Name())
-		}
-	}
-	if step.Once {
-		// A once step is a confirmation: only a person answers it.
-		if step.Prefill {
-			c.errorf(at("prefill"), "step %s: once marks a confirmation that must be asked, and prefill would let the tool's arguments answer it without asking: drop prefill", v.Name())
-		}
-		if spec.Fallback == "defaults" {
-			c.errorf(at("fallback"), "step %s: once marks a confirmation that must be asked, and fallback=defaults would answer it with the form's defaults when the client cannot show it: use fallback=error (the default) or fallback=handler", v.Name())
-		}
-	}
+	c.checkTogether(step, prev, at("together"))
+	c.checkOnce(step, spec, at)
 	if step.Fallback == "preview" {
 		c.checkPreview(step, form, v, at("fallback"))
 	}
@@ -326,21 +307,59 @@ func (c *checker) checkStep(decl string, v *types.Var, af *ast.Field, pos token.
 	}
 	step.Missing = missingText(form)
 	if step.Prefill {
+		prefillProps(step, form)
+	}
+	return step, where
+}
+
+// checkTogether checks the together option of step, which joins the round
+// of prev (nil for the first step); at is the option's position.
+func (c *checker) checkTogether(step, prev *ToolStep, at token.Pos) {
+	if !step.Together {
+		return
+	}
+	switch {
+	case prev == nil:
+		c.errorf(at, "step %s: together joins the round of the step before it, and it is the first step", step.GoName)
+	case step.URL:
+		c.errorf(at, "step %s: together is for form steps; a URL step finishes in the browser, not in its answer, so it is asked alone", step.GoName)
+	case prev.URL:
+		c.errorf(at, "step %s: together cannot join URL step %s, which is asked alone", step.GoName, prev.GoName)
+	case step.AskHandler || step.MessageHandler:
+		c.errorf(at, "step %s: together cannot have ask=handler or message=handler: the handler would decide before the answers of the round it joins are in", step.GoName)
+	}
+}
+
+// checkOnce checks a once step: a confirmation, which only a person
+// answers.
+func (c *checker) checkOnce(step *ToolStep, spec stepSpec, at func(string) token.Pos) {
+	if !step.Once {
+		return
+	}
+	if step.Prefill {
+		c.errorf(at("prefill"), "step %s: once marks a confirmation that must be asked, and prefill would let the tool's arguments answer it without asking: drop prefill", step.GoName)
+	}
+	if spec.Fallback == "defaults" {
+		c.errorf(at("fallback"), "step %s: once marks a confirmation that must be asked, and fallback=defaults would answer it with the form's defaults when the client cannot show it: use fallback=error (the default) or fallback=handler", step.GoName)
+	}
+}
+
+// prefillProps lists the properties of form that a prefill step reads from
+// the arguments, and those it needs to skip the question.
+func prefillProps(step *ToolStep, form *Form) {
+	for _, fd := range form.Fields {
+		step.PrefillProps = append(step.PrefillProps, fd.Property)
+		if fd.Required {
+			step.PrefillNeeds = append(step.PrefillNeeds, fd.Property)
+		}
+	}
+	if len(step.PrefillNeeds) == 0 {
 		for _, fd := range form.Fields {
-			step.PrefillProps = append(step.PrefillProps, fd.Property)
-			if fd.Required {
+			if fd.Default == nil && !fd.Pointer {
 				step.PrefillNeeds = append(step.PrefillNeeds, fd.Property)
 			}
 		}
-		if len(step.PrefillNeeds) == 0 {
-			for _, fd := range form.Fields {
-				if fd.Default == nil && !fd.Pointer {
-					step.PrefillNeeds = append(step.PrefillNeeds, fd.Property)
-				}
-			}
-		}
 	}
-	return step, where
 }
 
 // taskDirective reads //elicit:task optional|required into t.Task.

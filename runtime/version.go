@@ -19,7 +19,8 @@ import "github.com/elicitgen/elicitgen/internal/contract"
 //
 // Release steps: bump GenVersion when generated code starts using something
 // new here; raise MinVersion when this package drops something old generated
-// code used; MaxVersion always equals GenVersion.
+// code used; MaxVersion always equals GenVersion. Versions: 1, the first;
+// 2, Step.Confirm (a confirmation whose boolean must be true).
 const (
 	// GenVersion is the version of the code the current elicitgen writes.
 	GenVersion = contract.GenVersion

@@ -17,8 +17,8 @@ import (
 // come from different versions of elicitgen: run the elicitgen of the same
 // module version as the runtime, then go generate.
 const (
-	_ = elicitrt.EnforceVersion(1 - elicitrt.MinVersion)
-	_ = elicitrt.EnforceVersion(elicitrt.MaxVersion - 1)
+	_ = elicitrt.EnforceVersion(2 - elicitrt.MinVersion)
+	_ = elicitrt.EnforceVersion(elicitrt.MaxVersion - 2)
 )
 
 // A "cannot convert" error here means UserInfo changed after elicitgen ran: run go generate.
