@@ -373,7 +373,7 @@ func (m *Machine) serve(ctx context.Context, req *request, args any) (res mcp.Re
 		return nil, err
 	}
 	if c.task = c.tasking(); m.tasks == TaskRequired && !c.task {
-		return nil, MissingTasksExtension()
+		return nil, c.missingTasks()
 	}
 	if m.opts.Overloaded != nil && m.opts.Overloaded(c.ctx) {
 		return c.seal(mcp.InputRequestMap{})
@@ -414,6 +414,19 @@ func (m *Machine) serve(ctx context.Context, req *request, args any) (res mcp.Re
 		return c.ask(asking)
 	}
 	return c.complete()
+}
+
+// missingTasks is the error of a call of a task-only tool that cannot run
+// as a task: MissingTasksExtension, whose message, on a revision before
+// 2026-07-28 (where the extension does not exist, declared or not), says
+// that tasks need protocol 2026-07-28.
+func (c *call) missingTasks() *jsonrpc.Error {
+	err := MissingTasksExtension()
+	if v := c.req.ProtocolVersion(); v != "" && v < LatestProtocolVersion {
+		err.Message = "this tool runs as a task (the " + TasksExtension + " extension), and tasks need protocol " +
+			LatestProtocolVersion + "; this connection uses " + bounded(v) + ": reconnect with " + LatestProtocolVersion
+	}
+	return err
 }
 
 // open binds the call and opens its requestState, if any.
