@@ -325,6 +325,9 @@ type stepState struct {
 	Asks   int    `json:"n,omitempty"` // how often it was asked
 	Tries  int    `json:"t,omitempty"` // invalid answers to it so far
 	Reason string `json:"e,omitempty"` // why the last answer was invalid (at most maxReasonLen bytes)
+	// Kept are the valid properties of that answer: the defaults of the
+	// step's next asking (at most maxKeptLen bytes of JSON in all steps).
+	Kept map[string]any `json:"d,omitempty"`
 }
 
 type principalKey struct{}
@@ -655,7 +658,11 @@ func (c *call) params(j int) (*mcp.ElicitParams, error) {
 	m := c.m
 	step := &m.steps[j]
 	if step.Mode != ModeURL {
-		return step.Params(c.message(j)), nil
+		p := step.Params(c.message(j))
+		if d := c.callDefaults(j); len(d) > 0 {
+			p.RequestedSchema = withDefaults(p.RequestedSchema, d)
+		}
+		return p, nil
 	}
 	if c.st.Flow == "" {
 		flow := newFlowID()
@@ -682,11 +689,12 @@ func (c *call) skip(j int) (handled bool, res mcp.Result, err error) {
 		st.Step++ // only a round's first step has a handler to skip it
 		return true, nil, nil
 	}
-	if step.Prefill != nil && !step.Once && step.Confirm == "" {
-		if content, all := prefill(c.req.Params.Arguments, step.Prefill, step.PrefillNeeds); all {
-			if err := step.Check(content); err != nil {
-				return true, toolError("invalid arguments: " + bounded(strings.TrimPrefix(err.Error(), "invalid content: "))), nil
-			}
+	if prefills(step) {
+		content, all := prefill(c.req.Params.Arguments, step.Prefill, step.PrefillNeeds)
+		if reason := badPrefill(step, content, all); reason != "" {
+			return true, toolError("invalid arguments: " + bounded(reason)), nil
+		}
+		if all {
 			st.Answers[j] = m.declared(j, content)
 			m.advance(st)
 			return true, nil, nil
@@ -786,8 +794,10 @@ func (c *call) keepForm(j int, content map[string]any) bool {
 	if content == nil {
 		content = map[string]any{}
 	}
+	content = c.withCallDefaults(j, content)
 	if err := c.m.steps[j].Check(content); err != nil {
 		c.invalid(j, bounded(strings.TrimPrefix(err.Error(), "invalid content: ")))
+		c.keepValid(j, content, err)
 		return false
 	}
 	kept := c.m.declared(j, content)
@@ -796,7 +806,7 @@ func (c *call) keepForm(j int, content map[string]any) bool {
 		return false
 	}
 	c.st.Answers[j] = kept
-	c.st.Steps[j].Tries, c.st.Steps[j].Reason = 0, ""
+	c.st.Steps[j].Tries, c.st.Steps[j].Reason, c.st.Steps[j].Kept = 0, "", nil
 	return true
 }
 
@@ -1019,9 +1029,9 @@ func inputKey(step string, n int) string {
 	return step + "." + strconv.Itoa(n)
 }
 
-// prefill returns the form's properties found in the tool's arguments, and
-// whether they answer the step: every needed property present, and at
-// least one property.
+// prefill returns the form's properties found in the tool's arguments (nil
+// when there is none), and whether they answer the step: every needed
+// property present, and at least one property.
 func prefill(raw json.RawMessage, props, needs []string) (map[string]any, bool) {
 	if len(raw) == 0 {
 		return nil, false
@@ -1030,15 +1040,18 @@ func prefill(raw json.RawMessage, props, needs []string) (map[string]any, bool) 
 	if err := json.Unmarshal(raw, &args); err != nil {
 		return nil, false
 	}
-	for _, p := range needs {
-		if v, ok := args[p]; !ok || v == nil {
-			return nil, false
-		}
-	}
-	content := make(map[string]any, len(props))
+	var content map[string]any
 	for _, p := range props {
 		if v, ok := args[p]; ok && v != nil {
+			if content == nil {
+				content = make(map[string]any, len(props))
+			}
 			content[p] = v
+		}
+	}
+	for _, p := range needs {
+		if v, ok := args[p]; !ok || v == nil {
+			return content, false
 		}
 	}
 	return content, len(content) > 0

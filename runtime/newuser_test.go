@@ -63,3 +63,145 @@ func TestTaskOnlyToolOnOldProtocol(t *testing.T) {
 		t.Errorf("modern client without the extension: %v", err)
 	}
 }
+
+// formServer has the tool "form": one form step (key "form") with
+// properties ok (boolean, required), note (string) and email (string,
+// an email address), prefilled from the arguments but for ok; confirm
+// makes ok its confirming boolean. Complete writes the answer.
+func formServer(confirm bool) func() *mcp.Server {
+	return func() *mcp.Server {
+		s := mcp.NewServer(&mcp.Implementation{Name: "newuser", Version: "v0"}, nil)
+		schema := json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"},"note":{"type":"string"},"email":{"type":"string","format":"email"}},"required":["ok"]}`)
+		step := elicitrt.Step{Key: "form", Mode: elicitrt.ModeForm, Message: "Well?",
+			Params: func(msg string) *mcp.ElicitParams {
+				return &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: schema}
+			},
+			Check: checkForm}
+		prefill := json.RawMessage(nil)
+		if confirm {
+			step.Confirm = "ok"
+		} else {
+			step.Prefill, step.PrefillNeeds = []string{"note", "email"}, []string{"note", "email"}
+			prefill = json.RawMessage(`{"note":{"type":"string"},"email":{"type":"string","format":"email"}}`)
+		}
+		flow := elicitrt.Flow{
+			Complete: func(_ context.Context, _ *mcp.CallToolRequest, _ any, a elicitrt.Answers) (*mcp.CallToolResult, error) {
+				b, _ := json.Marshal(a[0])
+				return elicitrt.Text(string(b)), nil
+			},
+			Ended: func(context.Context, *mcp.CallToolRequest, any, int, string, elicitrt.Answers) (*mcp.CallToolResult, error) {
+				return elicitrt.Text("ended"), nil
+			},
+		}
+		elicitrt.AddTool[taskOnlyArgs](s, &mcp.Tool{Name: "form", InputSchema: elicitrt.MustInputSchema("form", map[string]any{"type": "object"}, nil, prefill)},
+			elicitrt.NewMachine("form", []elicitrt.Step{step}, flow, nil))
+		return s
+	}
+}
+
+// checkForm is formServer's form decoder.
+func checkForm(content map[string]any) error {
+	var bad []elicitrt.FieldError
+	if _, ok := content["ok"].(bool); !ok {
+		reason := elicitrt.ReasonBoolean
+		if _, present := content["ok"]; !present {
+			reason = elicitrt.ReasonRequired
+		}
+		bad = append(bad, elicitrt.FieldError{Property: "ok", Reason: reason})
+	}
+	if v, present := content["note"]; present {
+		if _, ok := v.(string); !ok {
+			bad = append(bad, elicitrt.FieldError{Property: "note", Reason: elicitrt.ReasonString})
+		}
+	}
+	if v, present := content["email"]; present {
+		if s, ok := v.(string); !ok || !elicitrt.IsEmail(s) {
+			bad = append(bad, elicitrt.FieldError{Property: "email", Reason: elicitrt.ReasonEmail})
+		}
+	}
+	if bad != nil {
+		return &elicitrt.ContentError{Fields: bad}
+	}
+	return nil
+}
+
+// schemaDefault returns the default of property name in p's schema.
+func schemaDefault(t *testing.T, p *mcp.ElicitParams, name string) (any, bool) {
+	t.Helper()
+	raw, _ := json.Marshal(p.RequestedSchema)
+	var schema struct {
+		Properties map[string]map[string]any `json:"properties"`
+	}
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		t.Fatal(err)
+	}
+	v, ok := schema.Properties[name]["default"]
+	return v, ok
+}
+
+// TestConfirmNeverDefaultsToYes: a confirmation asked again after an
+// invalid answer carries that answer's other valid properties as
+// defaults, never its yes; and an answer that leaves the yes out is not
+// a yes.
+func TestConfirmNeverDefaultsToYes(t *testing.T) {
+	for _, transport := range mcptest.Transports {
+		t.Run(transport, func(t *testing.T) {
+			cs := mcptest.Connect(t, formServer(true), transport, "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
+			first, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "form", Arguments: map[string]any{}})
+			if err != nil || mcptest.OnlyKey(t, first) != "form" {
+				t.Fatalf("first: %+v %v", first, err)
+			}
+			again, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "form", Arguments: map[string]any{}, RequestState: first.RequestState,
+				InputResponses: mcp.InputResponseMap{"form": mcptest.Accept(map[string]any{"ok": true, "note": "hi", "email": "nope"})}})
+			if err != nil || mcptest.OnlyKey(t, again) != "form.2" {
+				t.Fatalf("again: %+v %v", again, err)
+			}
+			p := again.InputRequests["form.2"].(*mcp.ElicitParams)
+			if v, ok := schemaDefault(t, p, "ok"); ok {
+				t.Errorf("the confirmation asked again with a default yes: %v", v)
+			}
+			if v, ok := schemaDefault(t, p, "email"); ok {
+				t.Errorf("the invalid email asked again as a default: %v", v)
+			}
+			if v, _ := schemaDefault(t, p, "note"); v != "hi" {
+				t.Errorf("note asked again with default %v, want the valid answer hi", v)
+			}
+			third, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "form", Arguments: map[string]any{}, RequestState: again.RequestState,
+				InputResponses: mcp.InputResponseMap{"form.2": mcptest.Accept(map[string]any{"email": "a@example.com"})}})
+			if err != nil || mcptest.OnlyKey(t, third) != "form.3" {
+				t.Fatalf("an answer without the yes: %+v %v, want it asked again", third, err)
+			}
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "form", Arguments: map[string]any{}, RequestState: third.RequestState,
+				InputResponses: mcp.InputResponseMap{"form.3": mcptest.Accept(map[string]any{"ok": true})}})
+			if err != nil || mcptest.Text(res) != `{"email":"a@example.com","note":"hi","ok":true}` {
+				t.Fatalf("yes: %+v %v", res, err)
+			}
+		})
+	}
+}
+
+// TestPartialPrefillCheckedByTheDecoder: a prefilled value that does not
+// answer the step is checked by the form's decoder all the same (here a
+// format the input schema's validator does not check), and refused in
+// its words; a valid one becomes the form's default.
+func TestPartialPrefillCheckedByTheDecoder(t *testing.T) {
+	for _, transport := range mcptest.Transports {
+		for _, era := range mcptest.Eras {
+			t.Run(transport+"/"+era, func(t *testing.T) {
+				u := &mcptest.User{Replies: []*mcp.ElicitResult{mcptest.Accept(map[string]any{"ok": true})}}
+				cs := mcptest.Connect(t, formServer(false), transport, era, mcptest.Options{User: u})
+				res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "form", Arguments: map[string]any{"email": "nope"}})
+				if err != nil || !res.IsError || mcptest.Text(res) != "invalid arguments: email: must be an email address" {
+					t.Fatalf("invalid email: %+v %v", res, err)
+				}
+				res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "form", Arguments: map[string]any{"email": "a@example.com"}})
+				if err != nil || mcptest.Text(res) != `{"email":"a@example.com","ok":true}` {
+					t.Fatalf("valid email: %+v %v", res, err)
+				}
+				if v, _ := schemaDefault(t, u.Asked[0], "email"); v != "a@example.com" {
+					t.Errorf("email asked with default %v", v)
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/internal/mcptest"
+
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+)
+
+// The defaults of a call (docs/runtime.md, "Defaults of this call"): a
+// partial prefill and a re-ask's valid answers become the form's defaults,
+// and the answer's values when the person leaves them out.
+
+// property returns the schema of property name in a form's
+// requestedSchema.
+func property(t *testing.T, p *mcp.ElicitParams, name string) map[string]any {
+	t.Helper()
+	raw, err := json.Marshal(p.RequestedSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema struct {
+		Properties map[string]map[string]any `json:"properties"`
+	}
+	if err := json.Unmarshal(raw, &schema); err != nil || schema.Properties[name] == nil {
+		t.Fatalf("no property %s in %s (%v)", name, raw, err)
+	}
+	return schema.Properties[name]
+}
+
+// TestPartialPrefillIsTheDefault: deploy called with
+// {"service":"api","notify":true} asks for the target with notify
+// defaulting to true, and deploys
+// with notifying unless the person unchecks it.
+func TestPartialPrefillIsTheDefault(t *testing.T) {
+	for _, transport := range transports {
+		for _, era := range mcptest.Eras {
+			t.Run(transport+"/"+era, func(t *testing.T) {
+				for _, c := range []struct {
+					reply map[string]any
+					want  string
+				}{
+					{map[string]any{"environment": "staging"}, "Deploying api to staging and posting in #deployments."},
+					{map[string]any{"environment": "staging", "notify": false}, "Deploying api to staging without notifying."},
+				} {
+					u := &user{Replies: []*mcp.ElicitResult{accept(c.reply)}}
+					cs := session(t, transport, era, u)
+					got, res, err := call(t, cs, map[string]any{"service": "api", "notify": true})
+					if err != nil || res.IsError || got != c.want {
+						t.Fatalf("reply %v: got %q %v, want %q", c.reply, got, err, c.want)
+					}
+					if notify := property(t, u.Asked[0], "notify"); notify["default"] != true {
+						t.Errorf("notify asked with %v, want the prefilled default true", notify)
+					}
+					if env := property(t, u.Asked[0], "environment"); env["default"] != nil {
+						t.Errorf("environment asked with a default: %v", env)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestPartialPrefillSurvivesOmission: a client that leaves notify out of
+// its answer (it does not fill in defaults, as the Go SDK's does) still
+// deploys with the model's notify, on MRTR rounds and on 2025-11-25.
+func TestPartialPrefillSurvivesOmission(t *testing.T) {
+	args := map[string]any{"service": "api", "notify": true}
+	const want = "Deploying api to staging and posting in #deployments."
+	for _, transport := range mcptest.Transports {
+		t.Run(transport+"/modern", func(t *testing.T) {
+			cs := mcptest.Connect(t, func() *mcp.Server { return newServer(&elicitrt.ToolOptions{Keys: keys}) }, transport, "modern",
+				mcptest.Options{User: &user{}, Manual: true})
+			first, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: args})
+			if err != nil || mcptest.OnlyKey(t, first) != "target" {
+				t.Fatalf("first: %+v %v", first, err)
+			}
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: args, RequestState: first.RequestState,
+				InputResponses: mcp.InputResponseMap{"target": accept(map[string]any{"environment": "staging"})}})
+			if err != nil || mcptest.Text(res) != want {
+				t.Fatalf("got %+v %v, want %q", res, err, want)
+			}
+		})
+		t.Run(transport+"/legacy", func(t *testing.T) {
+			cs := rawAnswers(t, transport, func(*mcp.ElicitParams) *mcp.ElicitResult {
+				return accept(map[string]any{"environment": "staging"})
+			})
+			got, _, err := call(t, cs, args)
+			if err != nil || got != want {
+				t.Fatalf("got %q %v, want %q", got, err, want)
+			}
+		})
+	}
+}
+
+// TestReaskCarriesValidAnswers: after an invalid answer, the form asked
+// again says what to correct and carries the answer's valid properties as
+// its defaults (not the invalid one), and they stand when the corrected
+// answer leaves them out.
+func TestReaskCarriesValidAnswers(t *testing.T) {
+	const want = "Deploying api to staging and posting in #deployments."
+	bad := map[string]any{"environment": "moon", "notify": true}
+	check := func(t *testing.T, p *mcp.ElicitParams) {
+		t.Helper()
+		if !strings.Contains(p.Message, "Please correct: environment: must be one of dev, staging, prod.") {
+			t.Errorf("asked again with %q", p.Message)
+		}
+		if notify := property(t, p, "notify"); notify["default"] != true {
+			t.Errorf("notify asked again with %v, want the person's true as its default", notify)
+		}
+		if env := property(t, p, "environment"); env["default"] != nil {
+			t.Errorf("environment asked again with the invalid answer as its default: %v", env)
+		}
+	}
+	for _, transport := range mcptest.Transports {
+		t.Run(transport+"/modern", func(t *testing.T) {
+			cs := mcptest.Connect(t, func() *mcp.Server { return newServer(&elicitrt.ToolOptions{Keys: keys}) }, transport, "modern",
+				mcptest.Options{User: &user{}, Manual: true})
+			args := map[string]any{"service": "api"}
+			first, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: args})
+			if err != nil || mcptest.OnlyKey(t, first) != "target" {
+				t.Fatalf("first: %+v %v", first, err)
+			}
+			again, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: args, RequestState: first.RequestState,
+				InputResponses: mcp.InputResponseMap{"target": accept(bad)}})
+			if err != nil || mcptest.OnlyKey(t, again) != "target.2" {
+				t.Fatalf("again: %+v %v", again, err)
+			}
+			check(t, again.InputRequests["target.2"].(*mcp.ElicitParams))
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: args, RequestState: again.RequestState,
+				InputResponses: mcp.InputResponseMap{"target.2": accept(map[string]any{"environment": "staging"})}})
+			if err != nil || mcptest.Text(res) != want {
+				t.Fatalf("got %+v %v, want %q", res, err, want)
+			}
+		})
+		t.Run(transport+"/legacy", func(t *testing.T) {
+			var mu sync.Mutex
+			var asked []*mcp.ElicitParams
+			cs := rawAnswers(t, transport, func(p *mcp.ElicitParams) *mcp.ElicitResult {
+				mu.Lock()
+				defer mu.Unlock()
+				if asked = append(asked, p); len(asked) == 1 {
+					return accept(bad)
+				}
+				return accept(map[string]any{"environment": "staging"})
+			})
+			got, _, err := call(t, cs, map[string]any{"service": "api"})
+			if err != nil || got != want {
+				t.Fatalf("got %q %v, want %q", got, err, want)
+			}
+			if len(asked) != 2 {
+				t.Fatalf("asked %d times, want 2", len(asked))
+			}
+			check(t, asked[1])
+		})
+	}
+}
+
+// rawAnswers connects a 2025-11-25 client whose answers reach the server
+// as answer writes them: the Go SDK client would check them against the
+// schema and fill in its defaults first.
+func rawAnswers(t *testing.T, transport string, answer func(*mcp.ElicitParams) *mcp.ElicitResult) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "raw", Version: "v0"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return nil, nil },
+	})
+	client.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if er, ok := req.(*mcp.ElicitRequest); ok {
+				return answer(er.Params), nil
+			}
+			return next(ctx, method, req)
+		}
+	})
+	server := newServer(&elicitrt.ToolOptions{Keys: keys})
+	var ct mcp.Transport
+	if transport == "http" {
+		srv := httptest.NewServer(elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+		t.Cleanup(srv.Close)
+		ct = &mcp.StreamableClientTransport{Endpoint: srv.URL}
+	} else {
+		st, c := mcp.NewInMemoryTransports()
+		ss, err := server.Connect(t.Context(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ss.Close() })
+		ct = c
+	}
+	cs, err := client.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
