@@ -52,6 +52,9 @@ type argsDecoder[A any] struct {
 	fieldDefaults bool
 	// fields are the JSON names of A's fields.
 	fields map[string]bool
+	// words, when set, word a schema failure (argwords.go); nil keeps the
+	// SDK's text.
+	words *argWords
 }
 
 // sdkMaxDepth is the nesting depth the SDK's JSON decoder accepts.
@@ -167,6 +170,9 @@ func (d *argsDecoder[A]) decode(data json.RawMessage) (A, *mcp.CallToolResult) {
 		}
 	}
 	if err := d.resolved.Validate(&instance); err != nil {
+		if d.words != nil {
+			return args, argsError(errors.New(d.words.explain(m, err)))
+		}
 		return args, argsError(fmt.Errorf("validating \"arguments\": %v", err))
 	}
 	direct := !d.fieldDefaults && len(data) > 0
@@ -284,6 +290,30 @@ func addRawTool[A any](server *mcp.Server, tool *mcp.Tool, d *argsDecoder[A], h 
 		}
 		return res, nil
 	})
+}
+
+// sdkArgumentWords is the receiving middleware AddTool installs for a tool
+// it leaves to mcp.AddTool: the SDK's tool error for arguments its input
+// schema refuses is worded by words instead, as on the raw path.
+func sdkArgumentWords(name string, words *argWords) mcp.Middleware {
+	const prefix = `validating "arguments": `
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			p, ok := req.GetParams().(*mcp.CallToolParamsRaw)
+			tr, isTool := res.(*mcp.CallToolResult)
+			if err != nil || !ok || p == nil || p.Name != name || !isTool || !tr.IsError || len(tr.Content) != 1 {
+				return res, err
+			}
+			text, _ := tr.Content[0].(*mcp.TextContent)
+			m := map[string]any{}
+			if text == nil || !strings.HasPrefix(text.Text, prefix+"validating root") ||
+				(len(p.Arguments) > 0 && unmarshalArgumentsMap(p.Arguments, &m) != nil) || m == nil {
+				return res, err
+			}
+			return argsError(errors.New(words.explain(m, errors.New(strings.TrimPrefix(text.Text, prefix))))), nil
+		}
+	}
 }
 
 // nullArgumentsAsNone is the receiving middleware AddTool installs for a

@@ -826,15 +826,18 @@ const MaxAnswersLen = 32 << 10
 const maxReasonLen = 256
 
 // bounded cuts s to at most maxReasonLen bytes, on a rune boundary.
-func bounded(s string) string {
-	if len(s) <= maxReasonLen {
+func bounded(s string) string { return cut(s, maxReasonLen) }
+
+// cut cuts s to at most n bytes, on a rune boundary, marking the cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	cut := maxReasonLen - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	at := n - len("…")
+	for at > 0 && !utf8.RuneStart(s[at]) {
+		at--
 	}
-	return s[:cut] + "…"
+	return s[:at] + "…"
 }
 
 // declared returns the properties of content that form step j declares:

@@ -205,3 +205,47 @@ func TestPartialPrefillCheckedByTheDecoder(t *testing.T) {
 		}
 	}
 }
+
+type nestedArgs struct {
+	Target struct {
+		Env string `json:"env"`
+	} `json:"target"`
+	Count int `json:"count,omitempty"`
+}
+
+// TestNestedArgumentErrorsInFormWords: a tool whose argument struct the
+// SDK decodes (not flat) words the SDK's schema failures as the raw path
+// does, in schema order.
+func TestNestedArgumentErrorsInFormWords(t *testing.T) {
+	newServer := func() *mcp.Server {
+		s := mcp.NewServer(&mcp.Implementation{Name: "newuser", Version: "v0"}, nil)
+		flow := elicitrt.Flow{Complete: func(_ context.Context, _ *mcp.CallToolRequest, args any, _ elicitrt.Answers) (*mcp.CallToolResult, error) {
+			return elicitrt.Text("env " + args.(nestedArgs).Target.Env), nil
+		}}
+		schema := json.RawMessage(`{"type":"object","properties":{"target":{"type":"object","properties":{"env":{"type":"string"}}},"count":{"type":"integer","minimum":1,"maximum":9}},"required":["target"],"additionalProperties":false}`)
+		elicitrt.AddTool[nestedArgs](s, &mcp.Tool{Name: "nested", InputSchema: schema}, elicitrt.NewMachine("nested", nil, flow, nil))
+		return s
+	}
+	cases := []struct {
+		args any
+		want string
+	}{
+		{map[string]any{"count": 12}, "invalid arguments: target: is required; count: must be an integer from 1 to 9"},
+		{map[string]any{"target": "dev", "count": 1.5}, "invalid arguments: target: must be an object; count: must be a whole number"},
+		{map[string]any{"target": map[string]any{}, "x": 1, "y": 2}, "invalid arguments: x: is not an argument of this tool (it takes target, count); y: is not an argument of this tool (it takes target, count)"},
+		{map[string]any{"target": map[string]any{"env": "dev"}}, "env dev"},
+	}
+	for _, transport := range mcptest.Transports {
+		for _, era := range mcptest.Eras {
+			t.Run(transport+"/"+era, func(t *testing.T) {
+				cs := mcptest.Connect(t, newServer, transport, era, mcptest.Options{})
+				for _, c := range cases {
+					res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "nested", Arguments: c.args})
+					if err != nil || mcptest.Text(res) != c.want || res.IsError != strings.HasPrefix(c.want, "invalid") {
+						t.Errorf("%v: got %+v %v, want %q", c.args, res, err, c.want)
+					}
+				}
+			})
+		}
+	}
+}

@@ -3,7 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -104,7 +104,8 @@ func (m *Machine) GetPrompt(ctx context.Context, req *mcp.GetPromptRequest, args
 // AddPrompt registers prompt on server, its prompts/get requests driven by
 // m. The request's arguments are decoded into A (a struct of string
 // fields, by their JSON names); a required argument of prompt.Arguments
-// that is missing or empty is a JSON-RPC invalid-params error, as is an
+// that is missing or empty is a JSON-RPC invalid-params error
+// ("invalid arguments: project: is required"), as is an
 // argument A cannot take. It also installs the sending middleware that
 // lets the forms' decoders, not the SDK, judge the answers of 2025-11-25
 // clients.
@@ -128,10 +129,16 @@ func AddPrompt[A any](server *mcp.Server, prompt *mcp.Prompt, m *Machine) {
 // promptArguments decodes a prompt's string arguments into A.
 func promptArguments[A any](raw map[string]string, required []string) (A, error) {
 	var args A
+	var missing []FieldError
 	for _, name := range required {
 		if raw[name] == "" {
-			return args, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("missing required argument %q", name)}
+			missing = append(missing, FieldError{name, ReasonRequired})
 		}
+	}
+	if missing != nil {
+		// In the form decoders' words, as a tool's arguments are.
+		text := strings.TrimPrefix((&ContentError{Fields: missing}).Error(), "invalid content: ")
+		return args, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid arguments: " + text}
 	}
 	if len(raw) == 0 {
 		return args, nil

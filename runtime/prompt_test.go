@@ -276,7 +276,7 @@ func TestPromptArgumentsAndCapabilities(t *testing.T) {
 		t.Run(transport, func(t *testing.T) {
 			cs := mcptest.Connect(t, func() *mcp.Server { return askServer(nil) }, transport, "modern", mcptest.Options{})
 			var werr *jsonrpc.Error
-			if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize"}); !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || !strings.Contains(werr.Message, `"project"`) {
+			if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize"}); !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || werr.Message != "invalid arguments: project: is required" {
 				t.Errorf("missing argument: %v", err)
 			}
 			if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize", Arguments: map[string]string{"project": "atlas"}}); !errors.As(err, &werr) || werr.Code != mcp.CodeMissingRequiredClientCapabilities || !strings.HasPrefix(werr.Message, "this prompt needs") {

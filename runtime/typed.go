@@ -108,19 +108,26 @@ func (t Typed[A, T, S]) Flow() Flow {
 // (server.AddTool) with its arguments validated against the schema,
 // resolved once here, and decoded into A once per call, with the outcome
 // mcp.AddTool has (see argsDecoder); otherwise through mcp.AddTool. Either
-// way the SDK's middleware, auth and tools/list see the same tool.
+// way the SDK's middleware, auth and tools/list see the same tool, and
+// arguments the input schema refuses are a tool error in the words of the
+// form decoders (argwords.go), a prefilled property's its form's.
 func AddTool[A any](server *mcp.Server, tool *mcp.Tool, m *Machine) {
 	server.AddSendingMiddleware(keepRawAnswers)
 	if m.tasks != TaskForbidden {
 		enableTasks(server, m)
 	}
+	words := newArgWords(tool.InputSchema, m)
 	if d := newArgsDecoder[A](tool.InputSchema); d != nil {
+		d.words = words
 		addRawTool(server, tool, d, func(ctx context.Context, req *mcp.CallToolRequest, args A) (*mcp.CallToolResult, error) {
 			return m.Call(ctx, req, args)
 		})
 		return
 	}
 	server.AddReceivingMiddleware(nullArgumentsAsNone(tool.Name))
+	if words != nil {
+		server.AddReceivingMiddleware(sdkArgumentWords(tool.Name, words))
+	}
 	mcp.AddTool(server, tool, func(ctx context.Context, req *mcp.CallToolRequest, args A) (*mcp.CallToolResult, any, error) {
 		res, err := m.Call(ctx, req, args)
 		return res, nil, err
