@@ -708,9 +708,11 @@ func (c *call) skip(j int) (handled bool, res mcp.Result, err error) {
 		if step.Once || step.Confirm != "" {
 			break // a confirmation is never answered for the user
 		}
-		content := map[string]any{}
+		// The form's defaults, and the call's: the model's prefilled
+		// values, which a form would have shown as defaults.
+		content := c.withCallDefaults(j, map[string]any{})
 		if err := step.Check(content); err == nil {
-			st.Answers[j] = content
+			st.Answers[j] = m.declared(j, content)
 			m.advance(st)
 			return true, nil, nil
 		}
@@ -803,6 +805,7 @@ func (c *call) keepForm(j int, content map[string]any) bool {
 	kept := c.m.declared(j, content)
 	if size := answersSize(c.st.Answers) + jsonSize(kept); size > MaxAnswersLen {
 		c.invalid(j, fmt.Sprintf("the answers are too long (%d bytes of JSON; at most %d in all): please shorten them", size, MaxAnswersLen))
+		c.keepValid(j, kept, nil) // none: the answer is too long to keep
 		return false
 	}
 	c.st.Answers[j] = kept

@@ -249,3 +249,43 @@ func TestNestedArgumentErrorsInFormWords(t *testing.T) {
 		}
 	}
 }
+
+// TestPartialPrefillAnswersFallbackDefaults: a step answered by its
+// defaults, for a client that cannot show it (fallback=defaults), takes
+// the model's prefilled values first, as the form would have shown them.
+func TestPartialPrefillAnswersFallbackDefaults(t *testing.T) {
+	newServer := func() *mcp.Server {
+		s := mcp.NewServer(&mcp.Implementation{Name: "newuser", Version: "v0"}, nil)
+		schema := json.RawMessage(`{"type":"object","properties":{"note":{"type":"string"},"flag":{"type":"boolean","default":false}}}`)
+		step := elicitrt.Step{Key: "opt", Mode: elicitrt.ModeForm, Message: "Options?", Fallback: elicitrt.FallbackDefaults,
+			Prefill: []string{"note", "flag"}, PrefillNeeds: []string{"note"},
+			Params: func(msg string) *mcp.ElicitParams {
+				return &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: schema}
+			},
+			Check: func(c map[string]any) error {
+				if _, ok := c["flag"].(bool); !ok && c["flag"] != nil {
+					return &elicitrt.ContentError{Fields: []elicitrt.FieldError{{Property: "flag", Reason: elicitrt.ReasonBoolean}}}
+				}
+				return nil
+			}}
+		flow := elicitrt.Flow{Complete: func(_ context.Context, _ *mcp.CallToolRequest, _ any, a elicitrt.Answers) (*mcp.CallToolResult, error) {
+			b, _ := json.Marshal(a[0])
+			return elicitrt.Text(string(b)), nil
+		}}
+		prefill := json.RawMessage(`{"note":{"type":"string"},"flag":{"type":"boolean","default":false}}`)
+		elicitrt.AddTool[taskOnlyArgs](s, &mcp.Tool{Name: "opt", InputSchema: elicitrt.MustInputSchema("opt", map[string]any{"type": "object"}, nil, prefill)},
+			elicitrt.NewMachine("opt", []elicitrt.Step{step}, flow, nil))
+		return s
+	}
+	for _, transport := range mcptest.Transports {
+		for _, era := range mcptest.Eras {
+			t.Run(transport+"/"+era, func(t *testing.T) {
+				cs := mcptest.Connect(t, newServer, transport, era, mcptest.Options{})
+				res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "opt", Arguments: map[string]any{"flag": true}})
+				if err != nil || mcptest.Text(res) != `{"flag":true}` {
+					t.Fatalf("got %+v %v, want the prefilled flag", res, err)
+				}
+			})
+		}
+	}
+}
