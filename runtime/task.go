@@ -88,6 +88,8 @@ type Task struct {
 	// reason of the last), or that runs Run in the foreground.
 	c  *call
 	id string // "" in the foreground
+	// ticket counts the task under ToolOptions.TaskLimits while it runs.
+	ticket *taskTicket
 }
 
 // ID is the task id, "" in the foreground.
@@ -392,17 +394,27 @@ func (c *call) runTask() (mcp.Result, error) {
 		Status: TaskWorking, CreatedAt: now, UpdatedAt: now, Expires: now.Add(m.opts.TaskTTL),
 		PollInterval: m.opts.TaskPollInterval, Version: 1,
 	}
+	ticket, refused := m.opts.TaskLimits.admit(rec.Principal, rec.ID)
+	if refused != nil {
+		m.opts.Logger.Info("elicitgen: task refused", "tool", m.tool, "limit", string(refused.Data))
+		return nil, refused
+	}
 	if err := m.opts.Tasks.Create(c.ctx, rec); err != nil {
+		ticket.release()
 		m.opts.Logger.Warn("elicitgen: cannot create a task", "tool", m.tool, "err", err)
+		if errors.Is(err, ErrTaskStoreFull) {
+			return nil, errTaskStoreFull()
+		}
 		return nil, ErrInternal
 	}
 	// The task outlives the request: its own context, with the request's
-	// values (the principal), ended by tasks/cancel or the TTL.
+	// values (the principal), ended by tasks/cancel or the TTL (a
+	// duration on the real clock, whatever ToolOptions.Now says).
 	slot := taskSlotFrom(c.ctx)
-	ctx, cancel := context.WithDeadline(context.WithoutCancel(c.ctx), rec.Expires)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.ctx), m.opts.TaskTTL)
 	c.ctx = ctx // the handler's hooks (messages) run in the task from now on
 	slot.created = rec
-	t := &Task{m: m, c: c, id: rec.ID}
+	t := &Task{m: m, c: c, id: rec.ID, ticket: ticket}
 	go t.work(ctx, cancel)
 	return &mcp.CallToolResult{}, nil
 }
@@ -447,10 +459,19 @@ func (c *call) toolRequest() *mcp.CallToolRequest {
 // work runs the task's Run and records how it ended; a cancelled task
 // stays cancelled whatever Run returns.
 func (t *Task) work(ctx context.Context, cancel context.CancelFunc) {
-	defer cancel()
+	watched := make(chan struct{})
+	defer func() {
+		cancel()
+		<-watched
+		t.ticket.release() // both goroutines have returned
+	}()
 	m := t.m
-	go t.watchCancel(ctx, cancel)
+	go func() {
+		defer close(watched)
+		t.watchCancel(ctx, cancel)
+	}()
 	res, err := t.safeRun(ctx)
+	t.ticket.ended() // before the end is recorded: once a client sees it, it counts no more
 	var result, rpcErr json.RawMessage
 	var gaveUp *GaveUpError
 	switch {
@@ -513,6 +534,7 @@ func (t *Task) watchCancel(ctx context.Context, cancel context.CancelFunc) {
 	for ctx.Err() == nil {
 		rec, err := store.Get(ctx, t.id)
 		if err == nil && (rec == nil || rec.Status.Terminal()) {
+			t.ticket.ended()
 			cancel()
 			return
 		}
