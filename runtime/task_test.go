@@ -1029,9 +1029,9 @@ func TestTaskListenRebinding(t *testing.T) {
 // what each holds while it waits: the resident memory of the process
 // (rss-KiB/task, VmRSS of /proc/self/status: heap, stacks and what the
 // runtime keeps of both), and of it the live heap and stacks (heap-B/task,
-// stack-B/task). The baseline is the same process before them; run it
-// with -benchtime=2000x (bench/run.sh does) for the figure behind
-// DefaultMaxRunningTasks.
+// stack-B/task). The baseline is the same process before them. The figure
+// behind DefaultMaxRunningTasks is of
+// go test ./runtime -run '^$' -bench WaitingTask -benchtime=2000x -count 3.
 func BenchmarkWaitingTask(b *testing.B) {
 	limits := &TaskLimits{MaxRunning: 1 << 20, PerPrincipal: 1 << 20}
 	w := memoryWire(b, capsTasks, brewTool(TaskOptional, &ToolOptions{Tasks: &MemoryTaskStore{MaxTasks: 1 << 20}, TaskLimits: limits}, nil))
