@@ -457,22 +457,30 @@ func (c *call) toolRequest() *mcp.CallToolRequest {
 }
 
 // work runs the task's Run and records how it ended; a cancelled task
-// stays cancelled whatever Run returns.
+// stays cancelled whatever Run returns. The task counts under TaskLimits
+// against its principal until it ends, and against the process until
+// both its goroutines (this one and watchCancel) return.
 func (t *Task) work(ctx context.Context, cancel context.CancelFunc) {
 	watched := make(chan struct{})
 	defer func() {
 		cancel()
 		<-watched
-		t.ticket.release() // both goroutines have returned
+		t.ticket.release()
 	}()
-	m := t.m
 	go func() {
 		defer close(watched)
 		t.watchCancel(ctx, cancel)
 	}()
 	res, err := t.safeRun(ctx)
 	t.ticket.ended() // before the end is recorded: once a client sees it, it counts no more
-	var result, rpcErr json.RawMessage
+	result, rpcErr := t.outcome(res, err)
+	t.recordEnd(ctx, result, rpcErr)
+}
+
+// outcome is how a task whose Run returned (res, err) ends: its result
+// (completed) or its JSON-RPC error (failed).
+func (t *Task) outcome(res *mcp.CallToolResult, err error) (result, rpcErr json.RawMessage) {
+	m := t.m
 	var gaveUp *GaveUpError
 	switch {
 	case errors.As(err, &gaveUp):
@@ -495,8 +503,13 @@ func (t *Task) work(ctx context.Context, cancel context.CancelFunc) {
 			rpcErr, _ = json.Marshal(ErrInternal)
 		}
 	}
-	// Record the end even if the task's context has ended (its TTL): on a
-	// fresh context, bounded, through a store outage of up to 30 s.
+	return result, rpcErr
+}
+
+// recordEnd records the task's end, unless it ended already (cancelled),
+// even if its context has ended (its TTL): on a fresh context, bounded,
+// through a store outage of up to 30 s.
+func (t *Task) recordEnd(ctx context.Context, result, rpcErr json.RawMessage) {
 	endCtx, endCancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer endCancel()
 	if _, err := t.update(endCtx, func(rec *TaskRecord) error {
@@ -511,7 +524,7 @@ func (t *Task) work(ctx context.Context, cancel context.CancelFunc) {
 		}
 		return nil
 	}); err != nil && !errors.Is(err, errTaskEnded) {
-		m.opts.Logger.Warn("elicitgen: cannot record the end of a task", "tool", m.tool, "task", t.id, "err", err)
+		t.m.opts.Logger.Warn("elicitgen: cannot record the end of a task", "tool", t.m.tool, "task", t.id, "err", err)
 	}
 }
 
