@@ -17,10 +17,12 @@ import (
 // Defaults of TaskLimits.
 const (
 	// DefaultMaxRunningTasks bounds the tasks running or waiting in one
-	// process. A waiting task costs the process 54 to 62 KiB of resident
-	// memory (BenchmarkWaitingTask, rss-KiB/task, 2,000 and 8,000 tasks;
-	// 18.8 KB of it live heap, 11.6 KB stacks), so at the bound a flood
-	// of tasks holds about 256 MiB (4,096 × 64 KiB).
+	// process. A task waiting for an answer costs the process 67 to 68 KiB
+	// of resident memory over HTTP (examples/report
+	// BenchmarkWaitingTaskRSS: VmRSS of the built server, 2,000 tasks), 54
+	// to 62 KiB in memory (BenchmarkWaitingTask; 18.8 KB of it live heap,
+	// 11.6 KB stacks); so at the bound a flood of tasks holds about
+	// 270 MiB (4,096 × 68 KiB).
 	DefaultMaxRunningTasks = 4096
 	// DefaultMaxTasksPerPrincipal bounds the tasks of one principal
 	// running or waiting in one process.

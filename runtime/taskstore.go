@@ -131,8 +131,8 @@ type MemoryTaskStore struct {
 // and ended ones keep their results until their TTL or until the room is
 // needed. An ended task holds only its record (the result, at most a few
 // KiB in the examples); a running or waiting one also holds two goroutines
-// and its call: 54 to 62 KiB of resident memory (BenchmarkWaitingTask,
-// rss-KiB/task), which TaskLimits bounds (DefaultMaxRunningTasks).
+// and its call: about 68 KiB of resident memory (see
+// DefaultMaxRunningTasks, which bounds them).
 const DefaultMaxTasks = 2 * DefaultMaxRunningTasks
 
 type memoryTask struct {

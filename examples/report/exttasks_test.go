@@ -94,7 +94,7 @@ func tasksClientDir(t *testing.T) string {
 }
 
 // freeAddr returns a 127.0.0.1 address with a port free a moment ago.
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -109,7 +109,7 @@ func freeAddr(t *testing.T) string {
 
 // waitListening waits until addr accepts connections, failing when the
 // server exits first or takes more than 10 s.
-func waitListening(t *testing.T, addr string, exited <-chan struct{}, waitErr func() error, log fmt.Stringer) {
+func waitListening(t testing.TB, addr string, exited <-chan struct{}, waitErr func() error, log fmt.Stringer) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {

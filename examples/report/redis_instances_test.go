@@ -45,7 +45,7 @@ var (
 )
 
 // reportBinary builds the example once per test binary.
-func reportBinary(t *testing.T) string {
+func reportBinary(t testing.TB) string {
 	t.Helper()
 	reportOnce.Do(func() {
 		reportDir, reportErr = os.MkdirTemp("", "report-bin-")
@@ -67,7 +67,7 @@ func reportBinary(t *testing.T) string {
 // reportInstance is one report process on a shared Redis, and a raw
 // Tasks client of it.
 type reportInstance struct {
-	t      *testing.T
+	t      testing.TB
 	name   string
 	url    string
 	cmd    *exec.Cmd
@@ -90,7 +90,7 @@ func (p *reportInstance) alive() bool {
 // startReport runs the report binary as instance name on a free port,
 // sharing keys and the Redis at redisURL (none: tasks in memory), with
 // flags; t's cleanup kills it.
-func startReport(t *testing.T, name, keys, redisURL string, flags ...string) *reportInstance {
+func startReport(t testing.TB, name, keys, redisURL string, flags ...string) *reportInstance {
 	t.Helper()
 	addr := freeAddr(t)
 	p := &reportInstance{t: t, name: name, url: "http://" + addr + "/mcp", log: &syncBuffer{}, exited: make(chan struct{})}
