@@ -1299,3 +1299,16 @@ func TestTaskFixedClock(t *testing.T) {
 		t.Errorf("result %q", got)
 	}
 }
+
+// Every task tool of a server counts its tasks under one TaskLimits:
+// registering one with another panics, at registration.
+func TestTaskToolsShareTheirLimits(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "tasks", Version: "v0"}, nil)
+	brewTool(TaskOptional, &ToolOptions{TaskLimits: &TaskLimits{}}, nil)(srv)
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "TaskLimits") {
+			t.Errorf("a second task tool with other TaskLimits: recovered %v", r)
+		}
+	}()
+	brewTool(TaskOptional, &ToolOptions{TaskLimits: &TaskLimits{}}, nil)(srv)
+}

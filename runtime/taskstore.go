@@ -185,6 +185,7 @@ func (s *MemoryTaskStore) makeRoom(principal string) {
 		case !now.Before(r.Expires):
 			s.drop(id, t)
 		case !r.Status.Terminal():
+			// Not ended: kept.
 		case r.Principal == principal && (oldestOwn == nil || r.UpdatedAt.Before(oldestOwn.UpdatedAt)):
 			oldestOwn = r
 		case oldest == nil || r.UpdatedAt.Before(oldest.UpdatedAt):

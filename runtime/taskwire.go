@@ -54,7 +54,7 @@ var taskServices sync.Map // *mcp.Server → *taskService
 
 // enableTasks installs the tasks wire on server, once, for the task tool
 // of machine m. It panics, at registration, when another task tool of
-// the server uses another store.
+// the server uses another store or TaskLimits.
 func enableTasks(server *mcp.Server, m *Machine) {
 	svc := &taskService{store: m.opts.Tasks, limits: m.opts.TaskLimits, principal: m.opts.Principal, logger: m.opts.Logger}
 	prev, loaded := taskServices.LoadOrStore(server, svc)
