@@ -396,7 +396,7 @@ func (c *call) runTask() (mcp.Result, error) {
 	}
 	ticket, refused := m.opts.TaskLimits.admit(rec.Principal, rec.ID)
 	if refused != nil {
-		m.opts.Logger.Info("elicitgen: task refused", "tool", m.tool, "limit", string(refused.Data))
+		m.opts.Logger.Debug("elicitgen: task refused", "tool", m.tool, "limit", string(refused.Data))
 		return nil, refused
 	}
 	if err := m.opts.Tasks.Create(c.ctx, rec); err != nil {
