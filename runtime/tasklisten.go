@@ -90,8 +90,13 @@ func (h *HTTPHandler) serveTaskListen(w http.ResponseWriter, r *http.Request) bo
 			Message: fmt.Sprintf("subscriptions/listen: at most %d taskIds", MaxListenTaskIDs)})
 	}
 	principal := svc.callerOfHTTP(r)
+	closeStream, refused := svc.limits.openStream(principal)
+	if refused != nil {
+		return fail(http.StatusOK, refused)
+	}
+	defer closeStream()
 	ctx := r.Context()
-	var ids []string
+	ids := []string{} // acknowledged: [] when none
 	var first []*TaskRecord
 	for _, id := range p.Notifications.TaskIDs {
 		if slices.Contains(ids, id) {
