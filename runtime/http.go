@@ -2,14 +2,12 @@ package runtime
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -255,56 +253,19 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"method", r.Method, "protocolVersion", r.Header.Get(httpVersionHeader),
 			"session", r.Header.Get(httpSessionHeader) != "")
 	}
+	if r.Method == http.MethodPost && !h.bodyChecked(w, r) {
+		return
+	}
 	if route == RouteLegacy {
 		h.sessions.serve(h.legacy, w, r, reason == "initialize")
 		return
 	}
-	if method := r.Header.Get(httpMethodHeader); r.Header.Get(httpVersionHeader) >= httpModernVersion {
-		if strings.HasPrefix(method, "tasks/") && !h.taskNameMatches(w, r) {
+	if r.Header.Get(httpVersionHeader) >= httpModernVersion && r.Header.Get(httpMethodHeader) == httpMethodListen {
+		if !h.rebindingSafe(w, r) || h.serveTaskListen(w, r) {
 			return
-		}
-		if method == httpMethodListen {
-			if !h.rebindingSafe(w, r) || h.serveTaskListen(w, r) {
-				return
-			}
 		}
 	}
 	h.modern.ServeHTTP(w, r)
-}
-
-// taskNameMatches makes the check SEP-2663 adds to SEP-2243's for the
-// tasks methods, which go-sdk v1.8.0 does not make (it checks Mcp-Name only
-// on tools/call, prompts/get and resources/read): a tasks/get, tasks/update
-// or tasks/cancel request must carry Mcp-Name equal to params.taskId
-// (surrounding whitespace ignored, RFC 9110 §5.5). A missing or different
-// one gets HTTP 400 with JSON-RPC error -32020 (HeaderMismatch), as the
-// SDK answers its own header mismatches; a body that is not such a
-// request passes on to the SDK, which judges it.
-func (h *HTTPHandler) taskNameMatches(w http.ResponseWriter, r *http.Request) bool {
-	req, err := h.peekRequest(r)
-	if err != nil {
-		h.bodyError(w, err)
-		return false
-	}
-	if req == nil || (req.Method != MethodTasksGet && req.Method != MethodTasksUpdate && req.Method != MethodTasksCancel) {
-		return true
-	}
-	var p struct {
-		TaskID string `json:"taskId"`
-	}
-	_ = json.Unmarshal(req.Params, &p)
-	name := strings.TrimSpace(r.Header.Get(httpNameHeader))
-	var problem string
-	switch {
-	case name == "":
-		problem = "missing required Mcp-Name header for method " + strconv.Quote(req.Method)
-	case name != p.TaskID:
-		problem = "header mismatch: Mcp-Name header value does not match params.taskId"
-	default:
-		return true
-	}
-	writeJSONRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{Code: mcp.CodeHeaderMismatch, Message: problem})
-	return false
 }
 
 // rebindingSafe makes, for a request HTTPHandler serves itself, the
@@ -352,7 +313,11 @@ func (h *HTTPHandler) route(r *http.Request) (HTTPRoute, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	switch httpScanBody(body) {
+	kind, err := httpScanBody(body)
+	if err != nil {
+		return 0, "", err
+	}
+	switch kind {
 	case httpBodyInitialize:
 		return RouteLegacy, "initialize", nil
 	case httpBodyModern:
@@ -381,9 +346,14 @@ func (h *HTTPHandler) peekRequest(r *http.Request) (*jsonrpc.Request, error) {
 }
 
 // bodyError answers a body that could not be read: 413 over the limit,
-// 400 otherwise.
+// 400 with -32602 when ambiguous, 400 otherwise.
 func (h *HTTPHandler) bodyError(w http.ResponseWriter, err error) {
 	var tooBig *http.MaxBytesError
+	var ambiguous *errAmbiguous
+	if errors.As(err, &ambiguous) {
+		writeJSONRPCError(w, http.StatusBadRequest, ambiguous.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: ambiguous.Error()})
+		return
+	}
 	if errors.As(err, &tooBig) {
 		http.Error(w, fmt.Sprintf("request body exceeds %d bytes", tooBig.Limit), http.StatusRequestEntityTooLarge)
 		return
@@ -422,42 +392,23 @@ const (
 )
 
 // httpScanBody classifies a JSON-RPC message or batch. An initialize request
-// anywhere in a batch wins over modern markers.
-func httpScanBody(body []byte) httpBodyKind {
-	var msgs []json.RawMessage
-	if err := json.Unmarshal(body, &msgs); err != nil {
-		msgs = []json.RawMessage{body}
-	}
+// anywhere in a batch wins over modern markers. The error is an ambiguous
+// _meta (see exactMember).
+func httpScanBody(body []byte) (httpBodyKind, error) {
+	reqs, _ := httpRequests(body)
 	kind := httpBodyOther
-	for _, raw := range msgs {
-		msg, err := jsonrpc.DecodeMessage(raw)
-		if err != nil {
-			continue
-		}
-		req, ok := msg.(*jsonrpc.Request)
-		if !ok {
-			continue
-		}
+	for _, req := range reqs {
+		version, err := httpMetaVersion(req)
 		switch {
+		case err != nil:
+			return 0, err
 		case req.Method == httpMethodInit:
-			return httpBodyInitialize
-		case req.Method == httpMethodDiscover, httpMetaVersion(req.Params) >= httpModernVersion:
+			return httpBodyInitialize, nil
+		case req.Method == httpMethodDiscover, version >= httpModernVersion:
 			kind = httpBodyModern
 		}
 	}
-	return kind
-}
-
-// httpMetaVersion returns params._meta's protocol version, or "".
-func httpMetaVersion(params json.RawMessage) string {
-	var p struct {
-		Meta map[string]any `json:"_meta"`
-	}
-	if len(params) == 0 || json.Unmarshal(params, &p) != nil {
-		return ""
-	}
-	v, _ := p.Meta[httpMetaProtocolKey].(string)
-	return v
+	return kind, nil
 }
 
 // NewHTTPServer returns an [http.Server] for an MCP endpoint (h, typically
