@@ -42,6 +42,14 @@ const (
 // arguments.
 const DefaultMaxRequestBodyBytes = 256 << 10
 
+// DefaultSessionTimeout is the idle timeout of legacy sessions when
+// [HTTPOptions.SessionTimeout] is zero: 10 minutes, the same as
+// [DefaultLegacyAnswerWait], so that idleness never ends a question a
+// person is still answering before its own wait does, while a session a
+// client abandoned (without DELETE) holds its memory for 10 minutes rather
+// than for the life of the process.
+const DefaultSessionTimeout = 10 * time.Minute
+
 // HTTPRoute says which of the two inner handlers of an [HTTPHandler] serves
 // a request.
 type HTTPRoute uint8
@@ -82,10 +90,12 @@ type HTTPOptions struct {
 	// a legacy client that never opens that stream cannot be asked anything.
 	JSONResponse bool
 
-	// SessionTimeout closes legacy sessions idle for this long. Zero keeps
-	// them until the client sends DELETE, so a legacy client that goes away
-	// without one leaks its session: set it in production. Modern requests
-	// have no session.
+	// SessionTimeout closes legacy (2025-11-25) sessions with no request
+	// for this long, and ends the questions waiting on them. Zero means
+	// [DefaultSessionTimeout] (10 minutes); a negative value keeps sessions
+	// until the client sends DELETE, so that a client that goes away
+	// without one leaves its session (a goroutine and its buffers) for the
+	// life of the process. Modern requests have no session.
 	SessionTimeout time.Duration
 
 	// MaxRequestBodyBytes bounds every request body: the copy the router
@@ -203,7 +213,7 @@ func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts *HTTPOptions
 	modern := base
 	modern.Stateless = true
 	legacy := base
-	legacy.SessionTimeout = opts.SessionTimeout
+	legacy.SessionTimeout = sessionTimeout(opts.SessionTimeout)
 
 	var origins map[string]bool
 	if len(opts.AllowedOrigins) > 0 {
@@ -217,12 +227,24 @@ func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts *HTTPOptions
 		legacy:   mcp.NewStreamableHTTPHandler(getServer, &legacy),
 		maxBody:  maxBody,
 		logger:   opts.Logger,
-		sessions: &legacySessions{idle: opts.SessionTimeout},
+		sessions: &legacySessions{idle: legacy.SessionTimeout},
 		origins:  origins,
 
 		getServer:           getServer,
 		localhostProtection: !opts.DisableLocalhostProtection,
 	}
+}
+
+// sessionTimeout is the idle timeout of legacy sessions for
+// HTTPOptions.SessionTimeout d: 0 for none.
+func sessionTimeout(d time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return DefaultSessionTimeout
+	case d < 0:
+		return 0
+	}
+	return d
 }
 
 // httpNormalOrigin is the comparable form of an origin: trimmed, lower
