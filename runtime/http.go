@@ -189,6 +189,13 @@ type HTTPHandler struct {
 //     initialization"). Bodies that are not JSON-RPC also land here and get
 //     the SDK's 400.
 //
+// Whatever the route, the router reads a POST body as the SDK does (its
+// decoder for the envelope, exact member names inside) and refuses, with
+// HTTP 400, a body in which a member it reads appears twice or again in
+// another letter case, a tasks/get, tasks/update or tasks/cancel whose
+// Mcp-Name header is not its params.taskId (whatever the version headers
+// say), and one of those in a batch. See docs/hardening-http.md.
+//
 // The routes never change how the SDK treats a request once it is chosen:
 // each inner handler checks Content-Type, Accept, the body limit, Host and
 // the version header as it would alone. A token verifier (auth.RequireBearerToken)
