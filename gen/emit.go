@@ -13,7 +13,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
-	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/internal/contract"
 )
 
 // Import paths of generated code.
@@ -65,7 +65,7 @@ func emitFile(pkg *Package, file *File) ([]byte, error) {
 	f := newFile(pkg, file.Imports)
 	f.HeaderComment("// " + Header)
 	f.HeaderComment("// source: " + filepath.Base(file.Source))
-	v := jen.Lit(elicitrt.GenVersion)
+	v := jen.Lit(contract.GenVersion)
 	f.Comment("The build fails on the next lines when this file and the elicitgen runtime")
 	f.Comment("come from different versions of elicitgen: run the elicitgen of the same")
 	f.Comment("module version as the runtime, then go generate.")

@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/internal/format"
 )
 
 // formats lists the string formats of the 2026-07-28 schema subset.
@@ -220,9 +220,9 @@ func parseDefault(f *Field, raw string) (*Default, string) {
 		var t time.Time
 		var good bool
 		if f.Format == "date" {
-			t, good = elicitrt.ParseDate(raw)
+			t, good = format.ParseDate(raw)
 		} else {
-			t, good = elicitrt.ParseDateTime(raw)
+			t, good = format.ParseDateTime(raw)
 		}
 		if !good {
 			return nil, "is not a valid " + f.Format
@@ -233,22 +233,22 @@ func parseDefault(f *Field, raw string) (*Default, string) {
 }
 
 // formatReason checks a string against a format at generate time.
-func formatReason(format, s string) string {
-	switch format {
+func formatReason(name, s string) string {
+	switch name {
 	case "email":
-		if !elicitrt.IsEmail(s) {
+		if !format.IsEmail(s) {
 			return "is not an email address"
 		}
 	case "uri":
-		if !elicitrt.IsAbsoluteURI(s) {
+		if !format.IsAbsoluteURI(s) {
 			return "is not an absolute URI"
 		}
 	case "date":
-		if _, ok := elicitrt.ParseDate(s); !ok {
+		if _, ok := format.ParseDate(s); !ok {
 			return "is not a valid date"
 		}
 	case "date-time":
-		if _, ok := elicitrt.ParseDateTime(s); !ok {
+		if _, ok := format.ParseDateTime(s); !ok {
 			return "is not a valid date-time"
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/internal/contract"
 )
 
 const (
@@ -172,9 +172,9 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 			rounds++
 		}
 	}
-	if rounds > elicitrt.DefaultMaxRounds {
+	if rounds > contract.DefaultMaxRounds {
 		c.errorf(ts.Name.Pos(), "%s asks %d rounds of questions (%d steps); a call takes at most %d (MRTR clients stop after 10 attempts): merge steps into fewer forms, or ask some together",
-			what, rounds, len(tool.Steps), elicitrt.DefaultMaxRounds)
+			what, rounds, len(tool.Steps), contract.DefaultMaxRounds)
 	}
 	for i, s := range tool.Steps[:max(len(tool.Steps)-1, 0)] {
 		if s.Once {
@@ -490,16 +490,16 @@ func (c *checker) checkPrefill(tool *Tool, places []stepAt) bool {
 		}
 	}
 	if i := slices.IndexFunc(tool.Steps, func(s *ToolStep) bool { return s.Accept != "" }); i >= 0 {
-		if f, dup := args[elicitrt.PreviewTokenArgument]; dup {
+		if f, dup := args[contract.PreviewTokenArgument]; dup {
 			c.errorf(places[i].fallback, "step %s of tool %s: fallback=preview adds the argument %q, which is also field %s of %s: rename that field",
-				tool.Steps[i].GoName, tool.MCPName, elicitrt.PreviewTokenArgument, f, argsName)
+				tool.Steps[i].GoName, tool.MCPName, contract.PreviewTokenArgument, f, argsName)
 			ok = false
 		}
-		token, err := json.Marshal(map[string]string{"type": "string", "description": elicitrt.PreviewTokenDescription})
+		token, err := json.Marshal(map[string]string{"type": "string", "description": contract.PreviewTokenDescription})
 		if err != nil {
 			panic(err)
 		}
-		props[elicitrt.PreviewTokenArgument] = token
+		props[contract.PreviewTokenArgument] = token
 	}
 	if ok && len(props) > 0 {
 		b, err := json.Marshal(props) // map keys sorted: deterministic

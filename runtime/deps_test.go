@@ -17,6 +17,10 @@ var allowedImports = map[string]string{
 	// AddTool validates a flat tool's arguments itself, with the SDK's own
 	// validator (a dependency of the SDK), its schema resolved once.
 	"github.com/google/jsonschema-go/jsonschema": "argument validation",
+	// The leaves the generator shares: the format rules and the values
+	// generated code and the runtime agree on.
+	"github.com/elicitgen/elicitgen/internal/format":   "the format checks",
+	"github.com/elicitgen/elicitgen/internal/contract": "the version, the round limit, the token argument",
 }
 
 // goList returns the direct imports of pkg.
@@ -27,8 +31,8 @@ func goList(t *testing.T, pkg string) []string {
 		t.Fatalf("go list %s: %v\n%s", pkg, err, out)
 	}
 	imports := strings.Fields(string(out))
-	if len(imports) == 0 {
-		t.Fatalf("no imports listed for %s", pkg)
+	if len(imports) == 0 && pkg == "." {
+		t.Fatalf("no imports listed for %s", pkg) // go list failed quietly
 	}
 	return imports
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/internal/contract"
 )
 
 // Mode is how a step asks: a form or a URL.
@@ -862,7 +864,7 @@ func (st *flowState) finishURLStep(j int) {
 // by default: MRTR clients stop after ten attempts, the first call
 // included (the Go SDK's and the TypeScript SDK's clients), so a tenth
 // round of questions would never be answered.
-const DefaultMaxRounds = 9
+const DefaultMaxRounds = contract.DefaultMaxRounds
 
 // LegacyURLUnfinished is the result of a 2025-11-25 call whose URL step the
 // user accepted but did not finish within ToolOptions.LegacyURLWait.

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/internal/contract"
 )
 
 // Preview, then confirm: the path with no one there for a confirmation.
@@ -31,11 +33,11 @@ import (
 // PreviewTokenArgument is the optional tool argument that carries a
 // confirmation token; the generator adds it to the input schema of tools
 // with a FallbackPreview step.
-const PreviewTokenArgument = "confirmation_token"
+const PreviewTokenArgument = contract.PreviewTokenArgument
 
 // PreviewTokenDescription is the input schema description of
 // PreviewTokenArgument, for the model.
-const PreviewTokenDescription = "Only to confirm a previewed action: the confirmation_token that a previous call of this tool returned with its preview, passed with the same other arguments. Never invent one."
+const PreviewTokenDescription = contract.PreviewTokenDescription
 
 // DefaultPreviewTTL is how long a confirmation token stays valid by
 // default: a short while, the time for the host to ask its user.

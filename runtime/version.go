@@ -1,5 +1,7 @@
 package runtime
 
+import "github.com/elicitgen/elicitgen/internal/contract"
+
 // Version lock between generated code and this package, after protobuf-go's
 // protoimpl.EnforceVersion. Every generated file contains
 //
@@ -20,7 +22,7 @@ package runtime
 // code used; MaxVersion always equals GenVersion.
 const (
 	// GenVersion is the version of the code the current elicitgen writes.
-	GenVersion = 1
+	GenVersion = contract.GenVersion
 	// MinVersion is the oldest generated code this runtime still supports.
 	MinVersion = 1
 	// MaxVersion is the newest generated code this runtime supports.

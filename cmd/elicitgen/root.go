@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/elicitgen/elicitgen/gen"
-	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/internal/contract"
 )
 
 // Exit statuses.
@@ -277,4 +277,4 @@ func relTo(dir, p string) string {
 	return p
 }
 
-var genVersion = elicitrt.GenVersion
+var genVersion = contract.GenVersion

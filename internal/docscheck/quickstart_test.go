@@ -87,6 +87,9 @@ func TestQuickStart(t *testing.T) {
 		files[f.Name] = f.Body
 	}
 	testmod.WriteFiles(t, dir, files)
+	// "Run it": tidy for what the files import (the generator itself
+	// links neither the SDK nor the runtime), then generate.
+	goCmd(t, dir, "mod", "tidy")
 	goCmd(t, dir, "generate", "./...")
 	if _, err := os.Stat(filepath.Join(dir, "app_elicit.go")); err != nil {
 		t.Fatalf("go generate wrote no app_elicit.go: %v", err)

@@ -1,4 +1,4 @@
-package runtime_test
+package format_test
 
 import (
 	"math/rand/v2"
@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitgen/elicitgen/internal/format"
 	"github.com/elicitgen/elicitgen/internal/formcheck"
-	"github.com/elicitgen/elicitgen/runtime"
 )
 
 // The format checks are held to an independent implementation: the
@@ -359,11 +359,11 @@ var dateTimeCorpus = []formatCase{
 	{"", false},
 }
 
-func TestEmailCorpus(t *testing.T) { checkCorpus(t, emailCorpus, runtime.IsEmail, formcheck.Email) }
+func TestEmailCorpus(t *testing.T) { checkCorpus(t, emailCorpus, format.IsEmail, formcheck.Email) }
 func TestURICorpus(t *testing.T) {
-	checkCorpus(t, uriCorpus, runtime.IsAbsoluteURI, formcheck.URI)
+	checkCorpus(t, uriCorpus, format.IsAbsoluteURI, formcheck.URI)
 }
-func TestDateCorpus(t *testing.T) { checkCorpus(t, dateCorpus, runtime.IsDate, isFormcheckDate) }
+func TestDateCorpus(t *testing.T) { checkCorpus(t, dateCorpus, format.IsDate, isFormcheckDate) }
 func TestDateTimeCorpus(t *testing.T) {
 	checkCorpus(t, dateTimeCorpus, isDateTime, isFormcheckDateTime)
 	for _, c := range dateTimeCorpus {
@@ -371,7 +371,7 @@ func TestDateTimeCorpus(t *testing.T) {
 	}
 }
 
-func isDateTime(s string) bool          { _, ok := runtime.ParseDateTime(s); return ok }
+func isDateTime(s string) bool          { _, ok := format.ParseDateTime(s); return ok }
 func isFormcheckDateTime(s string) bool { _, ok := formcheck.DateTime(s); return ok }
 func isFormcheckDate(s string) bool     { _, ok := formcheck.Date(s); return ok }
 
@@ -404,7 +404,7 @@ func TestDateTimeValues(t *testing.T) {
 		"2016-12-31T23:59:60.25Z":              time.Date(2017, 1, 1, 0, 0, 0, 25e7, time.UTC),
 		"1998-12-31T15:59:60-08:00":            time.Date(1998, 12, 31, 16, 0, 0, 0, time.FixedZone("", -8*3600)),
 	} {
-		got, ok := runtime.ParseDateTime(s)
+		got, ok := format.ParseDateTime(s)
 		if !ok || !sameTime(got, want) {
 			t.Errorf("ParseDateTime(%q) = %v, %v, want %v", s, got, ok, want)
 		}
@@ -415,7 +415,7 @@ func TestDateTimeValues(t *testing.T) {
 // zone, and ParseDate likewise on s.
 func checkDateTime(t *testing.T, s string) {
 	t.Helper()
-	got, ok := runtime.ParseDateTime(s)
+	got, ok := format.ParseDateTime(s)
 	want, wantOK := formcheck.DateTime(s)
 	if ok != wantOK || !sameTime(got, want) {
 		t.Fatalf("ParseDateTime(%q) = %v, %v; formcheck: %v, %v", s, got, ok, want, wantOK)
@@ -423,9 +423,9 @@ func checkDateTime(t *testing.T, s string) {
 	if _, offset := got.Zone(); ok && (offset == 0) != (got.Location() == time.UTC) {
 		t.Fatalf("ParseDateTime(%q) = %v, in %v", s, got, got.Location())
 	}
-	d, ok := runtime.ParseDate(s)
+	d, ok := format.ParseDate(s)
 	wantD, wantOK := formcheck.Date(s)
-	if ok != wantOK || d != wantD || runtime.IsDate(s) != ok {
+	if ok != wantOK || d != wantD || format.IsDate(s) != ok {
 		t.Fatalf("ParseDate(%q) = %v, %v; formcheck: %v, %v", s, d, ok, wantD, wantOK)
 	}
 }
@@ -508,7 +508,7 @@ var ldhLabel = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])
 // fit, is a Mailbox.
 func checkEmail(t *testing.T, s string) {
 	t.Helper()
-	got := runtime.IsEmail(s)
+	got := format.IsEmail(s)
 	if want := formcheck.Email(s); got != want {
 		t.Fatalf("IsEmail(%q) = %v; formcheck: %v", s, got, want)
 	}
@@ -542,7 +542,7 @@ func checkEmail(t *testing.T, s string) {
 // first "#" and, when there is an authority, the same host.
 func checkURI(t *testing.T, s string) {
 	t.Helper()
-	got := runtime.IsAbsoluteURI(s)
+	got := format.IsAbsoluteURI(s)
 	if want := formcheck.URI(s); got != want {
 		t.Fatalf("IsAbsoluteURI(%q) = %v; formcheck: %v", s, got, want)
 	}
@@ -583,7 +583,7 @@ func checkURI(t *testing.T, s string) {
 // is exactly RFC 3339 full-date.
 func checkTimeParse(t *testing.T, s string) {
 	t.Helper()
-	got, ok := runtime.ParseDateTime(s)
+	got, ok := format.ParseDateTime(s)
 	if len(s) >= 20 {
 		upper := s[:10] + strings.ToUpper(s[10:11]) + s[11:len(s)-1] + strings.ToUpper(s[len(s)-1:])
 		leap := s[17:19] == "60"
@@ -599,7 +599,7 @@ func checkTimeParse(t *testing.T, s string) {
 		}
 	}
 	if len(s) == 10 {
-		d, ok := runtime.ParseDate(s)
+		d, ok := format.ParseDate(s)
 		std, err := time.Parse(time.DateOnly, s)
 		if ok != (err == nil) || d != std {
 			t.Fatalf("ParseDate(%q) = %v, %v, time.Parse: %v, %v", s, d, ok, std, err)

@@ -1,0 +1,23 @@
+// Package contract holds what the generator writes and the runtime reads,
+// which the two must agree on: the version of generated code, the most
+// rounds a flow may take, the argument that carries a confirmation token.
+// It is a leaf (no imports), so that the generator shares these values
+// without linking the runtime's server stack; package runtime re-exports
+// each under the same name, documented there.
+package contract
+
+// GenVersion is the version of the code the current elicitgen writes
+// (runtime.GenVersion: the version lock).
+const GenVersion = 1
+
+// DefaultMaxRounds is the most input_required results one call returns by
+// default (runtime.DefaultMaxRounds).
+const DefaultMaxRounds = 9
+
+// PreviewTokenArgument is the optional tool argument that carries a
+// confirmation token (runtime.PreviewTokenArgument).
+const PreviewTokenArgument = "confirmation_token"
+
+// PreviewTokenDescription is the input schema description of
+// PreviewTokenArgument, for the model.
+const PreviewTokenDescription = "Only to confirm a previewed action: the confirmation_token that a previous call of this tool returned with its preview, passed with the same other arguments. Never invent one."
