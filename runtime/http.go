@@ -272,7 +272,15 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	route, reason, err := h.route(r)
+	post, err := h.readPost(r)
+	if err != nil {
+		h.bodyError(w, err)
+		return
+	}
+	if post != nil && !bodyChecked(w, r, post) {
+		return
+	}
+	route, reason, err := routeOf(r, post)
 	if err != nil {
 		h.bodyError(w, err)
 		return
@@ -281,9 +289,6 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.logger.DebugContext(r.Context(), "mcp route", "route", route.String(), "reason", reason,
 			"method", r.Method, "protocolVersion", r.Header.Get(httpVersionHeader),
 			"session", r.Header.Get(httpSessionHeader) != "")
-	}
-	if r.Method == http.MethodPost && !h.bodyChecked(w, r) {
-		return
 	}
 	if route == RouteLegacy {
 		h.sessions.serve(h.legacy, w, r, reason == "initialize")
@@ -332,17 +337,22 @@ func httpLoopback(hostport string) bool {
 // route decides the route of r and says why in a few words. When it reads the
 // body it replaces r.Body with an in-memory copy of the same bytes.
 func (h *HTTPHandler) route(r *http.Request) (HTTPRoute, string, error) {
-	if r.Method != http.MethodPost {
+	post, err := h.readPost(r)
+	if err != nil {
+		return 0, "", err
+	}
+	return routeOf(r, post)
+}
+
+// routeOf decides the route of r, whose body holds post (nil: not a POST).
+func routeOf(r *http.Request, post *httpPost) (HTTPRoute, string, error) {
+	if post == nil {
 		return RouteLegacy, "not POST", nil
 	}
 	if v := r.Header.Get(httpVersionHeader); v >= httpModernVersion {
 		return RouteModern, "version header", nil
 	}
-	body, err := h.readBody(r)
-	if err != nil {
-		return 0, "", err
-	}
-	kind, err := httpScanBody(body)
+	kind, err := httpScanBody(post.reqs)
 	if err != nil {
 		return 0, "", err
 	}
@@ -374,9 +384,12 @@ func (h *HTTPHandler) peekRequest(r *http.Request) (*jsonrpc.Request, error) {
 	return req, nil
 }
 
-// bodyError answers a body that could not be read: 413 over the limit,
-// 400 with -32602 when ambiguous, 400 otherwise.
-func (h *HTTPHandler) bodyError(w http.ResponseWriter, err error) {
+// bodyError answers a body that could not be read (writeBodyError).
+func (h *HTTPHandler) bodyError(w http.ResponseWriter, err error) { writeBodyError(w, err) }
+
+// writeBodyError answers a body that could not be read: 413 over the
+// limit, 400 with -32602 when ambiguous, 400 otherwise.
+func writeBodyError(w http.ResponseWriter, err error) {
 	var tooBig *http.MaxBytesError
 	var ambiguous *errAmbiguous
 	if errors.As(err, &ambiguous) {
@@ -420,11 +433,10 @@ const (
 	httpBodyModern                         // holds server/discover or a request with modern _meta
 )
 
-// httpScanBody classifies a JSON-RPC message or batch. An initialize request
+// httpScanBody classifies the requests of a body. An initialize request
 // anywhere in a batch wins over modern markers. The error is an ambiguous
 // _meta (see exactMember).
-func httpScanBody(body []byte) (httpBodyKind, error) {
-	reqs, _ := httpRequests(body)
+func httpScanBody(reqs []*jsonrpc.Request) (httpBodyKind, error) {
 	kind := httpBodyOther
 	for _, req := range reqs {
 		version, err := httpMetaVersion(req)

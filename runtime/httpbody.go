@@ -103,21 +103,35 @@ func isTaskMethod(method string) bool {
 	return method == MethodTasksGet || method == MethodTasksUpdate || method == MethodTasksCancel
 }
 
+// httpPost is what the router reads of a POST body, once per request.
+type httpPost struct {
+	reqs  []*jsonrpc.Request
+	batch bool
+}
+
+// readPost reads r's body (within the limit, and puts it back for the
+// SDK) and decodes its requests; nil when r is not a POST.
+func (h *HTTPHandler) readPost(r *http.Request) (*httpPost, error) {
+	if r.Method != http.MethodPost {
+		return nil, nil
+	}
+	body, err := h.readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	reqs, batch := httpRequests(body)
+	return &httpPost{reqs: reqs, batch: batch}, nil
+}
+
 // bodyChecked makes the router's checks of a POST body, whatever its
 // headers say, and reports whether the request may go on; when not, it
 // has answered. A tasks/* request must carry Mcp-Name equal to its
 // params.taskId, and cannot come in a batch; a subscriptions/listen must
 // name its notifications unambiguously.
-func (h *HTTPHandler) bodyChecked(w http.ResponseWriter, r *http.Request) bool {
-	body, err := h.readBody(r)
-	if err != nil {
-		h.bodyError(w, err)
-		return false
-	}
-	reqs, batch := httpRequests(body)
-	for _, req := range reqs {
+func bodyChecked(w http.ResponseWriter, r *http.Request, post *httpPost) bool {
+	for _, req := range post.reqs {
 		switch {
-		case isTaskMethod(req.Method) && batch:
+		case isTaskMethod(req.Method) && post.batch:
 			writeJSONRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 				Message: "invalid request: " + req.Method + " in a JSON-RPC batch; send task requests one per POST"})
 			return false
@@ -125,7 +139,7 @@ func (h *HTTPHandler) bodyChecked(w http.ResponseWriter, r *http.Request) bool {
 			return taskNameMatches(w, r, req)
 		case req.Method == httpMethodListen:
 			if err := listenUnambiguous(req); err != nil {
-				h.bodyError(w, err)
+				writeBodyError(w, err)
 				return false
 			}
 		}
