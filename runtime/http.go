@@ -98,6 +98,14 @@ type HTTPOptions struct {
 	// life of the process. Modern requests have no session.
 	SessionTimeout time.Duration
 
+	// MaxSessionsPerPrincipal bounds the legacy sessions one principal
+	// (the verified bearer token's UserID) holds at once: a session counts
+	// until its DELETE or its SessionTimeout of idleness, and an initialize
+	// over the bound gets 429 Too Many Requests naming it. Zero means
+	// [DefaultMaxSessionsPerPrincipal] (64); a negative value means no
+	// bound. Sessions opened without a token are not bounded by it.
+	MaxSessionsPerPrincipal int
+
 	// MaxRequestBodyBytes bounds every request body: the copy the router
 	// reads to decide the route and the reads of both inner SDK handlers.
 	// Zero means [DefaultMaxRequestBodyBytes] (256 KiB); a negative value
@@ -234,7 +242,7 @@ func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts *HTTPOptions
 		legacy:   mcp.NewStreamableHTTPHandler(getServer, &legacy),
 		maxBody:  maxBody,
 		logger:   opts.Logger,
-		sessions: &legacySessions{idle: legacy.SessionTimeout},
+		sessions: &legacySessions{idle: legacy.SessionTimeout, max: maxSessions(opts.MaxSessionsPerPrincipal)},
 		origins:  origins,
 
 		getServer:           getServer,

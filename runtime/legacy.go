@@ -96,6 +96,7 @@ type legacySession struct {
 	timer    *time.Timer // runs while asks wait and idle > 0
 	lastSeen time.Time
 	closing  bool // its owner's DELETE is being served: no new question waits
+	gone     bool // deleted, or never opened: not counted against its user
 }
 
 // pending registers the wait of one question; done unregisters it.
@@ -185,10 +186,12 @@ func (s *legacySession) idleSince(now time.Time, d time.Duration) bool {
 // legacySessions are an HTTPHandler's 2025-11-25 sessions, by session id.
 type legacySessions struct {
 	idle time.Duration
+	max  int // sessions per principal (legacybound.go); 0: none
 
-	mu    sync.Mutex
-	byID  map[string]*legacySession
-	added int
+	mu     sync.Mutex
+	byID   map[string]*legacySession
+	added  int
+	byUser map[string][]*legacySession // by principal, when max > 0
 }
 
 // serve runs the legacy SDK handler for r: an initialize gets a new
@@ -204,9 +207,15 @@ func (ls *legacySessions) serve(next http.Handler, w http.ResponseWriter, r *htt
 		if info := auth.TokenInfoFromContext(r.Context()); info != nil {
 			s.user = info.UserID
 		}
+		if !ls.admit(s) {
+			ls.refuseSession(w)
+			return
+		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), legacySessionKey{}, s)))
 		if id := w.Header().Get(httpSessionHeader); id != "" {
 			ls.add(id, s)
+		} else {
+			s.markGone()
 		}
 		return
 	case id != "" && r.Method == http.MethodDelete:
@@ -237,6 +246,7 @@ func (ls *legacySessions) serveDelete(next http.Handler, w http.ResponseWriter, 
 	next.ServeHTTP(sw, r)
 	if sw.status/100 == 2 || sw.status == http.StatusNotFound {
 		ls.remove(id)
+		s.markGone()
 		return
 	}
 	s.reopen()
@@ -279,6 +289,7 @@ func (ls *legacySessions) add(id string, s *legacySession) {
 				delete(ls.byID, id)
 			}
 		}
+		ls.pruneUsers(now)
 	}
 }
 
