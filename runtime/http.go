@@ -2,14 +2,12 @@ package runtime
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -43,6 +41,14 @@ const (
 // request. Set MaxRequestBodyBytes explicitly if your own tools take large
 // arguments.
 const DefaultMaxRequestBodyBytes = 256 << 10
+
+// DefaultSessionTimeout is the idle timeout of legacy sessions when
+// [HTTPOptions.SessionTimeout] is zero: 10 minutes, the same as
+// [DefaultLegacyAnswerWait], so that idleness never ends a question a
+// person is still answering before its own wait does, while a session a
+// client abandoned (without DELETE) holds its memory for 10 minutes rather
+// than for the life of the process.
+const DefaultSessionTimeout = 10 * time.Minute
 
 // HTTPRoute says which of the two inner handlers of an [HTTPHandler] serves
 // a request.
@@ -84,11 +90,21 @@ type HTTPOptions struct {
 	// a legacy client that never opens that stream cannot be asked anything.
 	JSONResponse bool
 
-	// SessionTimeout closes legacy sessions idle for this long. Zero keeps
-	// them until the client sends DELETE, so a legacy client that goes away
-	// without one leaks its session: set it in production. Modern requests
-	// have no session.
+	// SessionTimeout closes legacy (2025-11-25) sessions with no request
+	// for this long, and ends the questions waiting on them. Zero means
+	// [DefaultSessionTimeout] (10 minutes); a negative value keeps sessions
+	// until the client sends DELETE, so that a client that goes away
+	// without one leaves its session (a goroutine and its buffers) for the
+	// life of the process. Modern requests have no session.
 	SessionTimeout time.Duration
+
+	// MaxSessionsPerPrincipal bounds the legacy sessions one principal
+	// (the verified bearer token's UserID) holds at once: a session counts
+	// until its DELETE or its SessionTimeout of idleness, and an initialize
+	// over the bound gets 429 Too Many Requests naming it. Zero means
+	// [DefaultMaxSessionsPerPrincipal] (64); a negative value means no
+	// bound. Sessions opened without a token are not bounded by it.
+	MaxSessionsPerPrincipal int
 
 	// MaxRequestBodyBytes bounds every request body: the copy the router
 	// reads to decide the route and the reads of both inner SDK handlers.
@@ -181,6 +197,13 @@ type HTTPHandler struct {
 //     initialization"). Bodies that are not JSON-RPC also land here and get
 //     the SDK's 400.
 //
+// Whatever the route, the router reads a POST body as the SDK does (its
+// decoder for the envelope, exact member names inside) and refuses, with
+// HTTP 400, a body in which a member it reads appears twice or again in
+// another letter case, a tasks/get, tasks/update or tasks/cancel whose
+// Mcp-Name header is not its params.taskId (whatever the version headers
+// say), and one of those in a batch. See docs/hardening-http.md.
+//
 // The routes never change how the SDK treats a request once it is chosen:
 // each inner handler checks Content-Type, Accept, the body limit, Host and
 // the version header as it would alone. A token verifier (auth.RequireBearerToken)
@@ -205,7 +228,7 @@ func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts *HTTPOptions
 	modern := base
 	modern.Stateless = true
 	legacy := base
-	legacy.SessionTimeout = opts.SessionTimeout
+	legacy.SessionTimeout = sessionTimeout(opts.SessionTimeout)
 
 	var origins map[string]bool
 	if len(opts.AllowedOrigins) > 0 {
@@ -219,12 +242,24 @@ func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts *HTTPOptions
 		legacy:   mcp.NewStreamableHTTPHandler(getServer, &legacy),
 		maxBody:  maxBody,
 		logger:   opts.Logger,
-		sessions: &legacySessions{idle: opts.SessionTimeout},
+		sessions: &legacySessions{idle: legacy.SessionTimeout, max: maxSessions(opts.MaxSessionsPerPrincipal)},
 		origins:  origins,
 
 		getServer:           getServer,
 		localhostProtection: !opts.DisableLocalhostProtection,
 	}
+}
+
+// sessionTimeout is the idle timeout of legacy sessions for
+// HTTPOptions.SessionTimeout d: 0 for none.
+func sessionTimeout(d time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return DefaultSessionTimeout
+	case d < 0:
+		return 0
+	}
+	return d
 }
 
 // httpNormalOrigin is the comparable form of an origin: trimmed, lower
@@ -245,7 +280,15 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	route, reason, err := h.route(r)
+	post, err := h.readPost(r)
+	if err != nil {
+		h.bodyError(w, err)
+		return
+	}
+	if post != nil && !bodyChecked(w, r, post) {
+		return
+	}
+	route, reason, err := routeOf(r, post)
 	if err != nil {
 		h.bodyError(w, err)
 		return
@@ -259,52 +302,12 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.sessions.serve(h.legacy, w, r, reason == "initialize")
 		return
 	}
-	if method := r.Header.Get(httpMethodHeader); r.Header.Get(httpVersionHeader) >= httpModernVersion {
-		if strings.HasPrefix(method, "tasks/") && !h.taskNameMatches(w, r) {
+	if r.Header.Get(httpVersionHeader) >= httpModernVersion && r.Header.Get(httpMethodHeader) == httpMethodListen {
+		if !h.rebindingSafe(w, r) || h.serveTaskListen(w, r) {
 			return
-		}
-		if method == httpMethodListen {
-			if !h.rebindingSafe(w, r) || h.serveTaskListen(w, r) {
-				return
-			}
 		}
 	}
 	h.modern.ServeHTTP(w, r)
-}
-
-// taskNameMatches makes the check SEP-2663 adds to SEP-2243's for the
-// tasks methods, which go-sdk v1.8.0 does not make (it checks Mcp-Name only
-// on tools/call, prompts/get and resources/read): a tasks/get, tasks/update
-// or tasks/cancel request must carry Mcp-Name equal to params.taskId
-// (surrounding whitespace ignored, RFC 9110 §5.5). A missing or different
-// one gets HTTP 400 with JSON-RPC error -32020 (HeaderMismatch), as the
-// SDK answers its own header mismatches; a body that is not such a
-// request passes on to the SDK, which judges it.
-func (h *HTTPHandler) taskNameMatches(w http.ResponseWriter, r *http.Request) bool {
-	req, err := h.peekRequest(r)
-	if err != nil {
-		h.bodyError(w, err)
-		return false
-	}
-	if req == nil || (req.Method != MethodTasksGet && req.Method != MethodTasksUpdate && req.Method != MethodTasksCancel) {
-		return true
-	}
-	var p struct {
-		TaskID string `json:"taskId"`
-	}
-	_ = json.Unmarshal(req.Params, &p)
-	name := strings.TrimSpace(r.Header.Get(httpNameHeader))
-	var problem string
-	switch {
-	case name == "":
-		problem = "missing required Mcp-Name header for method " + strconv.Quote(req.Method)
-	case name != p.TaskID:
-		problem = "header mismatch: Mcp-Name header value does not match params.taskId"
-	default:
-		return true
-	}
-	writeJSONRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{Code: mcp.CodeHeaderMismatch, Message: problem})
-	return false
 }
 
 // rebindingSafe makes, for a request HTTPHandler serves itself, the
@@ -342,17 +345,26 @@ func httpLoopback(hostport string) bool {
 // route decides the route of r and says why in a few words. When it reads the
 // body it replaces r.Body with an in-memory copy of the same bytes.
 func (h *HTTPHandler) route(r *http.Request) (HTTPRoute, string, error) {
-	if r.Method != http.MethodPost {
+	post, err := h.readPost(r)
+	if err != nil {
+		return 0, "", err
+	}
+	return routeOf(r, post)
+}
+
+// routeOf decides the route of r, whose body holds post (nil: not a POST).
+func routeOf(r *http.Request, post *httpPost) (HTTPRoute, string, error) {
+	if post == nil {
 		return RouteLegacy, "not POST", nil
 	}
 	if v := r.Header.Get(httpVersionHeader); v >= httpModernVersion {
 		return RouteModern, "version header", nil
 	}
-	body, err := h.readBody(r)
+	kind, err := httpScanBody(post.reqs)
 	if err != nil {
 		return 0, "", err
 	}
-	switch httpScanBody(body) {
+	switch kind {
 	case httpBodyInitialize:
 		return RouteLegacy, "initialize", nil
 	case httpBodyModern:
@@ -380,10 +392,18 @@ func (h *HTTPHandler) peekRequest(r *http.Request) (*jsonrpc.Request, error) {
 	return req, nil
 }
 
-// bodyError answers a body that could not be read: 413 over the limit,
-// 400 otherwise.
-func (h *HTTPHandler) bodyError(w http.ResponseWriter, err error) {
+// bodyError answers a body that could not be read (writeBodyError).
+func (h *HTTPHandler) bodyError(w http.ResponseWriter, err error) { writeBodyError(w, err) }
+
+// writeBodyError answers a body that could not be read: 413 over the
+// limit, 400 with -32602 when ambiguous, 400 otherwise.
+func writeBodyError(w http.ResponseWriter, err error) {
 	var tooBig *http.MaxBytesError
+	var ambiguous *errAmbiguous
+	if errors.As(err, &ambiguous) {
+		writeJSONRPCError(w, http.StatusBadRequest, ambiguous.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: ambiguous.Error()})
+		return
+	}
 	if errors.As(err, &tooBig) {
 		http.Error(w, fmt.Sprintf("request body exceeds %d bytes", tooBig.Limit), http.StatusRequestEntityTooLarge)
 		return
@@ -421,43 +441,23 @@ const (
 	httpBodyModern                         // holds server/discover or a request with modern _meta
 )
 
-// httpScanBody classifies a JSON-RPC message or batch. An initialize request
-// anywhere in a batch wins over modern markers.
-func httpScanBody(body []byte) httpBodyKind {
-	var msgs []json.RawMessage
-	if err := json.Unmarshal(body, &msgs); err != nil {
-		msgs = []json.RawMessage{body}
-	}
+// httpScanBody classifies the requests of a body. An initialize request
+// anywhere in a batch wins over modern markers. The error is an ambiguous
+// _meta (see exactMember).
+func httpScanBody(reqs []*jsonrpc.Request) (httpBodyKind, error) {
 	kind := httpBodyOther
-	for _, raw := range msgs {
-		msg, err := jsonrpc.DecodeMessage(raw)
-		if err != nil {
-			continue
-		}
-		req, ok := msg.(*jsonrpc.Request)
-		if !ok {
-			continue
-		}
+	for _, req := range reqs {
+		version, err := httpMetaVersion(req)
 		switch {
+		case err != nil:
+			return 0, err
 		case req.Method == httpMethodInit:
-			return httpBodyInitialize
-		case req.Method == httpMethodDiscover, httpMetaVersion(req.Params) >= httpModernVersion:
+			return httpBodyInitialize, nil
+		case req.Method == httpMethodDiscover, version >= httpModernVersion:
 			kind = httpBodyModern
 		}
 	}
-	return kind
-}
-
-// httpMetaVersion returns params._meta's protocol version, or "".
-func httpMetaVersion(params json.RawMessage) string {
-	var p struct {
-		Meta map[string]any `json:"_meta"`
-	}
-	if len(params) == 0 || json.Unmarshal(params, &p) != nil {
-		return ""
-	}
-	v, _ := p.Meta[httpMetaProtocolKey].(string)
-	return v
+	return kind, nil
 }
 
 // NewHTTPServer returns an [http.Server] for an MCP endpoint (h, typically

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -16,11 +17,12 @@ import (
 // a 2026-07-28 round does:
 //
 //   - the wait ends after ToolOptions.LegacyAnswerWait;
-//   - on an HTTPHandler, it also ends when the session is deleted, or when
-//     no request arrives on the session for HTTPOptions.SessionTimeout
-//     (the SDK pauses its own idle timer while a call runs, and its
-//     session Close waits for running calls: without this a DELETE would
-//     wait for an answer that never comes);
+//   - on an HTTPHandler, it also ends when the session's own principal
+//     deletes it (another's DELETE, which the SDK refuses, changes
+//     nothing), or when no request arrives on the session for
+//     HTTPOptions.SessionTimeout (the SDK pauses its own idle timer while
+//     a call runs, and its session Close waits for running calls: without
+//     this a DELETE would wait for an answer that never comes);
 //   - the SDK's own check of the answer against the requested schema is
 //     left to the form's decoder, so that an invalid answer is asked
 //     again with the reason, as in a 2026-07-28 round, instead of ending
@@ -84,18 +86,27 @@ type legacySessionKey struct{}
 // the questions waiting for an answer on it, and when it was last used.
 type legacySession struct {
 	idle time.Duration // HTTPOptions.SessionTimeout; 0: none
+	// user is the UserID of the verified token that opened the session
+	// ("" without one): the SDK closes the session only for that user.
+	user string
 
 	mu       sync.Mutex
 	asks     map[int]context.CancelFunc
 	next     int
 	timer    *time.Timer // runs while asks wait and idle > 0
 	lastSeen time.Time
+	closing  bool // its owner's DELETE is being served: no new question waits
+	gone     bool // deleted, or never opened: not counted against its user
 }
 
 // pending registers the wait of one question; done unregisters it.
 func (s *legacySession) pending(cancel context.CancelFunc) (done func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closing {
+		cancel()
+		return func() {}
+	}
 	if s.asks == nil {
 		s.asks = map[int]context.CancelFunc{}
 	}
@@ -139,6 +150,31 @@ func (s *legacySession) end() {
 	}
 }
 
+// closeAsks marks the session closing and ends its waiting questions;
+// reopen undoes the mark.
+func (s *legacySession) closeAsks() {
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	s.end()
+}
+
+func (s *legacySession) reopen() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closing = false
+}
+
+// ownedBy reports whether r comes from the session's principal, by the
+// rule the SDK applies before it closes a session on DELETE.
+func (s *legacySession) ownedBy(r *http.Request) bool {
+	if s.user == "" {
+		return true
+	}
+	info := auth.TokenInfoFromContext(r.Context())
+	return info != nil && info.UserID == s.user
+}
+
 // idleSince reports whether the session has had no request and no waiting
 // question for longer than d.
 func (s *legacySession) idleSince(now time.Time, d time.Duration) bool {
@@ -150,31 +186,41 @@ func (s *legacySession) idleSince(now time.Time, d time.Duration) bool {
 // legacySessions are an HTTPHandler's 2025-11-25 sessions, by session id.
 type legacySessions struct {
 	idle time.Duration
+	max  int // sessions per principal (legacybound.go); 0: none
 
-	mu    sync.Mutex
-	byID  map[string]*legacySession
-	added int
+	mu     sync.Mutex
+	byID   map[string]*legacySession
+	added  int
+	byUser map[string][]*legacySession // by principal, when max > 0
 }
 
 // serve runs the legacy SDK handler for r: an initialize gets a new
 // legacySession in its context (the SDK keeps the values of that context
 // for the session's calls), recorded under the session id the SDK
-// answers; a DELETE ends the session's questions before the SDK closes
-// it; any other request with a session id counts as activity.
+// answers; a DELETE is served by serveDelete; any other request with a
+// session id counts as activity.
 func (ls *legacySessions) serve(next http.Handler, w http.ResponseWriter, r *http.Request, initialize bool) {
 	id := r.Header.Get(httpSessionHeader)
 	switch {
 	case initialize:
 		s := &legacySession{idle: ls.idle, lastSeen: time.Now()}
+		if info := auth.TokenInfoFromContext(r.Context()); info != nil {
+			s.user = info.UserID
+		}
+		if !ls.admit(s) {
+			ls.refuseSession(w)
+			return
+		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), legacySessionKey{}, s)))
 		if id := w.Header().Get(httpSessionHeader); id != "" {
 			ls.add(id, s)
+		} else {
+			s.markGone()
 		}
 		return
 	case id != "" && r.Method == http.MethodDelete:
-		if s := ls.remove(id); s != nil {
-			s.end()
-		}
+		ls.serveDelete(next, w, r, id)
+		return
 	case id != "":
 		if s := ls.get(id); s != nil {
 			s.touch(time.Now())
@@ -182,6 +228,51 @@ func (ls *legacySessions) serve(next http.Handler, w http.ResponseWriter, r *htt
 	}
 	next.ServeHTTP(w, r)
 }
+
+// serveDelete serves the DELETE of session id. The SDK's close of a
+// session waits for its running calls, so the questions waiting on it
+// must end first, but only when the SDK will close it: a DELETE from
+// another principal (which the SDK refuses with 403) changes nothing.
+// The session is forgotten once the SDK answered 2xx (or 404: it no
+// longer knows it); otherwise it asks again as before.
+func (ls *legacySessions) serveDelete(next http.Handler, w http.ResponseWriter, r *http.Request, id string) {
+	s := ls.get(id)
+	if s == nil || !s.ownedBy(r) {
+		next.ServeHTTP(w, r)
+		return
+	}
+	s.closeAsks()
+	sw := &statusWriter{ResponseWriter: w}
+	next.ServeHTTP(sw, r)
+	if sw.status/100 == 2 || sw.status == http.StatusNotFound {
+		ls.remove(id)
+		s.markGone()
+		return
+	}
+	s.reopen()
+}
+
+// statusWriter records the status a handler answers with.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (ls *legacySessions) add(id string, s *legacySession) {
 	ls.mu.Lock()
@@ -198,6 +289,7 @@ func (ls *legacySessions) add(id string, s *legacySession) {
 				delete(ls.byID, id)
 			}
 		}
+		ls.pruneUsers(now)
 	}
 }
 

@@ -273,3 +273,89 @@ func TestAbandonedLegacyCallsFreeTheirGoroutines(t *testing.T) {
 		t.Fatalf("%d goroutines left after the calls ended (%d before)\n%s", after, before, buf[:goruntime.Stack(buf, true)])
 	}
 }
+
+// TestOwnerDeleteRefusedKeepsTheSession: a DELETE from the session's own
+// principal that the SDK refuses for another reason (here an unsupported
+// Mcp-Protocol-Version, 400) ends the question that was waiting, but not
+// the session: the runtime still knows it, a later question on it waits
+// for its answer as before, and a proper DELETE then ends the session.
+func TestOwnerDeleteRefusedKeepsTheSession(t *testing.T) {
+	srv := httptest.NewServer(elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return countServer(nil) }, nil))
+	defer srv.Close()
+	// Each question gets its own answer channel: a question the server
+	// ended may still wait on the client.
+	asked := make(chan chan int, 3)
+	cs := legacyClient(t, srv.URL, func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		answer := make(chan int, 1)
+		asked <- answer
+		select {
+		case n := <-answer:
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"n": n}}, nil
+		case <-ctx.Done():
+			return nil, errors.New("gone")
+		}
+	})
+	defer cs.Close()
+	del := func(version string) int {
+		req, _ := http.NewRequest(http.MethodDelete, srv.URL, nil)
+		req.Header.Set("Mcp-Session-Id", cs.ID())
+		req.Header.Set("Mcp-Protocol-Version", version)
+		resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+		if err != nil {
+			t.Fatalf("DELETE: %v", err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	type reply struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	call := func() <-chan reply {
+		done := make(chan reply, 1)
+		go func() {
+			res, err := callCount(cs)
+			done <- reply{res, err}
+		}()
+		return done
+	}
+	wait := func(c <-chan reply) reply {
+		select {
+		case r := <-c:
+			return r
+		case <-time.After(10 * time.Second):
+			t.Fatal("the call still waits")
+			return reply{}
+		}
+	}
+	isAsked := func() chan int {
+		select {
+		case answer := <-asked:
+			return answer
+		case <-time.After(10 * time.Second):
+			t.Fatal("not asked")
+			return nil
+		}
+	}
+	first := call()
+	isAsked()
+	if code := del("1999-01-01"); code != http.StatusBadRequest {
+		t.Fatalf("a DELETE with an unsupported version: %d, want 400", code)
+	}
+	if r := wait(first); r.err == nil && !strings.Contains(text(r.res), "no answer came") {
+		t.Fatalf("the question the owner's DELETE ended: %+v", r.res)
+	}
+	second := call()
+	isAsked() <- 3
+	if r := wait(second); r.err != nil || text(r.res) != "count 3" {
+		t.Fatalf("a question after the refused DELETE: %q %v", text(r.res), r.err)
+	}
+	third := call()
+	isAsked()
+	if code := del("2025-11-25"); code != http.StatusNoContent {
+		t.Fatalf("the owner's DELETE: %d, want 204", code)
+	}
+	if r := wait(third); r.err == nil && !strings.Contains(text(r.res), "no answer came") {
+		t.Fatalf("the question the DELETE ended: %+v", r.res)
+	}
+}

@@ -221,6 +221,11 @@ type ToolOptions struct {
 	// TaskPollInterval is the pollIntervalMs a task suggests to clients; 0
 	// or negative means DefaultTaskPollInterval.
 	TaskPollInterval time.Duration
+	// TaskLimits bounds the tasks running in this process, in all and per
+	// principal, and the status streams of each principal; nil means
+	// DefaultTaskLimits(), shared by the whole process. Every task tool of
+	// a server uses the same.
+	TaskLimits *TaskLimits
 }
 
 // DefaultLegacyAnswerWait is how long a 2025-11-25 call waits for the
@@ -303,6 +308,9 @@ func newMachine(k kind, name string, steps []Step, flow hooks, opts *ToolOptions
 	}
 	if m.opts.TaskPollInterval <= 0 {
 		m.opts.TaskPollInterval = DefaultTaskPollInterval
+	}
+	if m.opts.TaskLimits == nil {
+		m.opts.TaskLimits = DefaultTaskLimits()
 	}
 	return m
 }

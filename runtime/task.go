@@ -88,6 +88,8 @@ type Task struct {
 	// reason of the last), or that runs Run in the foreground.
 	c  *call
 	id string // "" in the foreground
+	// ticket counts the task under ToolOptions.TaskLimits while it runs.
+	ticket *taskTicket
 }
 
 // ID is the task id, "" in the foreground.
@@ -392,17 +394,27 @@ func (c *call) runTask() (mcp.Result, error) {
 		Status: TaskWorking, CreatedAt: now, UpdatedAt: now, Expires: now.Add(m.opts.TaskTTL),
 		PollInterval: m.opts.TaskPollInterval, Version: 1,
 	}
+	ticket, refused := m.opts.TaskLimits.admit(rec.Principal, rec.ID)
+	if refused != nil {
+		m.opts.Logger.Debug("elicitgen: task refused", "tool", m.tool, "limit", string(refused.Data))
+		return nil, refused
+	}
 	if err := m.opts.Tasks.Create(c.ctx, rec); err != nil {
+		ticket.release()
 		m.opts.Logger.Warn("elicitgen: cannot create a task", "tool", m.tool, "err", err)
+		if errors.Is(err, ErrTaskStoreFull) {
+			return nil, errTaskStoreFull()
+		}
 		return nil, ErrInternal
 	}
 	// The task outlives the request: its own context, with the request's
-	// values (the principal), ended by tasks/cancel or the TTL.
+	// values (the principal), ended by tasks/cancel or the TTL (a
+	// duration on the real clock, whatever ToolOptions.Now says).
 	slot := taskSlotFrom(c.ctx)
-	ctx, cancel := context.WithDeadline(context.WithoutCancel(c.ctx), rec.Expires)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.ctx), m.opts.TaskTTL)
 	c.ctx = ctx // the handler's hooks (messages) run in the task from now on
 	slot.created = rec
-	t := &Task{m: m, c: c, id: rec.ID}
+	t := &Task{m: m, c: c, id: rec.ID, ticket: ticket}
 	go t.work(ctx, cancel)
 	return &mcp.CallToolResult{}, nil
 }
@@ -445,13 +457,30 @@ func (c *call) toolRequest() *mcp.CallToolRequest {
 }
 
 // work runs the task's Run and records how it ended; a cancelled task
-// stays cancelled whatever Run returns.
+// stays cancelled whatever Run returns. The task counts under TaskLimits
+// against its principal until it ends, and against the process until
+// both its goroutines (this one and watchCancel) return.
 func (t *Task) work(ctx context.Context, cancel context.CancelFunc) {
-	defer cancel()
-	m := t.m
-	go t.watchCancel(ctx, cancel)
+	watched := make(chan struct{})
+	defer func() {
+		cancel()
+		<-watched
+		t.ticket.release()
+	}()
+	go func() {
+		defer close(watched)
+		t.watchCancel(ctx, cancel)
+	}()
 	res, err := t.safeRun(ctx)
-	var result, rpcErr json.RawMessage
+	t.ticket.ended() // before the end is recorded: once a client sees it, it counts no more
+	result, rpcErr := t.outcome(res, err)
+	t.recordEnd(ctx, result, rpcErr)
+}
+
+// outcome is how a task whose Run returned (res, err) ends: its result
+// (completed) or its JSON-RPC error (failed).
+func (t *Task) outcome(res *mcp.CallToolResult, err error) (result, rpcErr json.RawMessage) {
+	m := t.m
 	var gaveUp *GaveUpError
 	switch {
 	case errors.As(err, &gaveUp):
@@ -474,8 +503,13 @@ func (t *Task) work(ctx context.Context, cancel context.CancelFunc) {
 			rpcErr, _ = json.Marshal(ErrInternal)
 		}
 	}
-	// Record the end even if the task's context has ended (its TTL): on a
-	// fresh context, bounded, through a store outage of up to 30 s.
+	return result, rpcErr
+}
+
+// recordEnd records the task's end, unless it ended already (cancelled),
+// even if its context has ended (its TTL): on a fresh context, bounded,
+// through a store outage of up to 30 s.
+func (t *Task) recordEnd(ctx context.Context, result, rpcErr json.RawMessage) {
 	endCtx, endCancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer endCancel()
 	if _, err := t.update(endCtx, func(rec *TaskRecord) error {
@@ -490,7 +524,7 @@ func (t *Task) work(ctx context.Context, cancel context.CancelFunc) {
 		}
 		return nil
 	}); err != nil && !errors.Is(err, errTaskEnded) {
-		m.opts.Logger.Warn("elicitgen: cannot record the end of a task", "tool", m.tool, "task", t.id, "err", err)
+		t.m.opts.Logger.Warn("elicitgen: cannot record the end of a task", "tool", t.m.tool, "task", t.id, "err", err)
 	}
 }
 
@@ -513,6 +547,7 @@ func (t *Task) watchCancel(ctx context.Context, cancel context.CancelFunc) {
 	for ctx.Err() == nil {
 		rec, err := store.Get(ctx, t.id)
 		if err == nil && (rec == nil || rec.Status.Terminal()) {
+			t.ticket.ended()
 			cancel()
 			return
 		}

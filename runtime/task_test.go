@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -601,7 +604,8 @@ func TestTaskNeverAnswered(t *testing.T) {
 	}
 }
 
-// A full store refuses the task: the tools/call fails, nothing runs.
+// A store full of tasks that have not ended refuses the task: the
+// tools/call gets CodeTaskLimit (taskStore), nothing runs.
 func TestTaskStoreFull(t *testing.T) {
 	store := &MemoryTaskStore{MaxTasks: 1}
 	w := memoryWire(t, capsTasks, brewTool(TaskOptional, &ToolOptions{Tasks: store, Logger: discardLogger()}, nil))
@@ -609,8 +613,9 @@ func TestTaskStoreFull(t *testing.T) {
 	first := w.must("tools/call", map[string]any{"name": "brew", "arguments": map[string]any{}})
 	_, err := w.call("tools/call", map[string]any{"name": "brew", "arguments": map[string]any{},
 		"inputResponses": map[string]any{"size": accept(map[string]any{"size": "small"})}, "requestState": first["requestState"]})
-	if err == nil || err.Code != jsonrpc.CodeInternalError {
-		t.Fatalf("second task in a full store: %v", err)
+	refusedBy(t, err, LimitTaskStore, "call again later")
+	if n := store.Len(); n != 1 {
+		t.Errorf("the store holds %d tasks", n)
 	}
 }
 
@@ -816,19 +821,61 @@ func FuzzTaskAnswer(f *testing.F) {
 // closes with the stream).
 func listenTasks(t *testing.T, url, token string, ids ...string) <-chan map[string]any {
 	t.Helper()
+	stream, _ := listenTasksCancel(t, url, token, ids...)
+	return stream
+}
+
+// listenHTTPRequest is a subscriptions/listen for ids as token's user.
+func listenHTTPRequest(t *testing.T, ctx context.Context, url, token string, ids ...string) *http.Request {
+	t.Helper()
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 99, "method": "subscriptions/listen", "params": map[string]any{
 		"notifications": map[string]any{"taskIds": ids, "toolsListChanged": true},
 		"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
 			"io.modelcontextprotocol/clientCapabilities": json.RawMessage(capsTasks)}}})
-	req, _ := http.NewRequest(http.MethodPost, url+"/", strings.NewReader(string(body)))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/", strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
 	req.Header.Set("Mcp-Method", "subscriptions/listen")
 	req.Header.Set("Authorization", "Bearer "+token)
+	return req
+}
+
+// listenRaw sends a subscriptions/listen that should be answered at once
+// (a refusal): the HTTP status and the first JSON-RPC message, of a JSON
+// body or of a stream.
+func listenRaw(t *testing.T, url, token string, ids ...string) (int, []byte) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	resp, err := http.DefaultClient.Do(listenHTTPRequest(t, ctx, url, token, ids...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		data, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, data
+	}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			return resp.StatusCode, []byte(data)
+		}
+	}
+	return resp.StatusCode, nil
+}
+
+// listenTasksCancel is listenTasks, and a function that closes the stream
+// from the client's side.
+func listenTasksCancel(t *testing.T, url, token string, ids ...string) (<-chan map[string]any, func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	resp, err := http.DefaultClient.Do(listenHTTPRequest(t, ctx, url, token, ids...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -850,7 +897,7 @@ func listenTasks(t *testing.T, url, token string, ids ...string) <-chan map[stri
 			}
 		}
 	}()
-	return out
+	return out, cancel
 }
 
 func next(t *testing.T, stream <-chan map[string]any) map[string]any {
@@ -979,13 +1026,19 @@ func TestTaskListenRebinding(t *testing.T) {
 }
 
 // BenchmarkWaitingTask creates tasks that wait for an answer and reports
-// what each holds while it waits (heap-B/task, stack-B/task): the figure
-// behind DefaultMaxTasks. The baseline is the same process before them.
+// what each holds while it waits: the resident memory of the process
+// (rss-KiB/task, VmRSS of /proc/self/status: heap, stacks and what the
+// runtime keeps of both), and of it the live heap and stacks (heap-B/task,
+// stack-B/task). The baseline is the same process before them. The figure
+// behind DefaultMaxRunningTasks is of
+// go test ./runtime -run '^$' -bench WaitingTask -benchtime=2000x -count 3.
 func BenchmarkWaitingTask(b *testing.B) {
-	w := memoryWire(b, capsTasks, brewTool(TaskOptional, &ToolOptions{Tasks: &MemoryTaskStore{MaxTasks: 1 << 20}}, nil))
+	limits := &TaskLimits{MaxRunning: 1 << 20, PerPrincipal: 1 << 20}
+	w := memoryWire(b, capsTasks, brewTool(TaskOptional, &ToolOptions{Tasks: &MemoryTaskStore{MaxTasks: 1 << 20}, TaskLimits: limits}, nil))
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
+	rssBefore := residentKiB(b)
 	var last string
 	for b.Loop() {
 		first, _ := w.call("tools/call", map[string]any{"name": "brew", "arguments": map[string]any{}})
@@ -1001,8 +1054,29 @@ func BenchmarkWaitingTask(b *testing.B) {
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(residentKiB(b)-rssBefore)/float64(b.N), "rss-KiB/task")
 	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(b.N), "heap-B/task")
 	b.ReportMetric(float64(int64(after.StackInuse)-int64(before.StackInuse))/float64(b.N), "stack-B/task")
+}
+
+// residentKiB is the process's resident memory (VmRSS), in KiB.
+func residentKiB(tb testing.TB) int64 {
+	tb.Helper()
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		tb.Skipf("no /proc/self/status: %v", err)
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				tb.Fatalf("VmRSS %q: %v", v, err)
+			}
+			return n
+		}
+	}
+	tb.Fatal("no VmRSS in /proc/self/status")
+	return 0
 }
 
 // An answer longer than a round may keep is refused by tasks/update
@@ -1025,4 +1099,216 @@ func TestTaskOversizedAnswer(t *testing.T) {
 			t.Errorf("result %q", got)
 		}
 	})
+}
+
+// createBrew runs the MRTR round of "size" and its retry, which creates
+// a task unless a bound refuses it: the retry's result, or its error.
+func createBrew(t *testing.T, w *taskWire, args map[string]any) (map[string]any, *jsonrpc.Error) {
+	t.Helper()
+	first := w.must("tools/call", map[string]any{"name": "brew", "arguments": args})
+	return w.call("tools/call", map[string]any{"name": "brew", "arguments": args,
+		"inputResponses": map[string]any{"size": accept(map[string]any{"size": "large"})}, "requestState": first["requestState"]})
+}
+
+// refusedBy fails the test unless err is the CodeTaskLimit refusal of
+// bound limit, with a message saying what to do.
+func refusedBy(t *testing.T, err *jsonrpc.Error, limit, todo string) {
+	t.Helper()
+	var data struct {
+		Limit string `json:"limit"`
+	}
+	if err == nil || err.Code != CodeTaskLimit || json.Unmarshal(err.Data, &data) != nil || data.Limit != limit || !strings.Contains(err.Message, todo) {
+		t.Fatalf("got %v (data %s), want the %s refusal (%d) saying %q", err, errData(err), limit, CodeTaskLimit, todo)
+	}
+}
+
+func errData(err *jsonrpc.Error) string {
+	if err == nil {
+		return ""
+	}
+	return string(err.Data)
+}
+
+// Finding 1 of issue 24, over HTTP with two users: alice fills her bound
+// of tasks; her next task is refused with CodeTaskLimit naming the bound
+// and what to do (not -32603), while bob still gets a task; once alice
+// cancels one, she gets a task again at once. The store (4 tasks) never
+// refuses: the cancelled task's slot is taken back.
+func TestTaskBoundPerPrincipal(t *testing.T) {
+	opts := &ToolOptions{Tasks: &MemoryTaskStore{MaxTasks: 4}, TaskLimits: &TaskLimits{PerPrincipal: 3}, Logger: discardLogger()}
+	url := httpTServeAuth(t, brewTool(TaskOptional, opts, nil))
+	alice, bob := httpWireAt(t, url, capsTasks, "tok-alice"), httpWireAt(t, url, capsTasks, "tok-bob")
+	var ids []string
+	for range 3 {
+		ids = append(ids, startBrew(t, alice, map[string]any{})["taskId"].(string))
+	}
+	pollUntil(t, alice, ids[2], hasStatus(TaskInputRequired))
+	_, err := createBrew(t, alice, map[string]any{})
+	refusedBy(t, err, LimitTasksPerPrincipal, "tasks/cancel")
+	if got := startBrew(t, bob, map[string]any{}); got["resultType"] != "task" {
+		t.Fatalf("bob's task while alice is at her bound: %v", got)
+	}
+	alice.must(MethodTasksCancel, map[string]any{"taskId": ids[0]})
+	if got := startBrew(t, alice, map[string]any{}); got["resultType"] != "task" {
+		t.Fatalf("alice's task after she cancelled one: %v", got)
+	}
+	_, err = createBrew(t, alice, map[string]any{})
+	refusedBy(t, err, LimitTasksPerPrincipal, "tasks/cancel")
+}
+
+// Ended tasks (completed, failed, cancelled) hold no slot of a full
+// MemoryTaskStore: with room for 3, three tasks that ended leave room for
+// three more that wait; the results of ended tasks stay readable until
+// their room is needed.
+func TestTaskEndedTasksFreeTheStore(t *testing.T) {
+	runs := &brewRun{ended: make(chan error, 8)}
+	store := &MemoryTaskStore{MaxTasks: 3}
+	w := memoryWire(t, capsTasks, brewTool(TaskOptional, &ToolOptions{Tasks: store, Logger: discardLogger()}, runs))
+	failed := startBrew(t, w, map[string]any{"fail": "rpc"})["taskId"].(string)
+	<-runs.ended
+	pollUntil(t, w, failed, hasStatus(TaskFailed))
+	completed := startBrew(t, w, map[string]any{})["taskId"].(string)
+	pollUntil(t, w, completed, hasStatus(TaskInputRequired))
+	w.must(MethodTasksUpdate, map[string]any{"taskId": completed, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+	pollUntil(t, w, completed, hasStatus(TaskCompleted))
+	cancelled := startBrew(t, w, map[string]any{})["taskId"].(string)
+	w.must(MethodTasksCancel, map[string]any{"taskId": cancelled})
+	for i := range 3 {
+		got, err := createBrew(t, w, map[string]any{})
+		if err != nil || got["resultType"] != "task" {
+			t.Fatalf("task %d after three ended ones: %v %v", i+1, got, err)
+		}
+		if i == 0 {
+			// The oldest ended task made room; the others still answer.
+			if _, err := w.call(MethodTasksGet, map[string]any{"taskId": failed}); err == nil {
+				t.Errorf("the oldest ended task is still kept in a full store")
+			}
+			if got := w.must(MethodTasksGet, map[string]any{"taskId": completed}); got["status"] != "completed" {
+				t.Errorf("completed task: %v", got)
+			}
+		}
+	}
+	// Now three tasks wait: the store is full of tasks that have not
+	// ended, and says so.
+	_, err := createBrew(t, w, map[string]any{})
+	refusedBy(t, err, LimitTaskStore, "call again later")
+}
+
+// The process's bound on running tasks holds whoever asks: with room for
+// two, a third user's task is refused (CodeTaskLimit, runningTasks); when
+// a task ends and its goroutines return, the room is there again.
+func TestTaskBoundPerProcess(t *testing.T) {
+	runs := &brewRun{ended: make(chan error, 8)}
+	limits := &TaskLimits{MaxRunning: 2}
+	url := httpTServeAuth(t, brewTool(TaskOptional, &ToolOptions{TaskLimits: limits, Logger: discardLogger()}, runs))
+	alice, bob, carol := httpWireAt(t, url, capsTasks, "tok-alice"), httpWireAt(t, url, capsTasks, "tok-bob"), httpWireAt(t, url, capsTasks, "tok-carol")
+	id := startBrew(t, alice, map[string]any{})["taskId"].(string)
+	startBrew(t, bob, map[string]any{})
+	_, err := createBrew(t, carol, map[string]any{})
+	refusedBy(t, err, LimitRunningTasks, "call again later")
+	alice.must(MethodTasksCancel, map[string]any{"taskId": id})
+	<-runs.ended
+	waitRunning(t, limits, 1)
+	if got := startBrew(t, carol, map[string]any{}); got["resultType"] != "task" {
+		t.Fatalf("carol's task once alice's ended: %v", got)
+	}
+}
+
+// waitRunning waits (at most 10 s) until l counts n running tasks.
+func waitRunning(t *testing.T, l *TaskLimits, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		l.mu.Lock()
+		got := l.running
+		l.mu.Unlock()
+		if got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d tasks running, want %d", got, n)
+		}
+	}
+}
+
+// A status stream that acknowledges no task says "taskIds": [], not null.
+func TestTaskListenAcknowledgesNone(t *testing.T) {
+	url := httpTServeAuth(t, brewTool(TaskOptional, nil, nil))
+	ack := next(t, listenTasks(t, url, "tok-alice", "made-up"))
+	ids, ok := ack["params"].(map[string]any)["notifications"].(map[string]any)["taskIds"].([]any)
+	if ack["method"] != "notifications/subscriptions/acknowledged" || !ok || len(ids) != 0 {
+		t.Fatalf("acknowledgement of no task: %v", ack)
+	}
+}
+
+// One user's open status streams are bounded: alice's third is refused
+// (CodeTaskLimit, taskStreamsPerPrincipal) while bob opens his; once
+// alice closes one, she opens another.
+func TestTaskListenBoundPerPrincipal(t *testing.T) {
+	limits := &TaskLimits{StreamsPerPrincipal: 2}
+	url := httpTServeAuth(t, brewTool(TaskOptional, &ToolOptions{TaskLimits: limits}, nil))
+	alice, bob := httpWireAt(t, url, capsTasks, "tok-alice"), httpWireAt(t, url, capsTasks, "tok-bob")
+	mine := startBrew(t, alice, map[string]any{})["taskId"].(string)
+	theirs := startBrew(t, bob, map[string]any{})["taskId"].(string)
+	first, cancelFirst := listenTasksCancel(t, url, "tok-alice", mine)
+	next(t, first)
+	second := listenTasks(t, url, "tok-alice", mine)
+	next(t, second)
+	status, data := listenRaw(t, url, "tok-alice", mine)
+	var resp struct {
+		Error *jsonrpc.Error `json:"error"`
+	}
+	if json.Unmarshal(data, &resp) != nil {
+		t.Fatalf("alice's third stream: HTTP %d %s", status, data)
+	}
+	refusedBy(t, resp.Error, LimitTaskStreamsPerPrincipal, "close one")
+	next(t, listenTasks(t, url, "tok-bob", theirs))
+	cancelFirst()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		limits.mu.Lock()
+		open := limits.streams["alice"]
+		limits.mu.Unlock()
+		if open == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("alice holds %d streams after closing one", open)
+		}
+	}
+	next(t, listenTasks(t, url, "tok-alice", mine))
+}
+
+// A task's clock is ToolOptions.Now, given to its store too, at any
+// instant: its TTL is a duration on the real clock, so a clock fixed in
+// 2020 neither ends the task at once nor keeps it past its TTL.
+func TestTaskFixedClock(t *testing.T) {
+	fixed := func() time.Time { return time.Date(2020, 1, 1, 12, 0, 0, 0, time.UTC) }
+	runs := &brewRun{ended: make(chan error, 1)}
+	opts := &ToolOptions{Now: fixed, Tasks: &MemoryTaskStore{Now: fixed}}
+	w := memoryWire(t, capsTasks, brewTool(TaskOptional, opts, runs))
+	created := startBrew(t, w, map[string]any{})
+	id := created["taskId"].(string)
+	if created["createdAt"] != "2020-01-01T12:00:00Z" {
+		t.Errorf("createdAt %v, want the configured clock's", created["createdAt"])
+	}
+	pollUntil(t, w, id, hasStatus(TaskInputRequired))
+	w.must(MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+	if err := <-runs.ended; err != nil {
+		t.Fatalf("Run ended with %v", err)
+	}
+	if got := resultText(t, pollUntil(t, w, id, hasStatus(TaskCompleted))); !strings.HasPrefix(got, "large coffee, sugar=true") {
+		t.Errorf("result %q", got)
+	}
+}
+
+// Every task tool of a server counts its tasks under one TaskLimits:
+// registering one with another panics, at registration.
+func TestTaskToolsShareTheirLimits(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "tasks", Version: "v0"}, nil)
+	brewTool(TaskOptional, &ToolOptions{TaskLimits: &TaskLimits{}}, nil)(srv)
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "TaskLimits") {
+			t.Errorf("a second task tool with other TaskLimits: recovered %v", r)
+		}
+	}()
+	brewTool(TaskOptional, &ToolOptions{TaskLimits: &TaskLimits{}}, nil)(srv)
 }

@@ -90,23 +90,25 @@ func (h *HTTPHandler) serveTaskListen(w http.ResponseWriter, r *http.Request) bo
 			Message: fmt.Sprintf("subscriptions/listen: at most %d taskIds", MaxListenTaskIDs)})
 	}
 	principal := svc.callerOfHTTP(r)
-	ctx := r.Context()
-	var ids []string
-	var first []*TaskRecord
-	for _, id := range p.Notifications.TaskIDs {
-		if slices.Contains(ids, id) {
-			continue
-		}
-		rec, err := svc.store.Get(ctx, id)
-		if err != nil {
-			svc.logger.Warn("elicitgen: task store", "method", httpMethodListen, "err", err)
-			return fail(http.StatusOK, ErrInternal)
-		}
-		if rec != nil && rec.Principal == principal {
-			ids = append(ids, id)
-			first = append(first, rec)
-		}
+	closeStream, refused := svc.limits.openStream(principal)
+	if refused != nil {
+		return fail(http.StatusOK, refused)
 	}
+	defer closeStream()
+	ctx := r.Context()
+	ids, first, err := svc.ownTasks(ctx, principal, p.Notifications.TaskIDs)
+	if err != nil {
+		svc.logger.Warn("elicitgen: task store", "method", httpMethodListen, "err", err)
+		return fail(http.StatusOK, ErrInternal)
+	}
+	svc.streamTasks(ctx, w, req.ID, ids, first)
+	return true
+}
+
+// streamTasks acknowledges ids on the event stream w, sends each task's
+// notifications from its record in first on until every one has ended,
+// then the request's result (unless the client went).
+func (svc *taskService) streamTasks(ctx context.Context, w http.ResponseWriter, id jsonrpc.ID, ids []string, first []*TaskRecord) {
 	stream := &taskStream{w: w, flusher: asFlusher(w)}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache, no-transform")
@@ -114,18 +116,37 @@ func (h *HTTPHandler) serveTaskListen(w http.ResponseWriter, r *http.Request) bo
 	stream.send(&jsonrpc.Request{Method: notificationAcked,
 		Params: mustJSON(map[string]any{"notifications": map[string]any{"taskIds": ids}})})
 	var wg sync.WaitGroup
-	for i, id := range ids {
+	for i, task := range ids {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			svc.follow(ctx, stream, id, first[i])
+			svc.follow(ctx, stream, task, first[i])
 		}()
 	}
 	wg.Wait()
 	if ctx.Err() == nil {
-		stream.send(&jsonrpc.Response{ID: req.ID, Result: json.RawMessage(`{"resultType":"complete"}`)})
+		stream.send(&jsonrpc.Response{ID: id, Result: json.RawMessage(`{"resultType":"complete"}`)})
 	}
-	return true
+}
+
+// ownTasks returns, of the task ids asked for, those of principal's own
+// tasks that the store knows, once each ([] when none), and their records.
+func (svc *taskService) ownTasks(ctx context.Context, principal string, asked []string) (ids []string, recs []*TaskRecord, err error) {
+	ids = []string{}
+	for _, id := range asked {
+		if slices.Contains(ids, id) {
+			continue
+		}
+		rec, err := svc.store.Get(ctx, id)
+		if err != nil {
+			return nil, nil, err
+		}
+		if rec != nil && rec.Principal == principal {
+			ids = append(ids, id)
+			recs = append(recs, rec)
+		}
+	}
+	return ids, recs, nil
 }
 
 // follow sends the task's notifications from rec on, until it ends or

@@ -102,7 +102,8 @@ type TaskStore interface {
 }
 
 // ErrTaskStoreFull is the error of Create when a MemoryTaskStore holds
-// MaxTasks tasks that have not expired.
+// MaxTasks tasks, none of them expired or ended. (The tools/call gets a
+// CodeTaskLimit error saying so.)
 var ErrTaskStoreFull = errors.New("elicitrt: task store full")
 
 // MemoryTaskStore is the in-process TaskStore, the default: one process,
@@ -110,9 +111,11 @@ var ErrTaskStoreFull = errors.New("elicitrt: task store full")
 //
 // Its memory is bounded: at most MaxTasks tasks at a time, each kept
 // until it expires (its TTL, DefaultTaskTTL unless ToolOptions.TaskTTL
-// says otherwise). When it is full, expired tasks are dropped; if none
-// has expired, Create refuses with ErrTaskStoreFull (the tools/call gets
-// an internal error, and nothing runs).
+// says otherwise). When it is full, Create drops the expired tasks, else
+// one ended task (completed, failed or cancelled): the creating
+// principal's least recently changed, else anyone's. Only a store full of
+// tasks that have not ended refuses, with ErrTaskStoreFull; TaskLimits
+// (DefaultMaxRunningTasks below DefaultMaxTasks) keeps them fewer.
 type MemoryTaskStore struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -123,15 +126,14 @@ type MemoryTaskStore struct {
 	tasks map[string]*memoryTask
 }
 
-// DefaultMaxTasks is a MemoryTaskStore's MaxTasks by default. A task
-// that waits for an answer holds two goroutines (its work and the watch
-// for a cancel) and its call until it is answered or expires: about 30 KiB
-// (18.6 KB of heap and 12.0 KB of stack with 2,000 waiting tasks:
-// BenchmarkWaitingTask), so a flood of task-creating calls stops at about
-// 240 MiB. A
-// finished task keeps only its record. Servers that need more tasks at
-// once set MaxTasks, or keep them on Redis.
-const DefaultMaxTasks = 8192
+// DefaultMaxTasks is a MemoryTaskStore's MaxTasks by default: twice
+// DefaultMaxRunningTasks, so that the tasks one process runs always fit,
+// and ended ones keep their results until their TTL or until the room is
+// needed. An ended task holds only its record (the result, at most a few
+// KiB in the examples); a running or waiting one also holds two goroutines
+// and its call: about 68 KiB of resident memory (see
+// DefaultMaxRunningTasks, which bounds them).
+const DefaultMaxTasks = 2 * DefaultMaxRunningTasks
 
 type memoryTask struct {
 	rec     *TaskRecord
@@ -158,18 +160,9 @@ func (s *MemoryTaskStore) Create(_ context.Context, rec *TaskRecord) error {
 	if s.tasks == nil {
 		s.tasks = make(map[string]*memoryTask)
 	}
-	limit := s.MaxTasks
-	if limit <= 0 {
-		limit = DefaultMaxTasks
-	}
-	if len(s.tasks) >= limit {
-		now := s.now()
-		for id, t := range s.tasks {
-			if !now.Before(t.rec.Expires) {
-				s.drop(id, t)
-			}
-		}
-		if len(s.tasks) >= limit {
+	if len(s.tasks) >= s.limit() {
+		s.makeRoom(rec.Principal)
+		if len(s.tasks) >= s.limit() {
 			return ErrTaskStoreFull
 		}
 	}
@@ -180,6 +173,41 @@ func (s *MemoryTaskStore) Create(_ context.Context, rec *TaskRecord) error {
 	c.Version = 1
 	s.tasks[rec.ID] = &memoryTask{rec: c, changed: make(chan struct{})}
 	return nil
+}
+
+// makeRoom drops the expired tasks; if none has expired, it drops one
+// ended task: principal's least recently changed, else anyone's (mu held).
+func (s *MemoryTaskStore) makeRoom(principal string) {
+	now := s.now()
+	var oldest, oldestOwn *TaskRecord
+	for id, t := range s.tasks {
+		switch r := t.rec; {
+		case !now.Before(r.Expires):
+			s.drop(id, t)
+		case !r.Status.Terminal():
+			// Not ended: kept.
+		case r.Principal == principal && (oldestOwn == nil || r.UpdatedAt.Before(oldestOwn.UpdatedAt)):
+			oldestOwn = r
+		case oldest == nil || r.UpdatedAt.Before(oldest.UpdatedAt):
+			oldest = r
+		}
+	}
+	if len(s.tasks) < s.limit() {
+		return
+	}
+	if oldestOwn != nil {
+		oldest = oldestOwn
+	}
+	if oldest != nil {
+		s.drop(oldest.ID, s.tasks[oldest.ID])
+	}
+}
+
+func (s *MemoryTaskStore) limit() int {
+	if s.MaxTasks <= 0 {
+		return DefaultMaxTasks
+	}
+	return s.MaxTasks
 }
 
 // drop forgets task id and wakes its waiters (mu held).
@@ -238,7 +266,7 @@ func (s *MemoryTaskStore) Wait(ctx context.Context, id string, version uint64) e
 	}
 	changed, expires := t.changed, t.rec.Expires
 	s.mu.Unlock()
-	timer := time.NewTimer(time.Until(expires))
+	timer := time.NewTimer(expires.Sub(s.now()))
 	defer timer.Stop()
 	select {
 	case <-changed:

@@ -43,6 +43,7 @@ func taskSlotFrom(ctx context.Context) *taskSlot {
 // taskService serves the tasks methods of one server.
 type taskService struct {
 	store     TaskStore
+	limits    *TaskLimits
 	principal func(req *mcp.CallToolRequest) string // nil: the bearer token's user
 	logger    *slog.Logger
 }
@@ -53,14 +54,14 @@ var taskServices sync.Map // *mcp.Server → *taskService
 
 // enableTasks installs the tasks wire on server, once, for the task tool
 // of machine m. It panics, at registration, when another task tool of
-// the server uses another store.
+// the server uses another store or TaskLimits.
 func enableTasks(server *mcp.Server, m *Machine) {
-	svc := &taskService{store: m.opts.Tasks, principal: m.opts.Principal, logger: m.opts.Logger}
+	svc := &taskService{store: m.opts.Tasks, limits: m.opts.TaskLimits, principal: m.opts.Principal, logger: m.opts.Logger}
 	prev, loaded := taskServices.LoadOrStore(server, svc)
 	if loaded {
-		if prev.(*taskService).store != svc.store {
+		if p := prev.(*taskService); p.store != svc.store || p.limits != svc.limits {
 			// Registration, never a request.
-			panic(fmt.Sprintf("elicitgen: tool %s: every task tool of a server must use the same ToolOptions.Tasks", m.tool))
+			panic(fmt.Sprintf("elicitgen: tool %s: every task tool of a server must use the same ToolOptions.Tasks and TaskLimits", m.tool))
 		}
 		return
 	}
@@ -280,5 +281,6 @@ func (svc *taskService) cancel(ctx context.Context, _ *mcp.ServerSession, p *Tas
 	}); err != nil {
 		return nil, svc.errStore(MethodTasksCancel, err)
 	}
+	svc.limits.taskEnded(p.TaskID) // if it runs here, it counts no more
 	return &taskAck{ResultType: "complete"}, nil
 }

@@ -17,6 +17,9 @@
 // text says "markdown" and "salaries included" ("salaries left out" when
 // declined). Prints a transcript; exits 0 when every check holds, 1 with
 // the reasons otherwise. examples/report TestExtTasksClient runs it.
+//
+// MCP_BEARER_TOKEN, when set, is sent as Authorization: Bearer on every
+// request (examples/report serves authenticated users only).
 
 import {
   Client,
@@ -72,7 +75,11 @@ const wire = {
 // resultType "task". This one is a second streamable HTTP transport of the
 // same SDK, outside the Client's request machinery: the transport derives
 // MCP-Protocol-Version, Mcp-Method and Mcp-Name from the framed body.
-const raw = new StreamableHTTPClientTransport(new URL(url));
+const token = process.env.MCP_BEARER_TOKEN;
+const transportOptions = token
+  ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } }
+  : {};
+const raw = new StreamableHTTPClientTransport(new URL(url), transportOptions);
 const pending = new Map();
 let rawId = 0;
 raw.onmessage = (msg) => {
@@ -186,7 +193,7 @@ let session;
 let text;
 let callFailed = false;
 try {
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), transportOptions));
   log(
     `connected: era=${client.getProtocolEra()} protocol=${client.getNegotiatedProtocolVersion()} server tasks extension=${JSON.stringify(client.getServerCapabilities()?.extensions?.[TASKS])}`,
   );

@@ -64,6 +64,9 @@ type config struct {
 	// legacyURLWait is how long a 2025-11-25 call waits for the sign-in
 	// (0: elicitrt.DefaultLegacyURLWait).
 	legacyURLWait time.Duration
+	// legacyAnswerWait is how long a 2025-11-25 call waits for an answer
+	// (0: elicitrt.DefaultLegacyAnswerWait).
+	legacyAnswerWait time.Duration
 	// signInPages, when set, edits the options of the sign-in pages before
 	// they are made (tests: Confirm, no login page).
 	signInPages func(*elicitrt.ConnectOptions)
@@ -72,7 +75,8 @@ type config struct {
 func newServer(cfg config) *mcp.Server {
 	server := mcp.NewServer(&mcp.Implementation{Name: "billing", Version: "v1.0.0"}, nil)
 	RegisterListInvoices(server, &invoices{base: cfg.base, grants: cfg.grants},
-		&elicitrt.ToolOptions{Keys: cfg.keys, Grants: cfg.grants, Principal: cfg.principal, LegacyURLWait: cfg.legacyURLWait})
+		&elicitrt.ToolOptions{Keys: cfg.keys, Grants: cfg.grants, Principal: cfg.principal, LegacyURLWait: cfg.legacyURLWait,
+			LegacyAnswerWait: cfg.legacyAnswerWait})
 	return server
 }
 

@@ -21,7 +21,8 @@ import (
 // format asked by MRTR before the task, then the salaries question asked
 // inside the task through tasks/get and answered with tasks/update, once
 // accepted and once declined (.ci/tasks-client/drive.mjs says what it
-// checks). It needs `npm ci --prefix .ci/tasks-client` (.ci/run does it);
+// checks), as the user of a bearer token. It needs
+// `npm ci --prefix .ci/tasks-client` (.ci/run does it);
 // without node_modules it skips, except under CI=true where it fails.
 func TestExtTasksClient(t *testing.T) {
 	dir := tasksClientDir(t)
@@ -62,7 +63,8 @@ func TestExtTasksClient(t *testing.T) {
 	waitListening(t, addr, exited, func() error { return waitErr }, &serverLog)
 
 	url := "http://" + addr + "/mcp"
-	env := append(os.Environ(), "PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	env := append(os.Environ(), "PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"MCP_BEARER_TOKEN=alice") // the example's stand-in verifier: the token is the user id
 	for _, mode := range []string{"accept", "decline"} {
 		run := exec.CommandContext(ctx, node, "drive.mjs", url, mode)
 		run.Dir, run.Env = dir, env
@@ -92,7 +94,7 @@ func tasksClientDir(t *testing.T) string {
 }
 
 // freeAddr returns a 127.0.0.1 address with a port free a moment ago.
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -107,7 +109,7 @@ func freeAddr(t *testing.T) string {
 
 // waitListening waits until addr accepts connections, failing when the
 // server exits first or takes more than 10 s.
-func waitListening(t *testing.T, addr string, exited <-chan struct{}, waitErr func() error, log fmt.Stringer) {
+func waitListening(t testing.TB, addr string, exited <-chan struct{}, waitErr func() error, log fmt.Stringer) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {

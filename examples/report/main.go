@@ -11,6 +11,17 @@
 //	report -stdio                  serve on standard input and output
 //	report -http 127.0.0.1:8080    serve MCP at /mcp, for clients of both protocol eras
 //
+// Over HTTP every request needs Authorization: Bearer TOKEN: tasks belong
+// to the user who created them, and the bounds on tasks are per user.
+// Stand-in, as in examples/billing: the token is taken as the user id; a
+// real server verifies it with its authorization server's verifier. Over
+// stdio there is one user, whoever started the process.
+//
+// Bounds (docs/tasks.md#bounds): -max-tasks-per-user (tasks running or
+// waiting for an answer, per user; default 100) and -max-running-tasks (in
+// this process, every user's, whatever the store; default 4,096). A
+// refused tools/call gets JSON-RPC error -32029 naming the bound.
+//
 // ELICITGEN_STATE_KEYS holds the requestState keys (base64, comma-separated,
 // the first seals); without it a random per-process key is used. A malformed
 // value stops the server at start with one line, and exit status 1.
@@ -29,7 +40,9 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
@@ -42,10 +55,28 @@ func newServer(opts *elicitrt.ToolOptions) *mcp.Server {
 	return server
 }
 
+// newHandler serves server's MCP at /mcp to callers with a bearer token.
+func newHandler(server *mcp.Server) http.Handler {
+	// Stand-in MCP authentication: the bearer token is the user id.
+	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		if token == "" {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{UserID: token, Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", auth.RequireBearerToken(verify, nil)(
+		elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)))
+	return mux
+}
+
 func main() {
 	stdio := flag.Bool("stdio", false, "serve on standard input and output")
 	addr := flag.String("http", "", "serve streamable HTTP at this address, MCP at /mcp")
 	redisFlag := flag.String("redis", "", "share the tasks on Redis at this URL, redis://HOST:PORT/DB (default $ELICITGEN_REDIS_URL; none: in memory)")
+	limits := &elicitrt.TaskLimits{}
+	flag.IntVar(&limits.PerPrincipal, "max-tasks-per-user", elicitrt.DefaultMaxTasksPerPrincipal, "tasks one user may have running or waiting for an answer")
+	flag.IntVar(&limits.MaxRunning, "max-running-tasks", elicitrt.DefaultMaxRunningTasks, "tasks this process runs at once, of every user, whatever the store")
 	flag.Parse()
 	if !*stdio && *addr == "" {
 		fmt.Fprintln(os.Stderr, "usage: report -stdio | -http 127.0.0.1:PORT")
@@ -56,7 +87,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "report: %v\n", err)
 		os.Exit(1)
 	}
-	opts := &elicitrt.ToolOptions{Keys: keys}
+	opts := &elicitrt.ToolOptions{Keys: keys, TaskLimits: limits}
 	client, err := redisstore.ClientFromSettings(*redisFlag, nil)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "report: %v\n", err)
@@ -77,12 +108,10 @@ func main() {
 		}
 		return
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		log.Fatalf("report: %v", err)
 	}
 	log.Printf("report: serving MCP at http://%s/mcp", ln.Addr())
-	log.Fatalf("report: %v", elicitrt.NewHTTPServer(*addr, mux).Serve(ln))
+	log.Fatalf("report: %v", elicitrt.NewHTTPServer(*addr, newHandler(server)).Serve(ln))
 }

@@ -45,7 +45,7 @@ var (
 )
 
 // reportBinary builds the example once per test binary.
-func reportBinary(t *testing.T) string {
+func reportBinary(t testing.TB) string {
 	t.Helper()
 	reportOnce.Do(func() {
 		reportDir, reportErr = os.MkdirTemp("", "report-bin-")
@@ -67,7 +67,7 @@ func reportBinary(t *testing.T) string {
 // reportInstance is one report process on a shared Redis, and a raw
 // Tasks client of it.
 type reportInstance struct {
-	t      *testing.T
+	t      testing.TB
 	name   string
 	url    string
 	cmd    *exec.Cmd
@@ -88,12 +88,17 @@ func (p *reportInstance) alive() bool {
 }
 
 // startReport runs the report binary as instance name on a free port,
-// sharing keys and the Redis at redisURL; t's cleanup kills it.
-func startReport(t *testing.T, name, keys, redisURL string) *reportInstance {
+// sharing keys and the Redis at redisURL (none: tasks in memory), with
+// flags; t's cleanup kills it.
+func startReport(t testing.TB, name, keys, redisURL string, flags ...string) *reportInstance {
 	t.Helper()
 	addr := freeAddr(t)
 	p := &reportInstance{t: t, name: name, url: "http://" + addr + "/mcp", log: &syncBuffer{}, exited: make(chan struct{})}
-	p.cmd = exec.Command(reportBinary(t), "-http", addr, "-redis", redisURL)
+	args := append([]string{"-http", addr}, flags...)
+	if redisURL != "" {
+		args = append(args, "-redis", redisURL)
+	}
+	p.cmd = exec.Command(reportBinary(t), args...)
 	p.cmd.Env = append(os.Environ(), "ELICITGEN_STATE_KEYS="+keys, "ELICITGEN_REDIS_URL=")
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
 	if err := p.cmd.Start(); err != nil {
@@ -137,10 +142,17 @@ const (
 	codeInvalidParam = -32602
 )
 
-// call POSTs one request of protocol 2026-07-28, declaring the tasks
-// extension, with the routing headers HTTPHandler checks; it returns the
-// result, or the JSON-RPC error. A transport failure fails the test.
+// call is callAs alice.
 func (p *reportInstance) call(method string, params map[string]any) (map[string]any, *rpcError) {
+	p.t.Helper()
+	return p.callAs("alice", method, params)
+}
+
+// callAs POSTs one request of protocol 2026-07-28 as user (the example's
+// stand-in bearer token is the user id), declaring the tasks extension,
+// with the routing headers HTTPHandler checks; it returns the result, or
+// the JSON-RPC error. A transport failure fails the test.
+func (p *reportInstance) callAs(user, method string, params map[string]any) (map[string]any, *rpcError) {
 	p.t.Helper()
 	params["_meta"] = map[string]any{
 		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
@@ -159,6 +171,7 @@ func (p *reportInstance) call(method string, params map[string]any) (map[string]
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
 	req.Header.Set("Mcp-Method", method)
+	req.Header.Set("Authorization", "Bearer "+user)
 	if method == "tools/call" {
 		req.Header.Set("Mcp-Name", params["name"].(string))
 	} else if id, ok := params["taskId"].(string); ok {
