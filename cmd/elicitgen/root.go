@@ -209,15 +209,16 @@ func generate(cfg gen.Config, quiet bool, stdout, stderr io.Writer) error {
 		return &exitError{exitUsage, err}
 	}
 	if !quiet {
-		fmt.Fprintln(stdout, summary(changes, unchanged))
+		fmt.Fprintln(stdout, summary(changes, unchanged, cfg.Patterns))
 	}
 	return nil
 }
 
 // summary is the line a successful run prints: "elicitgen: 2 files
 // written, 5 unchanged, 1 removed", with only the counts that are not
-// zero, and "no files" when there is nothing at all.
-func summary(changes []gen.Change, unchanged int) string {
+// zero, and "no files" with what it looked for when there is nothing at
+// all.
+func summary(changes []gen.Change, unchanged int, patterns []string) string {
 	written, removed := 0, 0
 	for _, c := range changes {
 		if c.Action == "remove" {
@@ -241,7 +242,7 @@ func summary(changes []gen.Change, unchanged int) string {
 		parts = append(parts, plural(removed, "file")+" removed")
 	}
 	if len(parts) == 0 {
-		return "elicitgen: no forms or tools, no files"
+		return "elicitgen: no forms or tools, no files " + lookedFor(patterns)
 	}
 	return "elicitgen: " + strings.Join(parts, ", ")
 }
@@ -278,3 +279,12 @@ func relTo(dir, p string) string {
 }
 
 var genVersion = contract.GenVersion
+
+// lookedFor says what a run that found nothing looked for, and where.
+func lookedFor(patterns []string) string {
+	where := "."
+	if len(patterns) > 0 {
+		where = strings.Join(patterns, " ")
+	}
+	return "(looked in " + where + ` for struct types tagged elicit:"..." or marked //elicit:form, //elicit:tool, //elicit:prompt or //elicit:resource)`
+}
