@@ -66,7 +66,9 @@ x_elicit.go.
 
 Forms: a struct type with fields tagged elicit:"NAME,OPTION,..." (or whose doc
 carries //elicit:form). Each exported field is one property of a flat form;
-its doc comment is the property's description, //elicit:title gives titles.
+its doc comment is the property's description, //elicit:title or title=
+gives its title (default: the Go name's words, ReleaseNotes → "Release
+notes"). Directives are written with no space: //elicit:tool NAME.
 Generated: ElicitSchema (the requestedSchema, precomputed), ElicitParams and
 DecodeElicit, a strict typed decoder. Secret-looking fields are refused.
 
@@ -75,7 +77,8 @@ Tools: a struct type marked //elicit:tool NAME (and optionally
 field holds the model's arguments; every other field is a step, in order: a
 form, or an elicitrt.URLStep for a sign-in, tagged with options such as
 message=, ask=handler, prefill, together, once and fallback=. Its doc
-comment is the tool's description. Generated: the step table, the step and
+comment, without the Go name it starts with, is the tool's description.
+Generated: the step table, the step and
 answers types, the handler interface and RegisterNAME, which hands the table
 to the runtime's interpreter. //elicit:task optional|required makes the tool
 run as a task of the tasks extension: its handler has Run instead of
