@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"cmp"
 	"fmt"
 	"go/ast"
 	"go/constant"
@@ -48,6 +49,12 @@ type checker struct {
 	// tools are the tool declarations of the package being checked,
 	// resolved once all its forms are known.
 	tools []pendingTool
+	// fixed are the comment groups of the package with a line that is
+	// almost a directive, as checked: with it written right.
+	fixed map[*ast.CommentGroup]*ast.CommentGroup
+	// declared are the tool, prompt and resource names of the package
+	// being checked, by kind and name, where first declared.
+	declared map[string]declaredAt
 }
 
 type enumEntry struct {
@@ -67,7 +74,7 @@ func (c *checker) checkPackage(pkg *packages.Package) *Package {
 		return nil
 	}
 	c.pkg = pkg
-	c.enums = map[types.Type]*enumEntry{}
+	c.enums, c.fixed = map[types.Type]*enumEntry{}, map[*ast.CommentGroup]*ast.CommentGroup{}
 	c.tools = nil
 	p := &Package{Path: pkg.PkgPath, Name: pkg.Name, types: pkg.Types}
 	for _, f := range pkg.Syntax {
@@ -91,9 +98,9 @@ func (c *checker) checkPackage(pkg *packages.Package) *Package {
 			}
 			for _, spec := range gd.Specs {
 				ts := spec.(*ast.TypeSpec)
-				doc := ts.Doc
+				doc := c.fixDoc(ts.Doc)
 				if len(gd.Specs) == 1 && !hasDirective(doc, directiveForm) && gd.Doc != nil {
-					doc = gd.Doc // type (...) with one spec: its doc may carry the directive
+					doc = c.fixDoc(gd.Doc) // type (...) with one spec: its doc may carry the directive
 				}
 				switch {
 				case bad[doc]:
@@ -123,35 +130,6 @@ func (c *checker) checkPackage(pkg *packages.Package) *Package {
 
 // directives are the //elicit: directives, by their word.
 var directives = []string{"annotations", "form", "prompt", "resource", "task", "title", "tool"}
-
-// checkDirectives reports every //elicit: comment of f that is no
-// directive, with a did-you-mean, and returns the comment groups that hold
-// one.
-func (c *checker) checkDirectives(f *ast.File) map[*ast.CommentGroup]bool {
-	var bad map[*ast.CommentGroup]bool
-	for _, cg := range f.Comments {
-		for _, cm := range cg.List {
-			rest, ok := strings.CutPrefix(cm.Text, "//elicit:")
-			if !ok {
-				continue
-			}
-			word, _, _ := strings.Cut(rest, " ")
-			if slices.Contains(directives, word) {
-				continue
-			}
-			hint := ""
-			if near := nearest(word, slices.Clone(directives)); near != "" {
-				hint = " (did you mean //elicit:" + near + "?)"
-			}
-			c.errorf(cm.Pos(), "unknown directive //elicit:%s%s: the directives are //elicit:form, //elicit:tool, //elicit:task, //elicit:prompt, //elicit:resource, //elicit:annotations and //elicit:title", word, hint)
-			if bad == nil {
-				bad = map[*ast.CommentGroup]bool{}
-			}
-			bad[cg] = true
-		}
-	}
-	return bad
-}
 
 // hasDirective reports whether doc carries the directive line d.
 func hasDirective(doc *ast.CommentGroup, d string) bool {
@@ -393,14 +371,10 @@ func (c *checker) checkField(form *Form, v *types.Var, af *ast.Field, pos token.
 		Title:    spec.Title,
 		Format:   spec.Format,
 	}
-	doc := af.Doc
-	if title, ok := directiveArg(doc, directiveTitle); ok && field.Title == "" {
-		field.Title = title
-	}
-	field.Description = firstParagraph(doc)
-	if field.Description == "" {
-		field.Description = firstParagraph(af.Comment)
-	}
+	doc := c.fixDoc(af.Doc)
+	title, _ := directiveArg(doc, directiveTitle)
+	field.Title = cmp.Or(field.Title, title, nameTitle(v.Name()))
+	field.Description = cmp.Or(docText(doc, v.Name()), docText(c.fixDoc(af.Comment), v.Name()))
 
 	if !c.classify(field, spec, pos, place) {
 		return field, false
@@ -479,6 +453,10 @@ func (c *checker) classify(f *Field, spec tagSpec, pos token.Pos, place tagPlace
 		default:
 			_ = u
 		}
+	}
+	if isDuration(t) {
+		c.errorf(pos, "field %s is a time.Duration, which would be an integer of nanoseconds in the form: %s", f.GoName, durationHint)
+		return false
 	}
 	if isTime(t) {
 		f.Kind = KindTime
@@ -728,12 +706,12 @@ func (c *checker) eachConst(t types.Type, fn func(id *ast.Ident, obj *types.Cons
 					if !ok || !types.Identical(obj.Type(), t) {
 						continue
 					}
-					title, has := directiveArg(vs.Doc, directiveTitle)
+					title, has := directiveArg(c.fixDoc(vs.Doc), directiveTitle)
 					if !has {
-						title, has = directiveArg(vs.Comment, directiveTitle)
+						title, has = directiveArg(c.fixDoc(vs.Comment), directiveTitle)
 					}
 					if !has && len(gd.Specs) == 1 {
-						title, has = directiveArg(gd.Doc, directiveTitle)
+						title, has = directiveArg(c.fixDoc(gd.Doc), directiveTitle)
 					}
 					if has || !titledOnly {
 						fn(id, obj, title, has)

@@ -1,6 +1,8 @@
 package gen
 
 import (
+	"cmp"
+	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
@@ -47,7 +49,9 @@ func isDecl(doc *ast.CommentGroup) bool {
 
 // declName reads the declaration's directive into t: its kind, and the
 // name (a tool's or prompt's) or URI and MIME type (a resource's). It
-// reports false, with the problem, when the directive is malformed.
+// reports false when the kind is unknown (two directives); a bad name is
+// reported, and the declaration checked on with it, so that its other
+// problems are reported in the same run.
 func (c *checker) declName(pt pendingTool, t *Tool) bool {
 	var found []*ast.Comment
 	for k, d := range declDirectives {
@@ -61,37 +65,127 @@ func (c *checker) declName(pt pendingTool, t *Tool) bool {
 		c.errorf(found[1].Pos(), "%s declares one tool, prompt or resource: drop all but one of its directives", pt.spec.Name.Name)
 		return false
 	}
-	directive := declDirectives[t.Kind]
-	arg, _ := directiveArg(pt.doc, directive)
-	words := strings.Fields(arg)
-	at := found[0].Pos()
-	switch t.Kind {
-	case DeclResource:
-		if len(words) == 0 || len(words) > 2 {
-			c.errorf(at, "%s needs the resource's URI, and at most its MIME type: %s URI [MIME-TYPE]", directive, directive)
-			return false
-		}
-		uri := words[0]
-		if problem := uriProblem(uri); problem != "" {
-			c.errorf(at+token.Pos(len(directive)+1), "resource URI %q: %s", uri, problem)
-			return false
-		}
-		t.MCPName, t.Template = uri, strings.Contains(uri, "{")
-		if len(words) == 2 {
-			if !strings.Contains(words[1], "/") {
-				c.errorf(at+token.Pos(strings.Index(found[0].Text, words[1])), "resource %s: %q is no MIME type (type/subtype, for example text/plain)", uri, words[1])
-				return false
-			}
-			t.MIMEType = words[1]
-		}
-	default:
-		if len(words) != 1 {
-			c.errorf(at, "%s needs the %s's name: %s NAME", directive, t.Kind, directive)
-			return false
-		}
-		t.MCPName = words[0]
+	cm := found[0]
+	arg, _ := directiveArg(pt.doc, declDirectives[t.Kind])
+	if t.Kind == DeclResource {
+		c.resourceName(t, cm, strings.Fields(arg))
+	} else {
+		c.toolName(t, cm, arg)
 	}
+	c.claimName(pt.spec.Name.Name, t, cm)
 	return true
+}
+
+// argAt is the position of word in the directive comment cm.
+func argAt(cm *ast.Comment, word string) token.Pos {
+	return cm.Pos() + token.Pos(max(strings.Index(cm.Text, word), 0))
+}
+
+// toolName reads the name of a tool or prompt: one word; a tool's within
+// the spec's tool-name rules.
+func (c *checker) toolName(t *Tool, cm *ast.Comment, arg string) {
+	directive := declDirectives[t.Kind]
+	t.MCPName = arg
+	switch {
+	case arg == "":
+		c.errorf(cm.Pos(), "%s needs the %s's name: %s NAME", directive, t.Kind, directive)
+	case t.Kind == DeclTool:
+		if problem := toolNameProblem(arg); problem != "" {
+			c.errorf(argAt(cm, arg), "tool name %q %s: a tool name is 1 to 128 characters of A-Z, a-z, 0-9, _, - and . (the spec's tool-name rules, SEP-986): write %s %s",
+				arg, problem, directive, toolNameFix(arg))
+		}
+	case strings.ContainsAny(arg, " \t"):
+		c.errorf(argAt(cm, arg), "prompt name %q has a space: a prompt's name is one word: write %s %s", arg, directive, toolNameFix(arg))
+	}
+}
+
+// toolNameProblem says how name breaks the spec's tool-name rules, or "".
+func toolNameProblem(name string) string {
+	for _, r := range name {
+		switch {
+		case r == ' ' || r == '\t':
+			return "has a space"
+		case !toolNameRune(r):
+			return fmt.Sprintf("has the character %q", r)
+		}
+	}
+	if n := len(name); n > 128 {
+		return fmt.Sprintf("is %d characters long", n)
+	}
+	return ""
+}
+
+func toolNameRune(r rune) bool {
+	return r == '_' || r == '-' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+}
+
+// toolNameFix is name within the tool-name rules: each run of other
+// characters as one "_", none at the ends, at most 128 characters.
+func toolNameFix(name string) string {
+	var b strings.Builder
+	under := false
+	for _, r := range name {
+		ok := toolNameRune(r)
+		if ok {
+			b.WriteRune(r)
+		} else if !under {
+			b.WriteByte('_')
+		}
+		under = !ok
+	}
+	fixed := strings.Trim(b.String(), "_")
+	return cmp.Or(fixed[:min(len(fixed), 128)], "name")
+}
+
+// resourceName reads a resource's URI and MIME type from words.
+func (c *checker) resourceName(t *Tool, cm *ast.Comment, words []string) {
+	if len(words) == 0 || len(words) > 2 {
+		c.errorf(cm.Pos(), "%s needs the resource's URI, and at most its MIME type: %s URI [MIME-TYPE]", directiveResource, directiveResource)
+		if len(words) == 0 {
+			return
+		}
+	}
+	uri := words[0]
+	if problem := uriProblem(uri); problem != "" {
+		c.errorf(argAt(cm, uri), "resource URI %q: %s", uri, problem)
+	}
+	t.MCPName, t.Template = uri, strings.Contains(uri, "{")
+	if len(words) == 2 {
+		if !strings.Contains(words[1], "/") {
+			c.errorf(argAt(cm, words[1]), "resource %s: %q is no MIME type (type/subtype, for example text/plain)", uri, words[1])
+		}
+		t.MIMEType = words[1]
+	}
+}
+
+// declaredAt is where a name was declared first in the package.
+type declaredAt struct {
+	pos    token.Pos
+	goName string
+}
+
+// claimName reports a tool, prompt or resource declared twice in the
+// package, at both declarations, each naming the other.
+func (c *checker) claimName(goName string, t *Tool, cm *ast.Comment) {
+	if t.MCPName == "" {
+		return
+	}
+	key := t.Kind.String() + " " + t.MCPName
+	prev, dup := c.declared[key]
+	if !dup {
+		if c.declared == nil {
+			c.declared = map[string]declaredAt{}
+		}
+		c.declared[key] = declaredAt{cm.Pos(), goName}
+		return
+	}
+	what := map[DeclKind]string{DeclTool: "tool name", DeclPrompt: "prompt name", DeclResource: "resource URI"}[t.Kind]
+	say := func(at token.Pos, other string, otherAt token.Pos) {
+		c.errorf(at, "%s %q is declared twice, here and by %s at %s: rename one (a server has one %s of each, and the second registration would replace the first)",
+			what, t.MCPName, other, c.relPos(otherAt), t.Kind)
+	}
+	say(prev.pos, goName, cm.Pos())
+	say(cm.Pos(), prev.goName, prev.pos)
 }
 
 // uriProblem says what is wrong with a resource URI or URI template, or "".
@@ -118,8 +212,12 @@ func uriProblem(uri string) string {
 	return ""
 }
 
-// declArgs checks the Args field v of a prompt or resource declaration.
+// declArgs checks the Args field v of a declaration.
 func (c *checker) declArgs(t *Tool, v *types.Var, pos token.Pos) {
+	if t.Kind == DeclTool {
+		c.toolArgs(t, v, pos)
+		return
+	}
 	if t.Kind == DeclResource {
 		c.errorf(pos, "resource %s has no arguments besides its URI: drop Args (the handler reads the URI in req.Params.URI)", t.MCPName)
 		return
@@ -297,4 +395,30 @@ func writeEnumNames(o *object, e *Enum) {
 	}
 	list("enum", func(v EnumValue) string { return v.Value })
 	list("enumNames", func(v EnumValue) string { return v.Title })
+}
+
+// toolArgs checks the Args field v of a tool: a struct, without
+// time.Duration fields. A bad one is reported and still taken, so that
+// the tool is not also said to have no Args.
+func (c *checker) toolArgs(t *Tool, v *types.Var, pos token.Pos) {
+	t.Args = v.Type()
+	st, ok := types.Unalias(v.Type()).Underlying().(*types.Struct)
+	if !ok {
+		c.errorf(pos, "Args of tool %s must be a struct type (the tool's arguments), not %s", t.MCPName, types.TypeString(v.Type(), types.RelativeTo(c.pkg.Types)))
+		return
+	}
+	for i := range st.NumFields() {
+		if f := st.Field(i); isDuration(f.Type()) {
+			c.errorf(f.Pos(), "argument field %s is a time.Duration, which the model would have to send as an integer of nanoseconds: %s", f.Name(), durationHint)
+		}
+	}
+}
+
+// durationHint says what to declare instead of a time.Duration.
+const durationHint = "declare a number of seconds (an integer field such as TimeoutSeconds int) or a string parsed with time.ParseDuration (such as \"90s\")"
+
+// isDuration reports whether t is time.Duration.
+func isDuration(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "time" && n.Obj().Name() == "Duration"
 }

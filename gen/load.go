@@ -47,6 +47,9 @@ func Load(cfg Config) ([]*packages.Package, *token.FileSet, Diagnostics, error) 
 		// needs updates) without saying so to go/packages.
 		return nil, nil, nil, fmt.Errorf("no Go package matches %s (if go.mod needs updating, run go mod tidy)", strings.Join(patterns, " "))
 	}
+	if err := unloadable(pkgs); err != nil {
+		return nil, nil, nil, err
+	}
 	// User code written against a newer generated API fails to type-check
 	// against the old generated files. Then load again without them (each
 	// reduced to its package clause), so that only errors about what is not
@@ -173,4 +176,25 @@ func staleOverlay(fset *token.FileSet, pkgs []*packages.Package) map[string][]by
 // generated file belongs.
 func sourceName(fset *token.FileSet, f *ast.File) string {
 	return fset.Position(f.Package).Filename
+}
+
+// unloadable is the error of a pattern that names no package (a directory
+// that does not exist, say): the go command's own words, as an error
+// rather than a diagnostic, since no source position can be fixed.
+func unloadable(pkgs []*packages.Package) error {
+	var msgs []string
+	for _, pkg := range pkgs {
+		if len(pkg.GoFiles)+len(pkg.CompiledGoFiles)+len(pkg.OtherFiles) > 0 {
+			continue
+		}
+		for _, e := range pkg.Errors {
+			if e.Kind == packages.ListError && e.Pos == "" {
+				msgs = append(msgs, e.Msg)
+			}
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("no Go package: %s", strings.Join(msgs, "; "))
 }

@@ -16,12 +16,12 @@ import (
 // Stub renders a handler skeleton for the tool named tool (its MCP name)
 // declared in the packages of cfg: every method of the generated handler
 // interface, compiling as written. It returns the package directory and the
-// gofmt-clean source; it never writes. An unknown tool is an error that
-// lists the tools there are.
-func Stub(cfg Config, tool string) (dir string, src []byte, diags Diagnostics, err error) {
+// gofmt-clean source, and the source file that declares the tool; it
+// never writes. An unknown tool is an error that lists the tools there are.
+func Stub(cfg Config, tool string) (dir, source string, src []byte, diags Diagnostics, err error) {
 	diags, model, err := load(cfg)
 	if err != nil || len(diags) > 0 {
-		return "", nil, diags, err
+		return "", "", nil, diags, err
 	}
 	var where []string
 	for _, p := range model.Packages {
@@ -30,7 +30,7 @@ func Stub(cfg Config, tool string) (dir string, src []byte, diags Diagnostics, e
 			for _, t := range f.Tools {
 				if t.MCPName == tool {
 					src, err := StubFile(p, f, t)
-					return p.Dir, src, nil, err
+					return p.Dir, f.Source, src, nil, err
 				}
 				names = append(names, t.MCPName)
 			}
@@ -41,9 +41,9 @@ func Stub(cfg Config, tool string) (dir string, src []byte, diags Diagnostics, e
 		}
 	}
 	if len(where) == 0 {
-		return "", nil, nil, fmt.Errorf("no tool %q: %s declares no tools (a tool is a struct marked //elicit:tool NAME)", tool, patternsText(cfg))
+		return "", "", nil, nil, fmt.Errorf("no tool %q: %s declares no tools (a tool is a struct marked //elicit:tool NAME)", tool, patternsText(cfg))
 	}
-	return "", nil, nil, fmt.Errorf("no tool %q in %s: %s", tool, patternsText(cfg), strings.Join(where, "; "))
+	return "", "", nil, nil, fmt.Errorf("no tool %q in %s: %s", tool, patternsText(cfg), strings.Join(where, "; "))
 }
 
 func patternsText(cfg Config) string {

@@ -38,7 +38,7 @@ func (c *checker) resolveTools(p *Package) {
 			pt.file.Tools = append(pt.file.Tools, tool)
 		}
 	}
-	c.tools = nil
+	c.tools, c.declared = nil, nil
 	files := p.Files[:0]
 	for _, f := range p.Files {
 		if len(f.Forms) > 0 || len(f.Tools) > 0 {
@@ -50,7 +50,7 @@ func (c *checker) resolveTools(p *Package) {
 
 func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 	ts := pt.spec
-	tool := &Tool{Name: ts.Name.Name, Description: firstParagraph(pt.doc)}
+	tool := &Tool{Name: ts.Name.Name, Description: docText(pt.doc, ts.Name.Name)}
 	if !c.declName(pt, tool) {
 		return nil
 	}
@@ -122,16 +122,8 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 			if id != nil {
 				pos = id.Pos()
 			}
-			if v.Name() == "Args" && tool.Kind != DeclTool {
-				c.declArgs(tool, v, pos)
-				continue
-			}
 			if v.Name() == "Args" {
-				if _, ok := types.Unalias(v.Type()).Underlying().(*types.Struct); !ok {
-					c.errorf(pos, "Args of tool %s must be a struct type (the tool's arguments)", name)
-					continue
-				}
-				tool.Args = v.Type()
+				c.declArgs(tool, v, pos)
 				continue
 			}
 			var prev *ToolStep // the step before, for together

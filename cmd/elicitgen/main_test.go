@@ -186,7 +186,7 @@ type AskTool struct {
 		t.Fatalf("go mod tidy: %v\n%s", err, out)
 	}
 	code, stdout, stderr := elicitgen(t, dir, "stub", "ask")
-	if code != exitOK || strings.TrimSpace(stdout) != "wrote ask_handler.go" {
+	if code != exitOK || !strings.HasPrefix(stdout, "wrote ask_handler.go\n") {
 		t.Fatalf("stub: %d %q %q", code, stdout, stderr)
 	}
 	stub, _ := os.ReadFile(filepath.Join(dir, "ask_handler.go"))
@@ -320,7 +320,7 @@ func TestSummaryLine(t *testing.T) {
 	if code, stdout, _ := elicitgen(t, dir); code != exitOK || stdout != "elicitgen: 1 file removed\n" {
 		t.Fatalf("exit %d, stdout %q", code, stdout)
 	}
-	if code, stdout, _ := elicitgen(t, dir); code != exitOK || stdout != "elicitgen: no forms or tools, no files\n" {
+	if code, stdout, _ := elicitgen(t, dir); code != exitOK || stdout != "elicitgen: no forms or tools, no files (looked in . for struct types tagged elicit:\"...\" or marked //elicit:form, //elicit:tool, //elicit:prompt or //elicit:resource)\n" {
 		t.Fatalf("exit %d, stdout %q", code, stdout)
 	}
 }
@@ -362,7 +362,7 @@ type Statement struct {
 		t.Fatalf("go mod tidy: %v\n%s", err, out)
 	}
 	code, stdout, stderr := elicitgen(t, dir, "stub", "statements://{year}")
-	if code != exitOK || strings.TrimSpace(stdout) != "wrote statements_year_handler.go" {
+	if code != exitOK || !strings.HasPrefix(stdout, "wrote statements_year_handler.go\n") {
 		t.Fatalf("stub: %d %q %q", code, stdout, stderr)
 	}
 	if out, err := testmod.Go(t, dir, "vet", "./..."); err != nil {
@@ -382,5 +382,50 @@ func TestStubFileName(t *testing.T) {
 		if got := stubFileName(name); got != want {
 			t.Errorf("stubFileName(%q) = %q, want %q", name, got, want)
 		}
+	}
+}
+
+// TestStubAddsGoGenerate: in a package without a //go:generate line that
+// runs elicitgen, stub adds one to the file that declares the tool and
+// says so; with one, it adds nothing (issue 29).
+func TestStubAddsGoGenerate(t *testing.T) {
+	src := formSrc + `
+// Args of the ask tool.
+type Args struct{}
+
+// AskTool asks for a level.
+//
+//elicit:tool ask
+type AskTool struct {
+	Args  Args
+	First Ask ` + "`elicit:\"first,message=Which?\"`" + `
+}
+`
+	dir := newApp(t, map[string]string{"app.go": src})
+	code, stdout, stderr := elicitgen(t, dir, "stub", "ask")
+	if code != exitOK || !strings.Contains(stdout, "added //go:generate go tool elicitgen to app.go") {
+		t.Fatalf("stub: %d %q %q", code, stdout, stderr)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "app.go"))
+	if !strings.HasPrefix(string(got), "package app\n\n//go:generate go tool elicitgen\n\n// Level is how loud.") {
+		t.Fatalf("app.go:\n%s", got)
+	}
+	os.Remove(filepath.Join(dir, "ask_handler.go"))
+	code, stdout, _ = elicitgen(t, dir, "stub", "ask")
+	if code != exitOK || strings.TrimSpace(stdout) != "wrote ask_handler.go" {
+		t.Fatalf("second stub: %d %q", code, stdout)
+	}
+	if again, _ := os.ReadFile(filepath.Join(dir, "app.go")); string(again) != string(got) {
+		t.Fatalf("the line was added twice:\n%s", again)
+	}
+}
+
+// TestNoPackageIsExit2: a pattern that names no package is no diagnostic
+// (exit 1) but another error (exit 2), as the docs say.
+func TestNoPackageIsExit2(t *testing.T) {
+	dir := newApp(t, map[string]string{"app.go": formSrc})
+	code, _, stderr := elicitgen(t, dir, "./nope")
+	if code != exitUsage || !strings.Contains(stderr, "no Go package") || !strings.Contains(stderr, "nope") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 }

@@ -66,7 +66,9 @@ x_elicit.go.
 
 Forms: a struct type with fields tagged elicit:"NAME,OPTION,..." (or whose doc
 carries //elicit:form). Each exported field is one property of a flat form;
-its doc comment is the property's description, //elicit:title gives titles.
+its doc comment is the property's description, //elicit:title or title=
+gives its title (default: the Go name's words, ReleaseNotes → "Release
+notes"). Directives are written with no space: //elicit:tool NAME.
 Generated: ElicitSchema (the requestedSchema, precomputed), ElicitParams and
 DecodeElicit, a strict typed decoder. Secret-looking fields are refused.
 
@@ -75,7 +77,8 @@ Tools: a struct type marked //elicit:tool NAME (and optionally
 field holds the model's arguments; every other field is a step, in order: a
 form, or an elicitrt.URLStep for a sign-in, tagged with options such as
 message=, ask=handler, prefill, together, once and fallback=. Its doc
-comment is the tool's description. Generated: the step table, the step and
+comment, without the Go name it starts with, is the tool's description.
+Generated: the step table, the step and
 answers types, the handler interface and RegisterNAME, which hands the table
 to the runtime's interpreter. //elicit:task optional|required makes the tool
 run as a task of the tasks extension: its handler has Run instead of
@@ -209,15 +212,16 @@ func generate(cfg gen.Config, quiet bool, stdout, stderr io.Writer) error {
 		return &exitError{exitUsage, err}
 	}
 	if !quiet {
-		fmt.Fprintln(stdout, summary(changes, unchanged))
+		fmt.Fprintln(stdout, summary(changes, unchanged, cfg.Patterns))
 	}
 	return nil
 }
 
 // summary is the line a successful run prints: "elicitgen: 2 files
 // written, 5 unchanged, 1 removed", with only the counts that are not
-// zero, and "no files" when there is nothing at all.
-func summary(changes []gen.Change, unchanged int) string {
+// zero, and "no files" with what it looked for when there is nothing at
+// all.
+func summary(changes []gen.Change, unchanged int, patterns []string) string {
 	written, removed := 0, 0
 	for _, c := range changes {
 		if c.Action == "remove" {
@@ -241,7 +245,7 @@ func summary(changes []gen.Change, unchanged int) string {
 		parts = append(parts, plural(removed, "file")+" removed")
 	}
 	if len(parts) == 0 {
-		return "elicitgen: no forms or tools, no files"
+		return "elicitgen: no forms or tools, no files " + lookedFor(patterns)
 	}
 	return "elicitgen: " + strings.Join(parts, ", ")
 }
@@ -278,3 +282,12 @@ func relTo(dir, p string) string {
 }
 
 var genVersion = contract.GenVersion
+
+// lookedFor says what a run that found nothing looked for, and where.
+func lookedFor(patterns []string) string {
+	where := "."
+	if len(patterns) > 0 {
+		where = strings.Join(patterns, " ")
+	}
+	return "(looked in " + where + ` for struct types tagged elicit:"..." or marked //elicit:form, //elicit:tool, //elicit:prompt or //elicit:resource)`
+}

@@ -25,7 +25,10 @@ or prompt's name, or a resource's URI, as its directive gives it) in package
 (default "."): a type with every method of the generated handler interface,
 compiling as written. The file defaults to NAME_handler.go in the package
 directory (a resource URI's punctuation becomes "_"); an existing file is
-never overwritten. For an unknown NAME it lists the declarations there are.`,
+never overwritten. For an unknown NAME it lists the declarations there are.
+When no file of the package has a //go:generate line that runs elicitgen,
+stub adds "//go:generate go tool elicitgen" under the package clause of
+the file that declares NAME, and says so.`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			wd, err := os.Getwd()
@@ -36,7 +39,7 @@ never overwritten. For an unknown NAME it lists the declarations there are.`,
 			if len(args) == 2 {
 				cfg.Patterns = []string{args[1]}
 			}
-			dir, src, diags, err := gen.Stub(cfg, args[0])
+			dir, source, src, diags, err := gen.Stub(cfg, args[0])
 			if err != nil {
 				return &exitError{exitDiag, err}
 			}
@@ -63,7 +66,7 @@ never overwritten. For an unknown NAME it lists the declarations there are.`,
 				return &exitError{exitUsage, err}
 			}
 			fmt.Fprintln(stdout, "wrote", relTo(wd, path))
-			return nil
+			return addGoGenerate(wd, source, stdout)
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "the file to write (default TOOL_handler.go in the package directory)")
@@ -90,4 +93,17 @@ func stubFileName(name string) string {
 		base = "stub"
 	}
 	return base + "_handler.go"
+}
+
+// addGoGenerate adds the go:generate line to source when its package has
+// none, and says so.
+func addGoGenerate(wd, source string, stdout io.Writer) error {
+	added, err := gen.AddGoGenerate(source)
+	if err != nil {
+		return &exitError{exitUsage, err}
+	}
+	if added {
+		fmt.Fprintf(stdout, "added %s to %s: no file of the package had a //go:generate line running elicitgen, so go generate did nothing there\n", gen.GoGenerateLine, relTo(wd, source))
+	}
+	return nil
 }

@@ -83,7 +83,7 @@ func RegisterListInvoices(server *mcp.Server, h ListInvoicesHandler, opts *elici
 			IdempotentHint: false,
 			ReadOnlyHint:   true,
 		},
-		Description: "ListInvoices lists the open invoices in the user's billing account. With no stored grant for the user, it first sends the user to this server's own connect page, which checks that the browser user is the one who asked before handing over to the billing provider's sign-in.",
+		Description: "Lists the open invoices in the user's billing account. With no stored grant for the user, it first sends the user to this server's own connect page, which checks that the browser user is the one who asked before handing over to the billing provider's sign-in.",
 		InputSchema: elicitrt.MustInputSchema("list_invoices", base, err, nil),
 		Name:        "list_invoices",
 	}, m)

@@ -29,7 +29,7 @@ func _() {
 
 // elicitPromptContextSchema is the precomputed requestedSchema of PromptContext.
 var (
-	elicitPromptContextSchema          = json.RawMessage(`{"type":"object","properties":{"context":{"type":"string"}},"required":["context"]}`)
+	elicitPromptContextSchema          = json.RawMessage(`{"type":"object","properties":{"context":{"type":"string","title":"Context"}},"required":["context"]}`)
 	elicitPromptContextSchemaValue any = elicitPromptContextSchema
 )
 
@@ -131,7 +131,7 @@ func RegisterPrompt(server *mcp.Server, h PromptHandler, opts *elicitrt.ToolOpti
 		Declined:  h.Declined,
 	}, opts)
 	elicitrt.AddPrompt[struct{}](server, &mcp.Prompt{
-		Description: "Prompt asks what context to use, then writes its messages (scenario non-tool-request).",
+		Description: "Asks what context to use, then writes its messages (scenario non-tool-request).",
 		Name:        "test_input_required_result_prompt",
 	}, m)
 }
@@ -190,7 +190,7 @@ func RegisterNotes(server *mcp.Server, h NotesHandler, opts *elicitrt.ToolOption
 		Declined:  h.Declined,
 	}, opts)
 	elicitrt.AddResourceTemplate(server, &mcp.ResourceTemplate{
-		Description: "Notes are the notes of one id, asking which context first.",
+		Description: "The notes of one id, asking which context first.",
 		MIMEType:    "text/plain",
 		Name:        "Notes",
 		URITemplate: "test://notes/{id}",

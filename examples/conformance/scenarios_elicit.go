@@ -31,7 +31,7 @@ func _() {
 
 // elicitUserInfoSchema is the precomputed requestedSchema of UserInfo.
 var (
-	elicitUserInfoSchema          = json.RawMessage(`{"type":"object","properties":{"username":{"type":"string","description":"User's response"},"email":{"type":"string","description":"User's email address"}},"required":["username","email"]}`)
+	elicitUserInfoSchema          = json.RawMessage(`{"type":"object","properties":{"username":{"type":"string","title":"Username","description":"User's response"},"email":{"type":"string","title":"Email","description":"User's email address"}},"required":["username","email"]}`)
 	elicitUserInfoSchemaValue any = elicitUserInfoSchema
 )
 
@@ -107,7 +107,7 @@ func _() {
 
 // elicitDefaultsSchema is the precomputed requestedSchema of Defaults.
 var (
-	elicitDefaultsSchema          = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","default":"John Doe"},"age":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991,"default":30},"score":{"type":"number","default":95.5},"status":{"type":"string","enum":["active","inactive","pending"],"default":"active"},"verified":{"type":"boolean","default":true}}}`)
+	elicitDefaultsSchema          = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","title":"Name","default":"John Doe"},"age":{"type":"integer","title":"Age","minimum":-9007199254740991,"maximum":9007199254740991,"default":30},"score":{"type":"number","title":"Score","default":95.5},"status":{"type":"string","title":"Status","enum":["active","inactive","pending"],"default":"active"},"verified":{"type":"boolean","title":"Verified","default":true}}}`)
 	elicitDefaultsSchemaValue any = elicitDefaultsSchema
 )
 
@@ -236,7 +236,7 @@ func _() {
 
 // elicitEnumsSchema is the precomputed requestedSchema of Enums.
 var (
-	elicitEnumsSchema          = json.RawMessage(`{"type":"object","properties":{"untitledSingle":{"type":"string","enum":["option1","option2","option3"]},"titledSingle":{"type":"string","oneOf":[{"const":"value1","title":"First Option"},{"const":"value2","title":"Second Option"},{"const":"value3","title":"Third Option"}]},"legacyEnum":{"type":"string","enum":["opt1","opt2","opt3"],"enumNames":["Option One","Option Two","Option Three"]},"untitledMulti":{"type":"array","items":{"type":"string","enum":["option1","option2","option3"]}},"titledMulti":{"type":"array","items":{"anyOf":[{"const":"value1","title":"First Choice"},{"const":"value2","title":"Second Choice"},{"const":"value3","title":"Third Choice"}]}}}}`)
+	elicitEnumsSchema          = json.RawMessage(`{"type":"object","properties":{"untitledSingle":{"type":"string","title":"Untitled single","enum":["option1","option2","option3"]},"titledSingle":{"type":"string","title":"Titled single","oneOf":[{"const":"value1","title":"First Option"},{"const":"value2","title":"Second Option"},{"const":"value3","title":"Third Option"}]},"legacyEnum":{"type":"string","title":"Legacy enum","enum":["opt1","opt2","opt3"],"enumNames":["Option One","Option Two","Option Three"]},"untitledMulti":{"type":"array","title":"Untitled multi","items":{"type":"string","enum":["option1","option2","option3"]}},"titledMulti":{"type":"array","title":"Titled multi","items":{"anyOf":[{"const":"value1","title":"First Choice"},{"const":"value2","title":"Second Choice"},{"const":"value3","title":"Third Choice"}]}}}}`)
 	elicitEnumsSchemaValue any = elicitEnumsSchema
 )
 
@@ -513,7 +513,7 @@ func RegisterCapabilities(server *mcp.Server, h CapabilitiesHandler, opts *elici
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
-		Description: "Capabilities asks one question of a client that may not be able to show it (scenario capability-check): the suite declares sampling only, and the machine answers -32021 naming the elicitation capability, as the spec requires (docs/conformance.md).",
+		Description: "Asks one question of a client that may not be able to show it (scenario capability-check): the suite declares sampling only, and the machine answers -32021 naming the elicitation capability, as the spec requires (docs/conformance.md).",
 		InputSchema: elicitrt.MustInputSchema("test_input_required_result_capabilities", base, err, nil),
 		Name:        "test_input_required_result_capabilities",
 	}, m)
@@ -609,7 +609,7 @@ func RegisterMultipleInputs(server *mcp.Server, h MultipleInputsHandler, opts *e
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
-		Description: "MultipleInputs asks three questions in one round (scenario multiple-input-requests): the client shows them at once and answers them in one retry.",
+		Description: "Asks three questions in one round (scenario multiple-input-requests): the client shows them at once and answers them in one retry.",
 		InputSchema: elicitrt.MustInputSchema("test_input_required_result_multiple_inputs", base, err, nil),
 		Name:        "test_input_required_result_multiple_inputs",
 	}, m)
@@ -677,7 +677,7 @@ func RegisterToolsCallElicitation(server *mcp.Server, h ToolsCallElicitationHand
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
-		Description: "ToolsCallElicitation asks with the message the model passes (scenario tools-call-elicitation, 2025-11-25 clients).",
+		Description: "Asks with the message the model passes (scenario tools-call-elicitation, 2025-11-25 clients).",
 		InputSchema: elicitrt.MustInputSchema("test_elicitation", base, err, nil),
 		Name:        "test_elicitation",
 	}, m)
@@ -743,7 +743,7 @@ func RegisterSEP1034Defaults(server *mcp.Server, h SEP1034DefaultsHandler, opts 
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
-		Description: "SEP1034Defaults asks a form with defaults (scenario elicitation-sep1034-defaults, 2025-11-25 clients).",
+		Description: "Asks a form with defaults (scenario elicitation-sep1034-defaults, 2025-11-25 clients).",
 		InputSchema: elicitrt.MustInputSchema("test_elicitation_sep1034_defaults", base, err, nil),
 		Name:        "test_elicitation_sep1034_defaults",
 	}, m)
@@ -809,7 +809,7 @@ func RegisterSEP1330Enums(server *mcp.Server, h SEP1330EnumsHandler, opts *elici
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
-		Description: "SEP1330Enums asks a form with every enum shape (scenario elicitation-sep1330-enums, 2025-11-25 clients).",
+		Description: "Asks a form with every enum shape (scenario elicitation-sep1330-enums, 2025-11-25 clients).",
 		InputSchema: elicitrt.MustInputSchema("test_elicitation_sep1330_enums", base, err, nil),
 		Name:        "test_elicitation_sep1330_enums",
 	}, m)

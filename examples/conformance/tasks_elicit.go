@@ -30,7 +30,7 @@ func _() {
 
 // elicitDeleteConfirmationSchema is the precomputed requestedSchema of DeleteConfirmation.
 var (
-	elicitDeleteConfirmationSchema          = json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]}`)
+	elicitDeleteConfirmationSchema          = json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean","title":"Confirm"}},"required":["confirm"]}`)
 	elicitDeleteConfirmationSchemaValue any = elicitDeleteConfirmationSchema
 )
 
@@ -87,7 +87,7 @@ func _() {
 
 // elicitTaskNameSchema is the precomputed requestedSchema of TaskName.
 var (
-	elicitTaskNameSchema          = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)
+	elicitTaskNameSchema          = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","title":"Name"}},"required":["name"]}`)
 	elicitTaskNameSchemaValue any = elicitTaskNameSchema
 )
 
@@ -144,7 +144,7 @@ func _() {
 
 // elicitTaskConfirmationSchema is the precomputed requestedSchema of TaskConfirmation.
 var (
-	elicitTaskConfirmationSchema          = json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]}`)
+	elicitTaskConfirmationSchema          = json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean","title":"Confirm"}},"required":["confirm"]}`)
 	elicitTaskConfirmationSchemaValue any = elicitTaskConfirmationSchema
 )
 
@@ -228,7 +228,7 @@ func RegisterGreet(server *mcp.Server, h GreetHandler, opts *elicitrt.ToolOption
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
-		Description: "Greet is sync-only: it never runs as a task.",
+		Description: "Sync-only: it never runs as a task.",
 		InputSchema: elicitrt.MustInputSchema("greet", base, err, nil),
 		Name:        "greet",
 	}, m)
@@ -280,7 +280,7 @@ func RegisterSlowCompute(server *mcp.Server, h SlowComputeHandler, opts *elicitr
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
-		Description: "SlowCompute sleeps for the given seconds, then answers; a task when the client declares the extension (cancelled by tasks/cancel), in the foreground otherwise.",
+		Description: "Sleeps for the given seconds, then answers; a task when the client declares the extension (cancelled by tasks/cancel), in the foreground otherwise.",
 		InputSchema: elicitrt.MustInputSchema("slow_compute", base, err, nil),
 		Name:        "slow_compute",
 	}, m)
@@ -331,7 +331,7 @@ func RegisterFailingJob(server *mcp.Server, h FailingJobHandler, opts *elicitrt.
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
-		Description: "FailingJob always ends in a tool execution error (isError) after about a second; it runs only as a task.",
+		Description: "Always ends in a tool execution error (isError) after about a second; it runs only as a task.",
 		InputSchema: elicitrt.MustInputSchema("failing_job", base, err, nil),
 		Name:        "failing_job",
 	}, m)
@@ -383,7 +383,7 @@ func RegisterProtocolErrorJob(server *mcp.Server, h ProtocolErrorJobHandler, opt
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
-		Description: "ProtocolErrorJob panics: its task fails with a JSON-RPC internal error.",
+		Description: "Panics: its task fails with a JSON-RPC internal error.",
 		InputSchema: elicitrt.MustInputSchema("protocol_error_job", base, err, nil),
 		Name:        "protocol_error_job",
 	}, m)
@@ -464,7 +464,7 @@ func RegisterConfirmDelete(server *mcp.Server, h ConfirmDeleteHandler, opts *eli
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
-		Description: "ConfirmDelete asks, while its task runs, whether to delete the file.",
+		Description: "Asks, while its task runs, whether to delete the file.",
 		InputSchema: elicitrt.MustInputSchema("confirm_delete", base, err, nil),
 		Name:        "confirm_delete",
 	}, m)
@@ -563,7 +563,7 @@ func RegisterMultiInput(server *mcp.Server, h MultiInputHandler, opts *elicitrt.
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
-		Description: "MultiInput asks two questions at once while its task runs.",
+		Description: "Asks two questions at once while its task runs.",
 		InputSchema: elicitrt.MustInputSchema("multi_input", base, err, nil),
 		Name:        "multi_input",
 	}, m)
@@ -639,7 +639,7 @@ func RegisterToolWithTask(server *mcp.Server, h ToolWithTaskHandler, opts *elici
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
-		Description: "ToolWithTask asks a name by MRTR, then runs as a task whose result greets that name.",
+		Description: "Asks a name by MRTR, then runs as a task whose result greets that name.",
 		InputSchema: elicitrt.MustInputSchema("test_tool_with_task", base, err, nil),
 		Name:        "test_tool_with_task",
 	}, m)

@@ -30,7 +30,7 @@ func _() {
 
 // elicitUserNameSchema is the precomputed requestedSchema of UserName.
 var (
-	elicitUserNameSchema          = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)
+	elicitUserNameSchema          = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","title":"Name"}},"required":["name"]}`)
 	elicitUserNameSchemaValue any = elicitUserNameSchema
 )
 
@@ -87,7 +87,7 @@ func _() {
 
 // elicitFavoriteColorSchema is the precomputed requestedSchema of FavoriteColor.
 var (
-	elicitFavoriteColorSchema          = json.RawMessage(`{"type":"object","properties":{"color":{"type":"string"}},"required":["color"]}`)
+	elicitFavoriteColorSchema          = json.RawMessage(`{"type":"object","properties":{"color":{"type":"string","title":"Color"}},"required":["color"]}`)
 	elicitFavoriteColorSchemaValue any = elicitFavoriteColorSchema
 )
 
@@ -144,7 +144,7 @@ func _() {
 
 // elicitConfirmSchema is the precomputed requestedSchema of Confirm.
 var (
-	elicitConfirmSchema          = json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`)
+	elicitConfirmSchema          = json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean","title":"OK"}},"required":["ok"]}`)
 	elicitConfirmSchemaValue any = elicitConfirmSchema
 )
 
@@ -252,7 +252,7 @@ func RegisterElicitation(server *mcp.Server, h ElicitationHandler, opts *elicitr
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
-		Description: "Elicitation asks one question (scenarios basic-elicitation, result-type, missing-input-response, ignore-extra-params, validate-input).",
+		Description: "Asks one question (scenarios basic-elicitation, result-type, missing-input-response, ignore-extra-params, validate-input).",
 		InputSchema: elicitrt.MustInputSchema("test_input_required_result_elicitation", base, err, nil),
 		Name:        "test_input_required_result_elicitation",
 	}, m)
@@ -333,7 +333,7 @@ func RegisterMultiRound(server *mcp.Server, h MultiRoundHandler, opts *elicitrt.
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
-		Description: "MultiRound asks two questions in two rounds (scenario multi-round).",
+		Description: "Asks two questions in two rounds (scenario multi-round).",
 		InputSchema: elicitrt.MustInputSchema("test_input_required_result_multi_round", base, err, nil),
 		Name:        "test_input_required_result_multi_round",
 	}, m)
@@ -399,7 +399,7 @@ func RegisterRequestState(server *mcp.Server, h RequestStateHandler, opts *elici
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
-		Description: "RequestState confirms with state carried across the round (scenario request-state).",
+		Description: "Confirms with state carried across the round (scenario request-state).",
 		InputSchema: elicitrt.MustInputSchema("test_input_required_result_request_state", base, err, nil),
 		Name:        "test_input_required_result_request_state",
 	}, m)
@@ -465,7 +465,7 @@ func RegisterTamperedState(server *mcp.Server, h TamperedStateHandler, opts *eli
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
-		Description: "TamperedState is RequestState under another name (scenario tampered-state): its sealed state refuses any modification.",
+		Description: "RequestState under another name (scenario tampered-state): its sealed state refuses any modification.",
 		InputSchema: elicitrt.MustInputSchema("test_input_required_result_tampered_state", base, err, nil),
 		Name:        "test_input_required_result_tampered_state",
 	}, m)

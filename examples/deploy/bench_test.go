@@ -43,9 +43,9 @@ type handDeploy struct {
 
 // The hand-written handler's precomputed schemas.
 var (
-	handTargetSchema  = json.RawMessage(`{"type":"object","properties":{"environment":{"type":"string","oneOf":[{"const":"dev","title":"Development"},{"const":"staging","title":"Staging"},{"const":"prod","title":"Production"}]},"notify":{"type":"boolean","description":"Post in #deployments","default":false}},"required":["environment"]}`)
+	handTargetSchema  = json.RawMessage(`{"type":"object","properties":{"environment":{"type":"string","title":"Environment","oneOf":[{"const":"dev","title":"Development"},{"const":"staging","title":"Staging"},{"const":"prod","title":"Production"}]},"notify":{"type":"boolean","title":"Notify","description":"Post in #deployments","default":false}},"required":["environment"]}`)
 	handConfirmSchema = json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean","description":"Deploy to production now."}},"required":["confirm"]}`)
-	handInputSchema   = json.RawMessage(`{"type":"object","required":["service"],"properties":{"service":{"type":"string","description":"the service to deploy"},"environment":{"type":"string","oneOf":[{"const":"dev","title":"Development"},{"const":"staging","title":"Staging"},{"const":"prod","title":"Production"}]},"notify":{"type":"boolean","description":"Post in #deployments","default":false},"confirmation_token":{"type":"string","description":"Only to confirm a previewed action: the confirmation_token that a previous call of this tool returned with its preview, passed with the same other arguments. Never invent one."}},"additionalProperties":false}`)
+	handInputSchema   = json.RawMessage(`{"type":"object","required":["service"],"properties":{"service":{"type":"string","description":"the service to deploy"},"environment":{"type":"string","title":"Environment","oneOf":[{"const":"dev","title":"Development"},{"const":"staging","title":"Staging"},{"const":"prod","title":"Production"}]},"notify":{"type":"boolean","title":"Notify","description":"Post in #deployments","default":false},"confirmation_token":{"type":"string","description":"Only to confirm a previewed action: the confirmation_token that a previous call of this tool returned with its preview, passed with the same other arguments. Never invent one."}},"additionalProperties":false}`)
 	errHandState      = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid or expired requestState"}
 )
 
@@ -80,7 +80,7 @@ func newHandServer(key []byte) *mcp.Server {
 		// The same tool list as the generated server's; the baseline serves
 		// the rounds of clients that can ask (the preview path, for clients
 		// that cannot, is not part of the benchmarked round).
-		Description: "Deploy deploys a service to an environment, asking which one unless the model supplied it, and asking for confirmation before production; a client that cannot ask gets a preview and a confirmation token instead, and deploys by calling again with it.",
+		Description: "Deploys a service to an environment, asking which one unless the model supplied it, and asking for confirmation before production; a client that cannot ask gets a preview and a confirmation token instead, and deploys by calling again with it.",
 		InputSchema: handInputSchema,
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: elicitrt.Bool(true)},
 	}, h.handle)

@@ -15,7 +15,7 @@ import (
 func ExampleTarget_ElicitSchema() {
 	fmt.Println(string(Target{}.ElicitSchema()))
 	// Output:
-	// {"type":"object","properties":{"environment":{"type":"string","oneOf":[{"const":"dev","title":"Development"},{"const":"staging","title":"Staging"},{"const":"prod","title":"Production"}]},"notify":{"type":"boolean","description":"Post in #deployments","default":false}},"required":["environment"]}
+	// {"type":"object","properties":{"environment":{"type":"string","title":"Environment","oneOf":[{"const":"dev","title":"Development"},{"const":"staging","title":"Staging"},{"const":"prod","title":"Production"}]},"notify":{"type":"boolean","title":"Notify","description":"Post in #deployments","default":false}},"required":["environment"]}
 }
 
 // Decoding accepted content: typed values and defaults, or every bad

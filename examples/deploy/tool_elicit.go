@@ -31,7 +31,7 @@ func _() {
 
 // elicitTargetSchema is the precomputed requestedSchema of Target.
 var (
-	elicitTargetSchema          = json.RawMessage(`{"type":"object","properties":{"environment":{"type":"string","oneOf":[{"const":"dev","title":"Development"},{"const":"staging","title":"Staging"},{"const":"prod","title":"Production"}]},"notify":{"type":"boolean","description":"Post in #deployments","default":false}},"required":["environment"]}`)
+	elicitTargetSchema          = json.RawMessage(`{"type":"object","properties":{"environment":{"type":"string","title":"Environment","oneOf":[{"const":"dev","title":"Development"},{"const":"staging","title":"Staging"},{"const":"prod","title":"Production"}]},"notify":{"type":"boolean","title":"Notify","description":"Post in #deployments","default":false}},"required":["environment"]}`)
 	elicitTargetSchemaValue any = elicitTargetSchema
 )
 
@@ -118,7 +118,7 @@ func _() {
 
 // elicitConfirmationSchema is the precomputed requestedSchema of Confirmation.
 var (
-	elicitConfirmationSchema          = json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean","description":"Deploy to production now."}},"required":["confirm"]}`)
+	elicitConfirmationSchema          = json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean","title":"Confirm","description":"Deploy to production now."}},"required":["confirm"]}`)
 	elicitConfirmationSchemaValue any = elicitConfirmationSchema
 )
 
@@ -258,8 +258,8 @@ func RegisterDeploy(server *mcp.Server, h DeployHandler, opts *elicitrt.ToolOpti
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
-		Description: "Deploy deploys a service to an environment, asking which one unless the model supplied it, and asking for confirmation before production; a client that cannot ask gets a preview and a confirmation token instead, and deploys by calling again with it.",
-		InputSchema: elicitrt.MustInputSchema("deploy", base, err, json.RawMessage("{\"confirmation_token\":{\"description\":\"Only to confirm a previewed action: the confirmation_token that a previous call of this tool returned with its preview, passed with the same other arguments. Never invent one.\",\"type\":\"string\"},\"environment\":{\"type\":\"string\",\"oneOf\":[{\"const\":\"dev\",\"title\":\"Development\"},{\"const\":\"staging\",\"title\":\"Staging\"},{\"const\":\"prod\",\"title\":\"Production\"}]},\"notify\":{\"type\":\"boolean\",\"description\":\"Post in #deployments\",\"default\":false}}")),
+		Description: "Deploys a service to an environment, asking which one unless the model supplied it, and asking for confirmation before production; a client that cannot ask gets a preview and a confirmation token instead, and deploys by calling again with it.",
+		InputSchema: elicitrt.MustInputSchema("deploy", base, err, json.RawMessage("{\"confirmation_token\":{\"description\":\"Only to confirm a previewed action: the confirmation_token that a previous call of this tool returned with its preview, passed with the same other arguments. Never invent one.\",\"type\":\"string\"},\"environment\":{\"type\":\"string\",\"title\":\"Environment\",\"oneOf\":[{\"const\":\"dev\",\"title\":\"Development\"},{\"const\":\"staging\",\"title\":\"Staging\"},{\"const\":\"prod\",\"title\":\"Production\"}]},\"notify\":{\"type\":\"boolean\",\"title\":\"Notify\",\"description\":\"Post in #deployments\",\"default\":false}}")),
 		Name:        "deploy",
 	}, m)
 }

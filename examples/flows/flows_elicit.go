@@ -32,7 +32,7 @@ func _() {
 
 // elicitColorsSchema is the precomputed requestedSchema of Colors.
 var (
-	elicitColorsSchema          = json.RawMessage(`{"type":"object","properties":{"favorite":{"type":"string","enum":["red","green","blue"],"default":"green"},"also":{"type":"array","items":{"type":"string","enum":["red","green","blue"]},"default":[]}}}`)
+	elicitColorsSchema          = json.RawMessage(`{"type":"object","properties":{"favorite":{"type":"string","title":"Favorite","enum":["red","green","blue"],"default":"green"},"also":{"type":"array","title":"Also","items":{"type":"string","enum":["red","green","blue"]},"default":[]}}}`)
 	elicitColorsSchemaValue any = elicitColorsSchema
 )
 
@@ -152,7 +152,7 @@ func _() {
 
 // elicitRatingSchema is the precomputed requestedSchema of Rating.
 var (
-	elicitRatingSchema          = json.RawMessage(`{"type":"object","properties":{"stars":{"type":"integer","minimum":1,"maximum":5}},"required":["stars"]}`)
+	elicitRatingSchema          = json.RawMessage(`{"type":"object","properties":{"stars":{"type":"integer","title":"Stars","minimum":1,"maximum":5}},"required":["stars"]}`)
 	elicitRatingSchemaValue any = elicitRatingSchema
 )
 
@@ -215,7 +215,7 @@ func _() {
 
 // elicitNameSchema is the precomputed requestedSchema of Name.
 var (
-	elicitNameSchema          = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":40},"email":{"type":"string","format":"email"}},"required":["name"]}`)
+	elicitNameSchema          = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","title":"Name","minLength":1,"maxLength":40},"email":{"type":"string","title":"Email","format":"email"}},"required":["name"]}`)
 	elicitNameSchemaValue any = elicitNameSchema
 )
 
@@ -302,7 +302,7 @@ func _() {
 
 // elicitEverythingSchema is the precomputed requestedSchema of Everything.
 var (
-	elicitEverythingSchema          = json.RawMessage(`{"type":"object","properties":{"count":{"type":"integer","minimum":0,"maximum":200},"big":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"ratio":{"type":"number"},"favorite":{"type":"string","enum":["red","green","blue"]},"picks":{"type":"array","maxItems":2,"items":{"type":"string","enum":["red","green","blue"]}},"day":{"type":"string","format":"date"},"at":{"type":"string","format":"date-time"},"site":{"type":"string","format":"uri"},"mail":{"type":"string","format":"email"},"note":{"type":"string","maxLength":100},"agree":{"type":"boolean"}},"required":["count","favorite"]}`)
+	elicitEverythingSchema          = json.RawMessage(`{"type":"object","properties":{"count":{"type":"integer","title":"Count","minimum":0,"maximum":200},"big":{"type":"integer","title":"Big","minimum":-9007199254740991,"maximum":9007199254740991},"ratio":{"type":"number","title":"Ratio"},"favorite":{"type":"string","title":"Favorite","enum":["red","green","blue"]},"picks":{"type":"array","title":"Picks","maxItems":2,"items":{"type":"string","enum":["red","green","blue"]}},"day":{"type":"string","title":"Day","format":"date"},"at":{"type":"string","title":"At","format":"date-time"},"site":{"type":"string","title":"Site","format":"uri"},"mail":{"type":"string","title":"Mail","format":"email"},"note":{"type":"string","title":"Note","maxLength":100},"agree":{"type":"boolean","title":"Agree"}},"required":["count","favorite"]}`)
 	elicitEverythingSchemaValue any = elicitEverythingSchema
 )
 
@@ -635,7 +635,7 @@ func RegisterSurvey(server *mcp.Server, h SurveyHandler, opts *elicitrt.ToolOpti
 			IdempotentHint: true,
 			ReadOnlyHint:   true,
 		},
-		Description: "Survey asks three questions in three rounds.",
+		Description: "Asks three questions in three rounds.",
 		InputSchema: elicitrt.MustInputSchema("survey", base, err, nil),
 		Name:        "survey",
 	}, m)
@@ -702,7 +702,7 @@ func RegisterPoll(server *mcp.Server, h PollHandler, opts *elicitrt.ToolOptions)
 			OpenWorldHint:   elicitrt.Bool(true),
 			ReadOnlyHint:    false,
 		},
-		Description: "Poll asks one question.",
+		Description: "Asks one question.",
 		InputSchema: elicitrt.MustInputSchema("poll", base, err, nil),
 		Name:        "poll",
 	}, m)
@@ -801,7 +801,7 @@ func RegisterSignup(server *mcp.Server, h SignupHandler, opts *elicitrt.ToolOpti
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
-		Description: "Signup asks three forms in one round: the rating and the colours join the name's round (together), so a client shows all three at once and retries once. An anonymous signup skips the name (ask=handler): its round is the rating and the colours.",
+		Description: "Asks three forms in one round: the rating and the colours join the name's round (together), so a client shows all three at once and retries once. An anonymous signup skips the name (ask=handler): its round is the rating and the colours.",
 		InputSchema: elicitrt.MustInputSchema("signup", base, err, nil),
 		Name:        "signup",
 	}, m)
@@ -867,7 +867,7 @@ func RegisterStrict(server *mcp.Server, h StrictHandler, opts *elicitrt.ToolOpti
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
-		Description: "Strict asks the Everything form once.",
+		Description: "Asks the Everything form once.",
 		InputSchema: elicitrt.MustInputSchema("strict", base, err, nil),
 		Name:        "strict",
 	}, m)

@@ -207,7 +207,7 @@ func TestRegistration(t *testing.T) {
 		t.Errorf("poll annotations %+v", p.Annotations)
 	}
 	schema, _ := json.Marshal(s.InputSchema)
-	if !bytes.Contains(schema, []byte(`"topic"`)) || s.Description != "Survey asks three questions in three rounds." {
+	if !bytes.Contains(schema, []byte(`"topic"`)) || s.Description != "Asks three questions in three rounds." {
 		t.Errorf("survey schema %s, description %q", schema, s.Description)
 	}
 }

@@ -30,7 +30,7 @@ func _() {
 
 // elicitDeployFormSchema is the precomputed requestedSchema of DeployForm.
 var (
-	elicitDeployFormSchema          = json.RawMessage(`{"type":"object","properties":{"environment":{"type":"string","title":"Environment","description":"Where to deploy.","oneOf":[{"const":"dev","title":"Development"},{"const":"staging","title":"Staging"},{"const":"prod","title":"Production"}]},"notify":{"type":"boolean","description":"Post in #deployments","default":false}},"required":["environment"]}`)
+	elicitDeployFormSchema          = json.RawMessage(`{"type":"object","properties":{"environment":{"type":"string","title":"Environment","description":"Where to deploy.","oneOf":[{"const":"dev","title":"Development"},{"const":"staging","title":"Staging"},{"const":"prod","title":"Production"}]},"notify":{"type":"boolean","title":"Notify","description":"Post in #deployments","default":false}},"required":["environment"]}`)
 	elicitDeployFormSchemaValue any = elicitDeployFormSchema
 )
 
@@ -131,7 +131,7 @@ func _() {
 
 // elicitProfileSchema is the precomputed requestedSchema of Profile.
 var (
-	elicitProfileSchema          = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"Your display name.","minLength":1,"maxLength":50},"email":{"type":"string","format":"email"},"site":{"type":"string","format":"uri"},"age":{"type":"integer","minimum":13,"maximum":255},"height":{"type":"number","description":"Height in metres.","minimum":0.5,"maximum":2.5},"ratio":{"type":"number"},"favorite":{"type":"string","enum":["red","green","blue"],"default":"green"},"palette":{"type":"array","minItems":1,"maxItems":2,"items":{"type":"string","enum":["red","green","blue"]},"default":["red","blue"]},"tags":{"type":"array","items":{"type":"string","enum":["go","mcp","ai"]}},"stages":{"type":"array","items":{"anyOf":[{"const":"dev","title":"Development"},{"const":"staging","title":"Staging"},{"const":"prod","title":"Production"}]}},"birthday":{"type":"string","format":"date"},"meet_at":{"type":"string","format":"date-time"},"size":{"type":"string","enum":["s","m","l"],"default":"m"},"subscribe":{"type":"boolean","title":"Subscribe to news"}},"required":["name"]}`)
+	elicitProfileSchema          = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","title":"Name","description":"Your display name.","minLength":1,"maxLength":50},"email":{"type":"string","title":"Email","format":"email"},"site":{"type":"string","title":"Site","format":"uri"},"age":{"type":"integer","title":"Age","minimum":13,"maximum":255},"height":{"type":"number","title":"Height","description":"In metres.","minimum":0.5,"maximum":2.5},"ratio":{"type":"number","title":"Ratio"},"favorite":{"type":"string","title":"Favorite","enum":["red","green","blue"],"default":"green"},"palette":{"type":"array","title":"Palette","minItems":1,"maxItems":2,"items":{"type":"string","enum":["red","green","blue"]},"default":["red","blue"]},"tags":{"type":"array","title":"Tags","items":{"type":"string","enum":["go","mcp","ai"]}},"stages":{"type":"array","title":"Stage","items":{"anyOf":[{"const":"dev","title":"Development"},{"const":"staging","title":"Staging"},{"const":"prod","title":"Production"}]}},"birthday":{"type":"string","title":"Birthday","format":"date"},"meet_at":{"type":"string","title":"Meet at","format":"date-time"},"size":{"type":"string","title":"Size","enum":["s","m","l"],"default":"m"},"subscribe":{"type":"boolean","title":"Subscribe to news"}},"required":["name"]}`)
 	elicitProfileSchemaValue any = elicitProfileSchema
 )
 

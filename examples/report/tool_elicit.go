@@ -30,7 +30,7 @@ func _() {
 
 // elicitFormatChoiceSchema is the precomputed requestedSchema of FormatChoice.
 var (
-	elicitFormatChoiceSchema          = json.RawMessage(`{"type":"object","properties":{"format":{"type":"string","enum":["markdown","html","text"]}},"required":["format"]}`)
+	elicitFormatChoiceSchema          = json.RawMessage(`{"type":"object","properties":{"format":{"type":"string","title":"Format","enum":["markdown","html","text"]}},"required":["format"]}`)
 	elicitFormatChoiceSchemaValue any = elicitFormatChoiceSchema
 )
 
@@ -105,7 +105,7 @@ func _() {
 
 // elicitSalariesChoiceSchema is the precomputed requestedSchema of SalariesChoice.
 var (
-	elicitSalariesChoiceSchema          = json.RawMessage(`{"type":"object","properties":{"include":{"type":"boolean","description":"Include the salaries section (each team member's name and pay)."}},"required":["include"]}`)
+	elicitSalariesChoiceSchema          = json.RawMessage(`{"type":"object","properties":{"include":{"type":"boolean","title":"Include","description":"The salaries section (each team member's name and pay)."}},"required":["include"]}`)
 	elicitSalariesChoiceSchemaValue any = elicitSalariesChoiceSchema
 )
 
@@ -254,8 +254,8 @@ func RegisterReport(server *mcp.Server, h ReportHandler, opts *elicitrt.ToolOpti
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
-		Description: "Report writes a report on a topic. It asks for the format first; then it runs as a task for a while, reporting its progress, and midway asks whether to include the salary data it found.",
-		InputSchema: elicitrt.MustInputSchema("report", base, err, json.RawMessage("{\"format\":{\"type\":\"string\",\"enum\":[\"markdown\",\"html\",\"text\"]}}")),
+		Description: "Writes a report on a topic. It asks for the format first; then it runs as a task for a while, reporting its progress, and midway asks whether to include the salary data it found.",
+		InputSchema: elicitrt.MustInputSchema("report", base, err, json.RawMessage("{\"format\":{\"type\":\"string\",\"title\":\"Format\",\"enum\":[\"markdown\",\"html\",\"text\"]}}")),
 		Name:        "report",
 	}, m)
 }

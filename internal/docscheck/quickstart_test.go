@@ -198,7 +198,7 @@ func quickStartOrder(t *testing.T, transport mcp.Transport, sopts *mcp.ClientSes
 		t.Fatal(err)
 	}
 	if len(tools.Tools) != 1 || tools.Tools[0].Name != "order_coffee" ||
-		tools.Tools[0].Description != "OrderCoffee orders a coffee, asking the user which size unless the model already said." {
+		tools.Tools[0].Description != "Orders a coffee, asking the user which size unless the model already said." {
 		t.Fatalf("tools/list: %+v", tools.Tools)
 	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "order_coffee", Arguments: map[string]any{"drink": "latte"}})
@@ -259,7 +259,7 @@ func rawRoundTrip(t *testing.T, endpoint string) {
 	if err := json.Unmarshal(first, &r1); err != nil || r1.Result.ResultType != "input_required" || r1.Result.RequestState == "" || r1.Result.InputRequests["how"] == nil {
 		t.Fatalf("first response: %v\n%s", err, first)
 	}
-	for _, want := range []string{`"message":"How would you like it?"`, `{"const":"large","title":"Large (16 oz)"}`, `"milk":{"type":"boolean","description":"Oat milk","default":false}`} {
+	for _, want := range []string{`"message":"How would you like it?"`, `{"const":"large","title":"Large (16 oz)"}`, `"milk":{"type":"boolean","title":"Milk","description":"Oat milk","default":false}`} {
 		if !bytes.Contains(first, []byte(want)) {
 			t.Errorf("first response lacks %s:\n%s", want, first)
 		}
