@@ -2,7 +2,7 @@ package runtime
 
 import (
 	"context"
-
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
