@@ -326,12 +326,14 @@ const (
 // ConnectHandlers are the two pages of a URL step, on your own server.
 //
 // A sign-in finishes once, in the browser that started it. The connect
-// page gives the browser a fresh random nonce in an HttpOnly, SameSite=Lax
-// cookie, sealed with the flow id, and passes the third party a sealed
+// page adds a fresh random nonce, with the flow id, to an HttpOnly,
+// SameSite=Lax sealed cookie that holds the browser's latest
+// MaxSignInsPerBrowser sign-ins, and passes the third party a sealed
 // state that carries the flow and the nonce's SHA-256; the callback
-// finishes the flow only for the browser that holds that cookie, claims
-// the flow in the GrantStore before Exchange runs, so that a replayed or
-// reloaded callback never exchanges again, clears the cookie and
+// finishes the flow only for the browser whose cookie holds that nonce,
+// claims the flow in the GrantStore before Exchange runs, so that a
+// replayed or reloaded callback never exchanges again, takes its nonce
+// out of the cookie (deleting the cookie once none is left) and
 // redirects (303) to the flow's result page, which a reload shows again
 // without exchanging anything. What the person sees are the pages of
 // ConnectOptions.Pages, branded with the options' names. Every response
