@@ -1026,3 +1026,62 @@ func TestConnectTwoTabs(t *testing.T) {
 		t.Fatalf("the cookie of an earlier release: %d", code)
 	}
 }
+
+// connTLog is a logger whose output the test reads.
+type connTLog struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (l *connTLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *connTLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+// option makes the pages log to l.
+func (l *connTLog) option(o *ConnectOptions) { o.Logger = slog.New(slog.NewTextHandler(l, nil)) }
+
+// TestConnectDeadEndsLogNoIdentity: what the pages log along the dead
+// ends (another account, an answer after a Deny, two tabs, a dropped
+// nonce, the claim held elsewhere) names no user, no account, no link and
+// no token, though it logs each refusal.
+func TestConnectDeadEndsLogNoIdentity(t *testing.T) {
+	var logs connTLog
+	denied := "access_denied"
+	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false, connTBrand, logs.option, func(o *ConnectOptions) { o.SignOutURL = "/logout" })
+	f, tok := s.token(t, "alice")
+	connTBody(t, s.browser(t, "mallory"), s.url+"/connect?flow="+url.QueryEscape(tok))
+	b := s.browser(t, "alice")
+	s.providerError.Store(&denied)
+	callback := s.connect(t, b, tok)
+	connTBody(t, b, callback)
+	cb, _ := url.Parse(callback)
+	connTBody(t, b, s.url+"/callback?"+url.Values{"state": {cb.Query().Get("state")}, "code": {"c"}}.Encode())
+	s.providerError.Store(nil)
+	var callbacks []string
+	for range MaxSignInsPerBrowser + 1 {
+		_, tok := s.token(t, "alice")
+		callbacks = append(callbacks, s.connect(t, b, tok))
+	}
+	for _, c := range callbacks {
+		connTBody(t, b, c)
+	}
+	out := logs.String()
+	for _, secret := range []string{"alice", "mallory", "@example.com", tok, f.ID, "flow=", "state=", "code="} {
+		if strings.Contains(out, secret) {
+			t.Errorf("the log shows %q:\n%s", secret, out)
+		}
+	}
+	for _, refusal := range []string{"browser user is not the user who started the flow", "flow already finished", "callback without the nonce of its sign-in"} {
+		if !strings.Contains(out, refusal) {
+			t.Errorf("the log lacks %q:\n%s", refusal, out)
+		}
+	}
+}
