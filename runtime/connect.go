@@ -238,7 +238,12 @@ type ConnectOptions struct {
 	// the return address; "" means "return_to".
 	LoginReturnParam string
 	// SignOutURL is your site's sign-out page, offered to a person signed
-	// in as another account than the link's; "" offers none.
+	// in as another account than the link's; "" offers none. Its link
+	// carries the way back to the flow in LoginReturnParam: the connect
+	// link's path and query (a path of this site, SameOriginPath). Once
+	// it has signed the browser out, your sign-out page redirects there,
+	// if SameOriginPath accepts it, so that the link sends the person to
+	// LoginURL and back.
 	SignOutURL string
 	// Confirm shows templates.PageConfirm ("Continue to PROVIDER", as the
 	// signed-in account) before the connect page sends the person to the
@@ -321,12 +326,14 @@ const (
 // ConnectHandlers are the two pages of a URL step, on your own server.
 //
 // A sign-in finishes once, in the browser that started it. The connect
-// page gives the browser a fresh random nonce in an HttpOnly, SameSite=Lax
-// cookie, sealed with the flow id, and passes the third party a sealed
+// page adds a fresh random nonce, with the flow id, to an HttpOnly,
+// SameSite=Lax sealed cookie that holds the browser's latest
+// MaxSignInsPerBrowser sign-ins, and passes the third party a sealed
 // state that carries the flow and the nonce's SHA-256; the callback
-// finishes the flow only for the browser that holds that cookie, claims
-// the flow in the GrantStore before Exchange runs, so that a replayed or
-// reloaded callback never exchanges again, clears the cookie and
+// finishes the flow only for the browser whose cookie holds that nonce,
+// claims the flow in the GrantStore before Exchange runs, so that a
+// replayed or reloaded callback never exchanges again, takes its nonce
+// out of the cookie (deleting the cookie once none is left) and
 // redirects (303) to the flow's result page, which a reload shows again
 // without exchanging anything. What the person sees are the pages of
 // ConnectOptions.Pages, branded with the options' names. Every response
@@ -404,11 +411,77 @@ type signInState struct {
 	Link      string   `json:"l"`
 }
 
-// nonceValue is the value of the nonce cookie, sealed: the flow it was
-// given for and the nonce.
-type nonceValue struct {
+// MaxSignInsPerBrowser is how many sign-ins one browser may have started
+// and not finished at once: the nonce cookie holds the nonces of the
+// latest ones, so that two tabs (two links, or one link opened twice) do
+// not break each other. A sign-in started before that many others loses
+// its nonce: its callback gets templates.PageOtherBrowser.
+const MaxSignInsPerBrowser = 5
+
+// nonceEntry is one sign-in of the browser: the flow it was started for
+// and the nonce its state carries the digest of.
+type nonceEntry struct {
 	FlowID string `json:"f"`
 	Nonce  []byte `json:"n"`
+}
+
+// nonceValue is the value of the nonce cookie, sealed: the browser's
+// latest sign-ins, oldest first. Earlier releases sealed one sign-in, in
+// the fields f and n.
+type nonceValue struct {
+	LegacyFlowID string       `json:"f,omitempty"`
+	LegacyNonce  []byte       `json:"n,omitempty"`
+	Entries      []nonceEntry `json:"e,omitempty"`
+}
+
+// entries are the sign-ins of v, the one of an earlier release included.
+func (v nonceValue) entries() []nonceEntry {
+	if v.LegacyFlowID == "" {
+		return v.Entries
+	}
+	return append([]nonceEntry{{FlowID: v.LegacyFlowID, Nonce: v.LegacyNonce}}, v.Entries...)
+}
+
+// browserSignIns are the sign-ins the nonce cookie of r holds (none when
+// it has none, or one that does not open); cookie reports whether r
+// carries the cookie at all.
+func (c *connect) browserSignIns(r *http.Request) (entries []nonceEntry, cookie bool) {
+	ck, err := r.Cookie(c.nonceCookie(r, "", 0).Name)
+	if err != nil {
+		return nil, false
+	}
+	var nv nonceValue
+	if !c.open(nonceBinding(c.opts.Audience), ck.Value, &nv) {
+		return nil, true
+	}
+	return nv.entries(), true
+}
+
+// startSignIn adds a fresh nonce for flowID to the browser's sign-ins,
+// dropping the oldest beyond MaxSignInsPerBrowser: it returns the nonce
+// cookie to set and the nonce's SHA-256, for the state.
+func (c *connect) startSignIn(r *http.Request, flowID string, now time.Time) (*http.Cookie, []byte, error) {
+	nonce := make([]byte, 32)
+	_, _ = rand.Read(nonce) // never fails
+	hash := sha256.Sum256(nonce)
+	entries, _ := c.browserSignIns(r)
+	entries = append(entries, nonceEntry{FlowID: flowID, Nonce: nonce})
+	entries = entries[max(0, len(entries)-MaxSignInsPerBrowser):]
+	ck, err := c.signInsCookie(r, entries, now)
+	return ck, hash[:], err
+}
+
+// signInsCookie is the nonce cookie that holds entries, or deletes the
+// cookie when there are none.
+func (c *connect) signInsCookie(r *http.Request, entries []nonceEntry, now time.Time) (*http.Cookie, error) {
+	if len(entries) == 0 {
+		return c.nonceCookie(r, "", -1), nil
+	}
+	sealed, err := c.seal(nonceBinding(c.opts.Audience), nonceValue{Entries: entries}, now)
+	if err != nil {
+		return nil, err
+	}
+	return c.nonceCookie(r, sealed, max(1, int(c.opts.FlowTTL/time.Second))), nil
 }
 
 // The bindings of the sign-in state, the nonce cookie and the result page:
@@ -491,6 +564,10 @@ type page struct {
 	account string
 	// retry, continueTo: the URLs of the page's button.
 	retry, continueTo string
+	// back is where PageOtherUser's sign-out returns to ("": nowhere).
+	back string
+	// outcome is PageDone's SignInData.Outcome.
+	outcome string
 }
 
 // render writes p with the options' names, allowing the page's own style
@@ -516,8 +593,9 @@ func (c *connect) render(w http.ResponseWriter, r *http.Request, p page) {
 		}
 	}
 	if p.name == templates.PageOtherUser {
-		data.SignOut = c.opts.SignOutURL
+		data.SignOut = c.signOutURL(p.back)
 	}
+	data.Outcome = p.outcome
 	var body bytes.Buffer
 	if err := c.opts.Pages.ExecuteTemplate(&body, p.name, data); err != nil {
 		c.opts.Logger.Error("elicitgen: connect: cannot render a page", "page", p.name, "err", err)
@@ -540,8 +618,9 @@ func (c *connect) fail(w http.ResponseWriter, r *http.Request, what string, err 
 // checkUser checks that the browser user is f's subject, and makes it
 // f.Subject; on failure it has answered: nobody signed in goes to
 // LoginURL, returning to this very request, or gets PageSignedOut (401);
-// another user gets PageOtherUser (403).
-func (c *connect) checkUser(w http.ResponseWriter, r *http.Request, f *ConnectFlow) bool {
+// another user gets PageOtherUser (403), whose sign-out link returns to
+// back (the connect link; "" for none).
+func (c *connect) checkUser(w http.ResponseWriter, r *http.Request, f *ConnectFlow, back string) bool {
 	subject, ok := "", false
 	if c.opts.Authenticate != nil {
 		subject, ok = c.opts.Authenticate(r)
@@ -553,7 +632,7 @@ func (c *connect) checkUser(w http.ResponseWriter, r *http.Request, f *ConnectFl
 	signedIn := ok && subject != ""
 	c.opts.Logger.Warn("elicitgen: connect: browser user is not the user who started the flow", "path", r.URL.Path, "tool", f.Tool, "step", f.Step, "signed_in", signedIn)
 	if signedIn {
-		c.render(w, r, page{name: templates.PageOtherUser, status: http.StatusForbidden, account: subject})
+		c.render(w, r, page{name: templates.PageOtherUser, status: http.StatusForbidden, account: subject, back: back})
 		return false
 	}
 	if login := c.loginURL(r); login != "" {
@@ -581,8 +660,24 @@ func (c *connect) loginURL(r *http.Request) string {
 	return u.String()
 }
 
-// checkOpen refuses a flow that has already finished: 409 PageDone once
-// completed, 403 PageDenied once denied. On failure it has answered.
+// signOutURL is SignOutURL with back, a path of this site, in
+// LoginReturnParam; SignOutURL alone without back, or when it does not
+// parse.
+func (c *connect) signOutURL(back string) string {
+	u, err := url.Parse(c.opts.SignOutURL)
+	if c.opts.SignOutURL == "" || back == "" || !SameOriginPath(back) || err != nil {
+		return c.opts.SignOutURL
+	}
+	q := u.Query()
+	q.Set(c.opts.LoginReturnParam, back)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// checkOpen refuses a flow that has already finished: 409 PageDone, which
+// says whether it was connected or denied (an answer that comes after a
+// denial, as Allow after Back, changes nothing). On failure it has
+// answered.
 func (c *connect) checkOpen(w http.ResponseWriter, r *http.Request, f ConnectFlow) bool {
 	subject, done, err := c.opts.Grants.FlowSubject(r.Context(), f.ID)
 	if err != nil {
@@ -593,11 +688,7 @@ func (c *connect) checkOpen(w http.ResponseWriter, r *http.Request, f ConnectFlo
 		return true
 	}
 	c.opts.Logger.Info("elicitgen: connect: flow already finished", "path", r.URL.Path, "tool", f.Tool, "step", f.Step, "denied", subject == "")
-	if subject == "" {
-		c.render(w, r, page{name: templates.PageDenied, status: http.StatusForbidden, account: f.Subject})
-	} else {
-		c.render(w, r, page{name: templates.PageDone, status: http.StatusConflict, account: f.Subject})
-	}
+	c.showDone(w, r, f, subject, true)
 	return false
 }
 
@@ -615,23 +706,20 @@ func (c *connect) serveConnect(w http.ResponseWriter, r *http.Request) {
 		c.render(w, r, page{name: templates.PageInvalid, status: http.StatusBadRequest})
 		return
 	}
-	if !c.checkUser(w, r, &f) || !c.checkOpen(w, r, f) {
+	link := r.URL.Path + "?" + url.Values{"flow": {q.Get("flow")}}.Encode()
+	if !c.checkUser(w, r, &f, link) || !c.checkOpen(w, r, f) {
 		return
 	}
-	link := r.URL.Path + "?" + url.Values{"flow": {q.Get("flow")}}.Encode()
 	if c.opts.Confirm && q.Get("continue") != "1" {
 		c.render(w, r, page{name: templates.PageConfirm, status: http.StatusOK, account: f.Subject, continueTo: link + "&continue=1"})
 		return
 	}
-	nonce := make([]byte, 32)
-	_, _ = rand.Read(nonce) // never fails
-	hash := sha256.Sum256(nonce)
-	cookie, err := c.seal(nonceBinding(c.opts.Audience), nonceValue{FlowID: f.ID, Nonce: nonce}, now)
+	cookie, hash, err := c.startSignIn(r, f.ID, now)
 	if err != nil {
 		c.fail(w, r, "cannot seal the nonce", err, link)
 		return
 	}
-	state, err := c.seal(signInStateBinding(c.opts.Audience), signInState{Flow: f.wire(), NonceHash: hash[:], Link: link}, now)
+	state, err := c.seal(signInStateBinding(c.opts.Audience), signInState{Flow: f.wire(), NonceHash: hash, Link: link}, now)
 	if err != nil {
 		c.fail(w, r, "cannot seal the state", err, link)
 		return
@@ -641,7 +729,7 @@ func (c *connect) serveConnect(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, "AuthorizeURL of "+f.Tool, err, link)
 		return
 	}
-	http.SetCookie(w, c.nonceCookie(r, cookie, max(1, int(c.opts.FlowTTL/time.Second))))
+	http.SetCookie(w, cookie)
 	http.Redirect(w, r, target, http.StatusFound)
 }
 
@@ -667,51 +755,87 @@ func (c *connect) serveCallback(w http.ResponseWriter, r *http.Request) {
 	if !SameOriginPath(st.Link) {
 		st.Link = ""
 	}
-	if !c.checkUser(w, r, &f) || !c.checkOpen(w, r, f) || !c.checkNonce(w, r, f, &st) {
+	if !c.checkUser(w, r, &f, st.Link) || !c.checkOpen(w, r, f) {
+		return
+	}
+	others, ok := c.checkNonce(w, r, f, &st)
+	if !ok {
 		return
 	}
 	answer := c.opts.ProviderAnswer(r)
-	// One outcome: claimed before anything is exchanged or recorded.
+	if !c.claim(w, r, f, st.Link) || !c.record(w, r, f, answer, st.Link) {
+		return
+	}
+	c.showResult(w, r, f, others)
+}
+
+// claim claims f before anything is exchanged or recorded: one outcome.
+// When it cannot, it has answered: with the done page, as the flow's
+// record now stands, when another request holds the claim or finished.
+func (c *connect) claim(w http.ResponseWriter, r *http.Request, f ConnectFlow, link string) bool {
 	claimed, err := c.opts.Grants.ClaimFlow(r.Context(), f.ID, c.opts.FlowTTL)
 	if err != nil {
-		c.fail(w, r, "grant store", err, st.Link)
-		return
+		c.fail(w, r, "grant store", err, link)
+		return false
 	}
-	if !claimed {
-		c.opts.Logger.Info("elicitgen: connect: flow already claimed", "tool", f.Tool, "step", f.Step)
-		c.render(w, r, page{name: templates.PageDone, status: http.StatusConflict, account: f.Subject})
-		return
+	if claimed {
+		return true
 	}
-	if !c.record(w, r, f, answer, st.Link) {
-		return
+	c.opts.Logger.Info("elicitgen: connect: flow already claimed", "tool", f.Tool, "step", f.Step)
+	subject, done, err := c.opts.Grants.FlowSubject(r.Context(), f.ID)
+	if err != nil {
+		c.fail(w, r, "grant store", err, "")
+		return false
 	}
-	// Post-redirect-get: the result page, which a reload shows again.
-	result, err := c.seal(resultBinding(c.opts.Audience), f.wire(), c.opts.Now())
+	c.showDone(w, r, f, subject, done)
+	return false
+}
+
+// showResult redirects (303) to the result page of the recorded flow f
+// (post-redirect-get: a reload shows it again), keeping in the nonce
+// cookie the browser's other sign-ins only.
+func (c *connect) showResult(w http.ResponseWriter, r *http.Request, f ConnectFlow, others []nonceEntry) {
+	now := c.opts.Now()
+	result, err := c.seal(resultBinding(c.opts.Audience), f.wire(), now)
 	if err != nil {
 		c.fail(w, r, "cannot seal the result", err, "")
 		return
 	}
-	http.SetCookie(w, c.nonceCookie(r, "", -1))
+	cookie, err := c.signInsCookie(r, others, now)
+	if err != nil {
+		cookie = c.nonceCookie(r, "", -1) // the others start again
+	}
+	http.SetCookie(w, cookie)
 	http.Redirect(w, r, r.URL.Path+"?"+url.Values{"done": {result}}.Encode(), http.StatusSeeOther)
 }
 
-// checkNonce reports whether the browser holds the nonce cookie the
-// connect page gave it for this flow, with the nonce st was made with;
-// otherwise it renders the other-browser page.
-func (c *connect) checkNonce(w http.ResponseWriter, r *http.Request, f ConnectFlow, st *signInState) bool {
-	var nv nonceValue
-	ck, err := r.Cookie(c.nonceCookie(r, "", 0).Name)
-	if err != nil || !c.open(nonceBinding(c.opts.Audience), ck.Value, &nv) || nv.FlowID != f.ID {
-		c.opts.Logger.Warn("elicitgen: connect: callback without the nonce cookie of the flow", "tool", f.Tool, "step", f.Step, "cookie", err == nil)
-		c.render(w, r, page{name: templates.PageOtherBrowser, status: http.StatusForbidden, account: f.Subject, retry: st.Link})
-		return false
+// showDone renders the done page (409) of f, whose record is subject and
+// done: connected, denied, or still finishing elsewhere.
+func (c *connect) showDone(w http.ResponseWriter, r *http.Request, f ConnectFlow, subject string, done bool) {
+	outcome := ""
+	switch {
+	case done && subject == "":
+		outcome = templates.OutcomeDenied
+	case done:
+		outcome = templates.OutcomeConnected
 	}
-	if hash := sha256.Sum256(nv.Nonce); subtle.ConstantTimeCompare(hash[:], st.NonceHash) != 1 {
-		c.opts.Logger.Warn("elicitgen: connect: nonce cookie of another sign-in", "tool", f.Tool, "step", f.Step)
-		c.render(w, r, page{name: templates.PageOtherBrowser, status: http.StatusForbidden, account: f.Subject, retry: st.Link})
-		return false
+	c.render(w, r, page{name: templates.PageDone, status: http.StatusConflict, account: f.Subject, outcome: outcome})
+}
+
+// checkNonce reports whether the browser's nonce cookie holds, for this
+// flow, the nonce st was made with; otherwise it renders the
+// other-browser page. On success it returns the cookie to set once the
+// flow is recorded: the browser's other sign-ins, without this one.
+func (c *connect) checkNonce(w http.ResponseWriter, r *http.Request, f ConnectFlow, st *signInState) ([]nonceEntry, bool) {
+	entries, cookie := c.browserSignIns(r)
+	for i, e := range entries {
+		if hash := sha256.Sum256(e.Nonce); e.FlowID == f.ID && subtle.ConstantTimeCompare(hash[:], st.NonceHash) == 1 {
+			return append(entries[:i:i], entries[i+1:]...), true
+		}
 	}
-	return true
+	c.opts.Logger.Warn("elicitgen: connect: callback without the nonce of its sign-in", "tool", f.Tool, "step", f.Step, "cookie", cookie, "sign_ins", len(entries))
+	c.render(w, r, page{name: templates.PageOtherBrowser, status: http.StatusForbidden, account: f.Subject, retry: st.Link})
+	return nil, false
 }
 
 // record records the provider's answer for the claimed flow f: the grant,
@@ -761,7 +885,7 @@ func (c *connect) serveResult(w http.ResponseWriter, r *http.Request, result str
 		c.render(w, r, page{name: templates.PageInvalid, status: http.StatusBadRequest})
 		return
 	}
-	if !c.checkUser(w, r, &f) {
+	if !c.checkUser(w, r, &f, "") {
 		return
 	}
 	subject, done, err := c.opts.Grants.FlowSubject(r.Context(), f.ID)

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -603,9 +604,9 @@ func TestConnectResultPage(t *testing.T) {
 // TestConnectProviderDenied: error=access_denied at the callback, in the
 // browser that started the sign-in, records the flow as denied (done, with
 // no subject), stores no grant and exchanges nothing; the person sees the
-// denied page, 403, again on reload, on the callback again and on the
-// connect link again. The same answer without the nonce cookie records
-// nothing.
+// denied page, 403, again on reload; the callback again and the connect
+// link again get the done page that says the Deny ended it (409). The same
+// answer without the nonce cookie records nothing.
 func TestConnectProviderDenied(t *testing.T) {
 	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false, connTBrand)
 	denied := "access_denied"
@@ -625,7 +626,11 @@ func TestConnectProviderDenied(t *testing.T) {
 		if i > 0 {
 			code, _, body = connTBody(t, b, link)
 		}
-		if code != http.StatusForbidden || !strings.Contains(body, "<h1>You didn't allow access</h1>") {
+		want, h1 := http.StatusForbidden, "<h1>You didn't allow access</h1>"
+		if i > 1 {
+			want, h1 = http.StatusConflict, "<h1>You already chose not to connect</h1>"
+		}
+		if code != want || !strings.Contains(body, h1) {
 			t.Fatalf("%d: %s: %d: %s", i, link, code, body)
 		}
 	}
@@ -681,7 +686,7 @@ func TestConnectNotSignedIn(t *testing.T) {
 	}
 	code, _, body := connTBody(t, s.browser(t, "mallory"), s.url+link)
 	if code != http.StatusForbidden || !strings.Contains(body, "<h1>This link is for another account</h1>") ||
-		!strings.Contains(body, "mallory@example.com") || strings.Contains(body, "alice") || !strings.Contains(body, `href="/account/logout"`) {
+		!strings.Contains(body, "mallory@example.com") || strings.Contains(body, "alice") || !strings.Contains(body, `href="/account/logout?next=`) {
 		t.Fatalf("another user: %d %s", code, body)
 	}
 	s.assertNotCompleted(t, f)
@@ -816,4 +821,267 @@ func FuzzSameOriginPath(f *testing.F) {
 			t.Fatalf("accepted %q", target)
 		}
 	})
+}
+
+// connTSignOutHref is the address of the sign-out button of body, the
+// other-account page, unescaped ("" for none).
+func connTSignOutHref(t *testing.T, body string) string {
+	t.Helper()
+	_, rest, ok := strings.Cut(body, `id="sign-out" href="`)
+	if !ok {
+		return ""
+	}
+	href, _, _ := strings.Cut(rest, `"`)
+	return strings.ReplaceAll(href, "&amp;", "&")
+}
+
+// TestConnectAllowAfterDeny: after a Deny, the provider's consent page
+// reached again with Back answers Allow: the callback applies nothing (no
+// exchange, no grant, the flow stays denied) and says so: the done page
+// (409) says the Deny ended the sign-in and that the later Allow changed
+// nothing, with the next step (ask the assistant again), never "You
+// didn't allow access", the opposite of the click just made.
+func TestConnectAllowAfterDeny(t *testing.T) {
+	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false, connTBrand)
+	denied := "access_denied"
+	s.providerError.Store(&denied)
+	f, tok := s.token(t, "alice")
+	b := s.browser(t, "alice")
+	callback := s.connect(t, b, tok)
+	if code, _, _ := connTBody(t, b, callback); code != http.StatusForbidden {
+		t.Fatalf("the Deny: %d", code)
+	}
+	u, _ := url.Parse(callback)
+	allow := s.url + "/callback?" + url.Values{"state": {u.Query().Get("state")}, "code": {"code-after-back"}}.Encode()
+	code, _, body := connTBody(t, b, allow)
+	if code != http.StatusConflict || !strings.Contains(body, "<h1>You already chose not to connect</h1>") ||
+		!strings.Contains(body, "Allow after going back, doesn't change it") || !strings.Contains(body, "ask your assistant again") ||
+		!strings.Contains(body, "Acme Billing") || strings.Contains(body, "You didn't allow access") {
+		t.Fatalf("Allow after the Deny: %d %s", code, body)
+	}
+	if subject, done, _ := s.grants.FlowSubject(context.Background(), f.ID); !done || subject != "" {
+		t.Fatalf("flow after Allow: %q %v", subject, done)
+	}
+	if _, ok, _ := s.grants.Grant(context.Background(), "alice", "billing"); ok || s.exchanges.Load() != 0 {
+		t.Fatalf("Allow after the Deny stored a grant (%v) or exchanged (%d)", ok, s.exchanges.Load())
+	}
+}
+
+// TestConnectDoneSaysConnected: the link or the callback opened again
+// once the flow completed gets the done page (409) saying the account is
+// connected, for whom and where, with the next step (return to the
+// assistant); while another request holds the flow's claim, it says the
+// sign-in is finishing (reload), not that it is connected.
+func TestConnectDoneSaysConnected(t *testing.T) {
+	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false, connTBrand)
+	_, tok := s.token(t, "alice")
+	b := s.browser(t, "alice")
+	callback := s.connect(t, b, tok)
+	if code, _, _ := connTBody(t, b, callback); code != http.StatusOK {
+		t.Fatalf("callback: %d", code)
+	}
+	for _, link := range []string{callback, s.url + "/connect?flow=" + url.QueryEscape(tok)} {
+		code, _, body := connTBody(t, b, link)
+		if code != http.StatusConflict || !strings.Contains(body, "<h1>You're already connected</h1>") ||
+			!strings.Contains(body, "alice@example.com") || !strings.Contains(body, "Acme Billing") ||
+			!strings.Contains(body, "return to your assistant") {
+			t.Fatalf("%s again: %d %s", link, code, body)
+		}
+	}
+
+	f, tok := s.token(t, "alice")
+	callback = s.connect(t, b, tok)
+	if claimed, _ := s.grants.ClaimFlow(context.Background(), f.ID, time.Minute); !claimed {
+		t.Fatal("claim")
+	}
+	code, _, body := connTBody(t, b, callback)
+	if code != http.StatusConflict || !strings.Contains(body, "<h1>This sign-in is finishing</h1>") ||
+		!strings.Contains(body, "Reload this page") || strings.Contains(body, "connected</h1>") {
+		t.Fatalf("while another request holds the claim: %d %s", code, body)
+	}
+}
+
+// TestConnectSignOutReturnsToTheLink: the other-account page's sign-out
+// button carries the way back to the flow in LoginReturnParam: the
+// connect link (path and query, without continue=1), also when the other
+// account reached the callback, never the provider's code; a result page
+// has no link to return to; a request path that SameOriginPath refuses
+// gives a sign-out without return.
+func TestConnectSignOutReturnsToTheLink(t *testing.T) {
+	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false, connTBrand, func(o *ConnectOptions) {
+		o.LoginURL, o.LoginReturnParam, o.SignOutURL, o.Confirm = "/account/login", "next", "/account/logout?lang=en", true
+	})
+	_, tok := s.token(t, "alice")
+	link := "/connect?flow=" + url.QueryEscape(tok)
+	mallory := s.browser(t, "mallory")
+	for _, opened := range []string{link, link + "&continue=1"} {
+		code, _, body := connTBody(t, mallory, s.url+opened)
+		out, err := url.Parse(connTSignOutHref(t, body))
+		if code != http.StatusForbidden || err != nil || out.Path != "/account/logout" || out.Query().Get("lang") != "en" ||
+			out.Query().Get("next") != link || !SameOriginPath(out.Query().Get("next")) {
+			t.Fatalf("mallory opens %s: %d, sign-out %q", opened, code, connTSignOutHref(t, body))
+		}
+	}
+	alice := s.browser(t, "alice")
+	callback := connTGet(t, alice, s.url+link+"&continue=1").Header.Get("Location")
+	code, _, body := connTBody(t, mallory, callback)
+	if out, _ := url.Parse(connTSignOutHref(t, body)); code != http.StatusForbidden || out == nil || out.Query().Get("next") != link {
+		t.Fatalf("mallory at alice's callback: %d, sign-out %q", code, connTSignOutHref(t, body))
+	}
+	if code, _, _ := connTBody(t, alice, callback); code != http.StatusOK {
+		t.Fatalf("alice's callback: %d", code)
+	}
+
+	pages := NewConnectHandlers(ConnectOptions{Keys: s.keys, Grants: &MemoryGrants{}, SignOutURL: "/logout", Logger: slog.New(slog.DiscardHandler),
+		Authenticate: func(*http.Request) (string, bool) { return "mallory", true }})
+	rec := httptest.NewRecorder()
+	pages.Connect.ServeHTTP(rec, httptest.NewRequest("GET", "//evil.example/connect?flow="+url.QueryEscape(tok), nil))
+	if href := connTSignOutHref(t, rec.Body.String()); rec.Code != http.StatusForbidden || href != "/logout" {
+		t.Fatalf("a path SameOriginPath refuses: %d, sign-out %q", rec.Code, href)
+	}
+}
+
+// TestConnectTwoTabs: one browser may have several sign-ins under way:
+// two links opened in two tabs both finish, in either order; one link
+// opened in two tabs finishes in the first (the second then says it is
+// already connected); finishing one keeps the nonces of the others, and
+// the cookie goes once none is left; of MaxSignInsPerBrowser+1, the
+// oldest loses its nonce (other-browser, 403). A cookie of an earlier
+// release (one sign-in) still finishes its sign-in.
+func TestConnectTwoTabs(t *testing.T) {
+	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false, connTBrand)
+	b := s.browser(t, "alice")
+	_, tokA := s.token(t, "alice")
+	_, tokB := s.token(t, "alice")
+	callbackA, callbackB := s.connect(t, b, tokA), s.connect(t, b, tokB)
+	u, _ := url.Parse(s.url)
+	nonceCookies := func() int {
+		n := 0
+		for _, c := range b.Jar.Cookies(u) {
+			if c.Name == NonceCookie {
+				n++
+			}
+		}
+		return n
+	}
+	if code, _, body := connTBody(t, b, callbackA); code != http.StatusOK || !strings.Contains(body, "You're connected") {
+		t.Fatalf("the first tab: %d %s", code, body)
+	}
+	if nonceCookies() != 1 {
+		t.Fatal("finishing one sign-in dropped the nonce of the other")
+	}
+	if code, _, body := connTBody(t, b, callbackB); code != http.StatusOK || !strings.Contains(body, "You're connected") {
+		t.Fatalf("the second tab: %d %s", code, body)
+	}
+	if nonceCookies() != 0 {
+		t.Fatal("the nonce cookie outlived every sign-in")
+	}
+
+	// One link, two tabs: the first tab's visit finishes.
+	_, tokC := s.token(t, "alice")
+	first, second := s.connect(t, b, tokC), s.connect(t, b, tokC)
+	if code, _, _ := connTBody(t, b, first); code != http.StatusOK {
+		t.Fatalf("the first visit of one link: %d", code)
+	}
+	if code, _, body := connTBody(t, b, second); code != http.StatusConflict || !strings.Contains(body, "<h1>You're already connected</h1>") {
+		t.Fatalf("the second visit: %d %s", code, body)
+	}
+
+	// MaxSignInsPerBrowser+1 under way: the oldest is dropped.
+	var callbacks []string
+	for range MaxSignInsPerBrowser + 1 {
+		_, tok := s.token(t, "alice")
+		callbacks = append(callbacks, s.connect(t, b, tok))
+	}
+	if code, _, body := connTBody(t, b, callbacks[0]); code != http.StatusForbidden || !strings.Contains(body, "<h1>Start again in this browser</h1>") {
+		t.Fatalf("the oldest of %d: %d %s", len(callbacks), code, body)
+	}
+	for _, c := range callbacks[1:] {
+		if code, _, _ := connTBody(t, b, c); code != http.StatusOK {
+			t.Fatalf("a later one: %d", code)
+		}
+	}
+
+	// An earlier release's cookie: one flow and nonce in f and n.
+	_, tokD := s.token(t, "alice")
+	callbackD := s.connect(t, b, tokD)
+	var cookie *http.Cookie
+	for _, c := range b.Jar.Cookies(u) {
+		if c.Name == NonceCookie {
+			cookie = c
+		}
+	}
+	_, payload, err := s.keys.Open(nonceBinding(s.audience), cookie.Value, time.Now())
+	var nv nonceValue
+	if err != nil || json.Unmarshal(payload, &nv) != nil || len(nv.Entries) != 1 {
+		t.Fatalf("the nonce cookie: %v %+v", err, nv)
+	}
+	old, _ := json.Marshal(map[string]any{"f": nv.Entries[0].FlowID, "n": nv.Entries[0].Nonce})
+	sealed, err := s.keys.Seal(nonceBinding(s.audience), 0, old, time.Now(), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Jar.SetCookies(u, []*http.Cookie{{Name: NonceCookie, Value: sealed, Path: "/"}})
+	if code, _, _ := connTBody(t, b, callbackD); code != http.StatusOK {
+		t.Fatalf("the cookie of an earlier release: %d", code)
+	}
+}
+
+// connTLog is a logger whose output the test reads.
+type connTLog struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (l *connTLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *connTLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+// option makes the pages log to l.
+func (l *connTLog) option(o *ConnectOptions) { o.Logger = slog.New(slog.NewTextHandler(l, nil)) }
+
+// TestConnectDeadEndsLogNoIdentity: what the pages log along the dead
+// ends (another account, an answer after a Deny, two tabs, a dropped
+// nonce, the claim held elsewhere) names no user, no account, no link and
+// no token, though it logs each refusal.
+func TestConnectDeadEndsLogNoIdentity(t *testing.T) {
+	var logs connTLog
+	denied := "access_denied"
+	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false, connTBrand, logs.option, func(o *ConnectOptions) { o.SignOutURL = "/logout" })
+	f, tok := s.token(t, "alice")
+	connTBody(t, s.browser(t, "mallory"), s.url+"/connect?flow="+url.QueryEscape(tok))
+	b := s.browser(t, "alice")
+	s.providerError.Store(&denied)
+	callback := s.connect(t, b, tok)
+	connTBody(t, b, callback)
+	cb, _ := url.Parse(callback)
+	connTBody(t, b, s.url+"/callback?"+url.Values{"state": {cb.Query().Get("state")}, "code": {"c"}}.Encode())
+	s.providerError.Store(nil)
+	var callbacks []string
+	for range MaxSignInsPerBrowser + 1 {
+		_, tok := s.token(t, "alice")
+		callbacks = append(callbacks, s.connect(t, b, tok))
+	}
+	for _, c := range callbacks {
+		connTBody(t, b, c)
+	}
+	out := logs.String()
+	for _, secret := range []string{"alice", "mallory", "@example.com", tok, f.ID, "flow=", "state=", "code="} {
+		if strings.Contains(out, secret) {
+			t.Errorf("the log shows %q:\n%s", secret, out)
+		}
+	}
+	for _, refusal := range []string{"browser user is not the user who started the flow", "flow already finished", "callback without the nonce of its sign-in"} {
+		if !strings.Contains(out, refusal) {
+			t.Errorf("the log lacks %q:\n%s", refusal, out)
+		}
+	}
 }

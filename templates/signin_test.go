@@ -74,13 +74,22 @@ func TestSignInContrast(t *testing.T) {
 
 // TestSignInPages: SignIn defines every page, each a whole document with
 // a language, a viewport, a title and one h1, and a status shown in words,
-// never by colour alone.
+// never by colour alone; no two pages (nor two outcomes of the done page)
+// share a heading.
 func TestSignInPages(t *testing.T) {
 	set := SignIn()
 	status := regexp.MustCompile(`<p class="status [a-z]+"><span aria-hidden="true">[^<]+</span>[A-Z][a-z ]+</p>`)
+	type variant struct{ name, outcome string }
+	var variants []variant
 	for _, name := range SignInPages {
+		variants = append(variants, variant{name, ""})
+	}
+	variants = append(variants, variant{PageDone, OutcomeConnected}, variant{PageDone, OutcomeDenied})
+	h1s := map[string]bool{}
+	for _, v := range variants {
+		name := v.name
 		var b strings.Builder
-		if err := set.ExecuteTemplate(&b, name, SignInData{Lang: "en", Service: "S", Provider: "P", Account: "A", Nonce: "n"}); err != nil {
+		if err := set.ExecuteTemplate(&b, name, SignInData{Lang: "en", Service: "S", Provider: "P", Account: "A", Nonce: "n", Outcome: v.outcome}); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		page := b.String()
@@ -91,5 +100,11 @@ func TestSignInPages(t *testing.T) {
 		if strings.Contains(page, `class="status`) && !status.MatchString(page) {
 			t.Errorf("%s: a status without words:\n%s", name, page)
 		}
+		_, h1, _ := strings.Cut(page, "<h1>")
+		h1, _, _ = strings.Cut(h1, "</h1>")
+		if h1s[h1] {
+			t.Errorf("%s %q: the heading %q of another page", name, v.outcome, h1)
+		}
+		h1s[h1] = true
 	}
 }

@@ -63,10 +63,12 @@ const (
 	PageOtherUser = "other-user"
 	// PageInvalid refuses a link that is invalid or has expired.
 	PageInvalid = "invalid"
-	// PageDone says the flow has already finished.
+	// PageDone says the flow has already finished, and how
+	// (SignInData.Outcome): connected, denied, or still finishing in
+	// another tab or request.
 	PageDone = "done"
 	// PageOtherBrowser refuses a return from the provider in a browser
-	// that did not start the sign-in.
+	// that did not start the sign-in (or started too many since).
 	PageOtherBrowser = "other-browser"
 	// PageDenied says the person refused at the provider: nothing was
 	// connected, and the assistant is told.
@@ -82,6 +84,12 @@ const (
 var SignInPages = []string{PageConfirm, PageConnected, PageSignedOut, PageOtherUser, PageInvalid,
 	PageDone, PageOtherBrowser, PageDenied, PageProviderError, PageError}
 
+// The outcomes of a finished flow, as PageDone reads them.
+const (
+	OutcomeConnected = "connected"
+	OutcomeDenied    = "denied"
+)
+
 // SignInData is what every sign-in page reads. URLs are same-origin
 // paths or the author's own URLs; a page shows its button only when its
 // URL is set.
@@ -94,7 +102,12 @@ type SignInData struct {
 	Account  string
 	Continue string // PageConfirm: where Continue goes (the connect page, confirmed)
 	Retry    string // PageProviderError, PageOtherBrowser, PageError: the connect link, to start again
-	SignOut  string // PageOtherUser: the site's sign-out page
+	// SignOut is, on PageOtherUser, the site's sign-out page, with the way
+	// back to the link in its return parameter when there is one.
+	SignOut string
+	// Outcome is, on PageDone, how the flow finished: OutcomeConnected,
+	// OutcomeDenied, or "" while another request is finishing it.
+	Outcome string
 	// Nonce is the CSP nonce the page's <style> element carries: the only
 	// style the page's Content-Security-Policy allows.
 	Nonce string

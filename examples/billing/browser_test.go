@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -14,20 +15,18 @@ import (
 	"github.com/elicitgen/elicitgen/internal/mcptest"
 )
 
-// chromiumPath is where Debian's chromium package installs the browser
-// (.ci/run installs it).
-const chromiumPath = "/usr/bin/chromium"
-
-// startChromium starts a headless chromium with a fresh profile, and
-// returns a context for it that ends with ctx. Without chromium the test is
-// skipped, or fails under CI=true.
+// startChromium starts a headless chromium (found on PATH, as .ci/run
+// installs Debian's package) with a fresh profile, and returns a context
+// for it that ends with ctx. Without chromium the test is skipped, or fails
+// under CI=true.
 func startChromium(t *testing.T, ctx context.Context) context.Context {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
+	chromiumPath, err := exec.LookPath("chromium")
+	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and no chromium at %s: %v", chromiumPath, err)
+			t.Fatalf("CI=true and no chromium on PATH: %v", err)
 		}
-		t.Skipf("no chromium at %s (apt-get install chromium): the browser test is skipped here; under CI=true it fails", chromiumPath)
+		t.Skipf("no chromium on PATH (apt-get install chromium): the browser test is skipped here; under CI=true it fails")
 	}
 	profile := t.TempDir() // removed after the browser has exited (cleanups run last in, first out)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
@@ -44,6 +43,10 @@ func startChromium(t *testing.T, ctx context.Context) context.Context {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
+		// Back fetches the page again, as for a page that may not be
+		// kept: a page restored from the back-forward cache sends no
+		// response to wait for.
+		chromedp.Flag("disable-features", "BackForwardCache"),
 	)
 	t.Cleanup(cancelAlloc)
 	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
@@ -74,7 +77,7 @@ func (s *site) signInWithForm(t *testing.T, tab context.Context, user string) {
 	if err != nil || resp.Status != http.StatusOK || resp.URL != s.url+"/login" {
 		t.Fatalf("login POST: %+v %v", resp, err)
 	}
-	if text, err := chromedp.Run(tab, chromedp.Text(chromedp.ID("signed-in"))); err != nil || text != "Signed in as "+user+"." {
+	if text, err := chromedp.Run(tab, chromedp.Text(chromedp.ID("signed-in"))); err != nil || text != "Signed in as "+user+"@example.com." {
 		t.Fatalf("after login: %q %v", text, err)
 	}
 }

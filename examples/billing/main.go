@@ -15,9 +15,10 @@
 //   - MCP authentication: a bearer token is taken as the user id
 //     (BILLING_DEMO_AUTH); use your authorization server's verifier;
 //   - site login: a POST of /login (GET shows the form) with user=NAME
-//     sets a session cookie, and returns to the page that sent the browser
-//     there (return_to, on this site only); /logout signs out; use your
-//     own;
+//     sets a session cookie (the user sealed with the key ring, never the
+//     bare name), and returns to the page that sent the browser there
+//     (return_to, on this site only); /logout signs out, and returns to
+//     the sign-in link the same way; use your own;
 //   - the provider: /provider/authorize shows a consent page whose Allow
 //     sends the browser back to this server's /callback (the only
 //     redirect URI it accepts) with its one code, and whose Deny sends it
@@ -96,22 +97,20 @@ func newApp(cfg config) http.Handler {
 	mux.Handle("/mcp", auth.RequireBearerToken(verify, nil)(
 		elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)))
 
+	site := sessions{keys: cfg.keys}
+	provider := cfg.provider // the stand-in provider's site
+	if provider == "" {
+		provider = cfg.base
+	}
 	opts := elicitrt.ConnectOptions{
-		Keys:   cfg.keys,
-		Grants: cfg.grants,
-		Authenticate: func(r *http.Request) (string, bool) {
-			c, err := r.Cookie(sessionCookie)
-			if err != nil || c.Value == "" {
-				return "", false
-			}
-			return c.Value, true // stand-in: a real site verifies its session
-		},
+		Keys:         cfg.keys,
+		Grants:       cfg.grants,
+		Authenticate: site.user, // stand-in: a real site verifies its own session
+
 		AuthorizeURL: func(r *http.Request, f elicitrt.ConnectFlow, state string) (string, error) {
-			provider := cfg.provider
-			if provider == "" {
-				provider = cfg.base
-			}
-			q := url.Values{"state": {state}, "redirect_uri": {cfg.base + "/callback"}}
+			// login_hint (OpenID Connect) tells the provider which account
+			// to sign in with; it shows it on the consent page.
+			q := url.Values{"state": {state}, "redirect_uri": {cfg.base + "/callback"}, "login_hint": {accountName(f.Subject)}}
 			return provider + "/provider/authorize?" + q.Encode(), nil
 		},
 		Exchange: func(r *http.Request, f elicitrt.ConnectFlow) ([]byte, error) {
@@ -127,13 +126,13 @@ func newApp(cfg config) http.Handler {
 
 		// What the person sees: this service, the provider and their
 		// account by name, and the site's own login and sign-out pages.
-		ServiceName:  "Billing assistant",
-		ProviderName: "Acme Billing",
+		ServiceName:  serviceName,
+		ProviderName: providerName,
 		AccountName: func(r *http.Request, subject string) string {
-			return subject + "@example.com" // stand-in: a real site shows the account's e-mail address
+			return accountName(subject) // stand-in: a real site shows the account's e-mail address
 		},
-		LoginURL:   "/login", // returns to the link with ?return_to=
-		SignOutURL: "/logout",
+		LoginURL:   "/login",  // returns to the link with ?return_to=
+		SignOutURL: "/logout", // also with ?return_to=, the link, to sign in again with another account
 	}
 	if cfg.signInPages != nil {
 		cfg.signInPages(&opts)
@@ -142,8 +141,8 @@ func newApp(cfg config) http.Handler {
 	mux.Handle("/connect", pages.Connect)
 	mux.Handle("/callback", pages.Callback)
 	// Stand-in site login.
-	mux.Handle("/login", loginPage(cfg.base))
-	mux.Handle("/logout", logoutPage(cfg.base))
+	mux.Handle("/login", loginPage(cfg.base, provider, site))
+	mux.Handle("/logout", logoutPage(cfg.base, site))
 	// Stand-in provider, on this server unless it has its own.
 	if cfg.provider == "" {
 		mux.Handle("/provider/", newProvider(cfg.base+"/callback"))

@@ -37,6 +37,10 @@ type pageWant struct {
 	// link is the accessible name of the page's button link ("" for none),
 	// and href the start of its address.
 	link, href string
+	// standIn: one of the example's stand-in pages, sent with
+	// Referrer-Policy: same-origin (its forms' POSTs carry the Origin
+	// the origin check reads).
+	standIn bool
 }
 
 // axNode is a node of the accessibility tree: its role, name and heading
@@ -92,8 +96,12 @@ func checkPage(t *testing.T, tab context.Context, resp *network.Response, want p
 		}
 		return ""
 	}
+	referrer := "no-referrer"
+	if want.standIn {
+		referrer = "same-origin"
+	}
 	if csp := header("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'none'") || !strings.HasPrefix(csp, "default-src 'none'") ||
-		header("Cache-Control") != "no-store" || header("Referrer-Policy") != "no-referrer" || header("X-Frame-Options") != "DENY" ||
+		header("Cache-Control") != "no-store" || header("Referrer-Policy") != referrer || header("X-Frame-Options") != "DENY" ||
 		header("X-Content-Type-Options") != "nosniff" {
 		t.Errorf("%s: headers %v", want.h1, resp.Headers)
 	}
@@ -310,8 +318,8 @@ func TestSignInPagesInBrowser(t *testing.T) {
 		t.Fatalf("the retry after the sign-in: %+v %v", done, err)
 	}
 	// The link again, once finished.
-	checkPage(t, alice, navigate(t, alice, p.URL), pageWant{status: 409, title: "Already finished · Billing assistant",
-		h1: "This sign-in has already finished", texts: []string{service}})
+	checkPage(t, alice, navigate(t, alice, p.URL), pageWant{status: 409, title: "Already connected · Billing assistant",
+		h1: "You're already connected", texts: []string{service, provider, "alice@example.com", "return to your assistant"}})
 	screenshots(t, alice, "done")
 
 	// Another account opens alice's link: 403, with a sign-out link.

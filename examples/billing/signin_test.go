@@ -284,3 +284,92 @@ func TestLongSubjectSignIn(t *testing.T) {
 		t.Fatalf("the other user's call: %+v %v", res, err)
 	}
 }
+
+// TestSessionCookieSealed: the stand-in site's session cookie carries no
+// readable user id (it is sealed with the key ring), and a cookie set by
+// hand to a user's name, or to another user's sealed session altered by
+// one byte, signs nobody in: the link sends that browser to the login
+// page, not to the provider.
+func TestSessionCookieSealed(t *testing.T) {
+	s := startSite(t)
+	cs := s.mcpClient(t, "http", "alice", mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})
+	_, p := urlRequest(t, mustList(t, cs))
+	u, _ := url.Parse(s.url)
+	var sealed string
+	for _, c := range s.browser(t, "alice").Jar.Cookies(u) {
+		if c.Name == sessionCookie {
+			sealed = c.Value
+		}
+	}
+	if sealed == "" || strings.Contains(sealed, "alice") {
+		t.Fatalf("the session cookie %q shows the user", sealed)
+	}
+	forged := []byte(sealed)
+	forged[len(forged)/2] ^= 1
+	for _, value := range []string{"alice", string(forged)} {
+		jar, _ := cookiejar.New(nil)
+		jar.SetCookies(u, []*http.Cookie{{Name: sessionCookie, Value: value, Path: "/"}})
+		b := &http.Client{Jar: jar}
+		resp, err := b.Get(p.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.Request.URL.Path != "/login" {
+			t.Fatalf("session cookie %.20q: the link led to %s", value, resp.Request.URL)
+		}
+	}
+}
+
+// TestSignOutReturnsToTheLink: over HTTP, mallory's browser opens alice's
+// link: the other-account page's sign-out button leads to the stand-in
+// sign-out page with the link as return_to; its POST signs out and
+// returns to the link, which leads to the login page, which says why and
+// returns to the link once alice signs in: on to the provider. A
+// return_to of another site is never followed.
+func TestSignOutReturnsToTheLink(t *testing.T) {
+	s := startSite(t)
+	cs := s.mcpClient(t, "http", "alice", mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})
+	_, p := urlRequest(t, mustList(t, cs))
+	back := strings.TrimPrefix(p.URL, s.url)
+	b := s.browser(t, "mallory")
+	code, body := get(t, b, p.URL)
+	signOut := "/logout?return_to=" + url.QueryEscape(back)
+	if code != http.StatusForbidden || !strings.Contains(body, `href="`+signOut+`"`) {
+		t.Fatalf("mallory opens alice's link: %d %s", code, body)
+	}
+	code, body = get(t, b, s.url+signOut)
+	if code != http.StatusOK || !strings.Contains(body, "mallory@example.com") || !strings.Contains(body, `name="return_to" value="`+back+`"`) {
+		t.Fatalf("the sign-out page: %d %s", code, body)
+	}
+	resp, err := b.PostForm(s.url+"/logout", url.Values{"return_to": {back}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	login, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.Request.URL.Path != "/login" || resp.Request.URL.Query().Get("return_to") != back ||
+		!strings.Contains(string(login), "Your assistant asked to connect your account at <strong>Acme Billing</strong>") {
+		t.Fatalf("after signing out: %d at %s: %s", resp.StatusCode, resp.Request.URL, login)
+	}
+	resp, err = b.PostForm(s.url+"/login", url.Values{"user": {"alice"}, "return_to": {back}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.Request.URL.Path != "/provider/authorize" {
+		t.Fatalf("after signing in as alice: %d at %s", resp.StatusCode, resp.Request.URL)
+	}
+
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, target := range []string{"//evil.example/", "https://evil.example/", "/\\evil.example", "/\t/evil.example"} {
+		resp, err := noFollow.PostForm(s.url+"/logout", url.Values{"return_to": {target}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Location") != "" {
+			t.Errorf("sign-out with return_to %q: %d to %q", target, resp.StatusCode, resp.Header.Get("Location"))
+		}
+	}
+}

@@ -1,12 +1,19 @@
 package main
 
 import (
+	"bytes"
+	"crypto/rand"
+	"embed"
+	"encoding/base64"
 	"fmt"
-	"html"
+	"html/template"
 	"net/http"
 	"net/url"
+	"strings"
+	"time"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/templates"
 )
 
 // The stand-ins of this file are what a real server replaces with its own
@@ -24,36 +31,135 @@ func siteOrigin(base string) string {
 	return ""
 }
 
-// standInHeaders are the headers of the stand-in pages.
+// standInPages are the stand-in pages (standins.html), drawn in the frame
+// and style of the library's sign-in pages, so that they look alike.
+var standInPages = template.Must(templates.SignIn().ParseFS(standInFiles, "standins.html"))
+
+//go:embed standins.html
+var standInFiles embed.FS
+
+// standInData is what a stand-in page reads.
+type standInData struct {
+	templates.SignInData
+	// Return is where the page returns to once done (a path of this
+	// site, or ""); Connecting says it is a sign-in link (/connect?...).
+	Return     string
+	Connecting bool
+	// Client, State and Redirect: the consent page's asking service,
+	// OAuth state and redirect URI.
+	Client, State, Redirect string
+}
+
+// renderStandIn writes the stand-in page name with d, under headers as
+// strict as the sign-in pages': only the page's own style applies, and its
+// form may post to formAction only (a form's redirect included).
+func renderStandIn(w http.ResponseWriter, status int, name string, d standInData, formAction string) {
+	var nonce [16]byte
+	_, _ = rand.Read(nonce[:])
+	d.Nonce, d.Lang = base64.RawURLEncoding.EncodeToString(nonce[:]), "en"
+	var body bytes.Buffer
+	if err := standInPages.ExecuteTemplate(&body, name, d); err != nil {
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Security-Policy", fmt.Sprintf("default-src 'none'; style-src 'nonce-%s'; base-uri 'none'; form-action %s; frame-ancestors 'none'", d.Nonce, formAction))
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(body.Bytes())
+}
+
+// standInHeaders are the headers of every response of the stand-ins.
 func standInHeaders(w http.ResponseWriter) {
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("X-Frame-Options", "DENY")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Frame-Options", "DENY")
+	// same-origin, not no-referrer: with no-referrer a browser sends
+	// "Origin: null" with a form's POST, which the origin check refuses.
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+}
+
+// The names on the stand-in pages, as the sign-in pages show them
+// (ConnectOptions.ServiceName and ProviderName).
+const (
+	serviceName  = "Billing assistant"
+	providerName = "Acme Billing"
+)
+
+// accountName is how the pages show a user's account: a real site shows
+// the account's e-mail address.
+func accountName(subject string) string { return subject + "@example.com" }
+
+// siteData is the data of a page of this site.
+func siteData(account string) standInData {
+	return standInData{SignInData: templates.SignInData{Service: serviceName, Provider: providerName, Account: account}}
+}
+
+// sessions are the stand-in site sessions: the cookie holds the user id
+// sealed with the key ring (encrypted, authenticated, expiring), never
+// the bare user id, so that no one signs in by setting a cookie by hand.
+// A real site keeps its own sessions.
+type sessions struct{ keys *elicitrt.Keyring }
+
+// sessionBinding binds session cookies: they open as nothing else, and
+// nothing else (a requestState, a flow token) opens as a session.
+var sessionBinding = elicitrt.Binding{Tool: "billing/session"}
+
+const sessionTTL = 12 * time.Hour
+
+// cookie is the session cookie that signs the browser in as user.
+func (s sessions) cookie(user string) (*http.Cookie, error) {
+	sealed, err := s.keys.Seal(sessionBinding, 0, []byte(user), time.Now(), sessionTTL)
+	if err != nil {
+		return nil, err
+	}
+	return &http.Cookie{Name: sessionCookie, Value: sealed, Path: "/", MaxAge: int(sessionTTL / time.Second), HttpOnly: true, SameSite: http.SameSiteLaxMode}, nil
+}
+
+// user is the user r's session cookie signs in, if it opens.
+func (s sessions) user(r *http.Request) (string, bool) {
+	c, err := r.Cookie(sessionCookie)
+	if err != nil {
+		return "", false
+	}
+	_, user, err := s.keys.Open(sessionBinding, c.Value, time.Now())
+	return string(user), err == nil && len(user) > 0
+}
+
+// returnTo is the return address r carries, if it is a path of this site
+// (elicitrt.SameOriginPath); "" otherwise.
+func returnTo(r *http.Request) string {
+	back := r.FormValue(returnParam)
+	if !elicitrt.SameOriginPath(back) {
+		return ""
+	}
+	return back
 }
 
 // loginPage is the stand-in site login. GET shows a form; a POST with
 // user=NAME signs the browser in as NAME (a real site checks a password or
 // asks its identity provider). A POST from another origin is refused, so
 // that no other site can sign a browser in. The sign-in pages send a
-// signed-out person here with return_to, the link they opened: once signed
-// in, the browser goes back there (303), if it is a path of this site
-// (elicitrt.SameOriginPath); any other return_to is ignored, so that this
-// page never sends anyone to another site.
-func loginPage(base string) http.Handler {
+// signed-out person here with return_to, the link they opened: the form
+// says why, and once signed in, the browser goes back there (303), if it
+// is a path of this site (elicitrt.SameOriginPath); any other return_to is
+// ignored, so that this page never sends anyone to another site. The
+// form may post to this site only, and its redirects reach this site and
+// the provider only (a sign-in link goes on to the provider): the page's
+// form-action.
+func loginPage(base, provider string, s sessions) http.Handler {
 	origin := siteOrigin(base)
+	formAction := "'self' " + siteOrigin(provider)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		standInHeaders(w)
-		back := r.FormValue(returnParam)
-		if !elicitrt.SameOriginPath(back) {
-			back = ""
-		}
+		back := returnTo(r)
 		switch r.Method {
 		case http.MethodGet:
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			fmt.Fprintf(w, `<!doctype html><html lang="en"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign in</title>
-<h1>Sign in to Billing assistant</h1>
-<form method="post" action="/login"><input type="hidden" name="%s" value="%s"><label>User <input id="user" name="user" autocomplete="username"></label> <button id="signin" type="submit">Sign in</button></form>
-`, returnParam, html.EscapeString(back))
+			d := siteData("")
+			d.Return, d.Connecting = back, strings.HasPrefix(back, "/connect?")
+			renderStandIn(w, http.StatusOK, "billing-login", d, formAction)
 		case http.MethodPost:
 			if o := r.Header.Get("Origin"); o != "" && o != origin {
 				http.Error(w, "sign-in from another site", http.StatusForbidden)
@@ -64,13 +170,17 @@ func loginPage(base string) http.Handler {
 				http.Error(w, "name a user", http.StatusBadRequest)
 				return
 			}
-			http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: user, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode})
+			ck, err := s.cookie(user)
+			if err != nil {
+				http.Error(w, "internal error", http.StatusInternalServerError)
+				return
+			}
+			http.SetCookie(w, ck)
 			if back != "" {
 				http.Redirect(w, r, back, http.StatusSeeOther)
 				return
 			}
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			fmt.Fprintf(w, "<!doctype html><title>Signed in</title><p id=\"signed-in\">Signed in as %s.</p>\n", html.EscapeString(user))
+			renderStandIn(w, http.StatusOK, "billing-signed-in", siteData(accountName(user)), "'none'")
 		default:
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		}
@@ -78,25 +188,36 @@ func loginPage(base string) http.Handler {
 }
 
 // logoutPage is the stand-in sign-out (ConnectOptions.SignOutURL): GET
-// shows a button, whose POST (from this site only) ends the session.
-func logoutPage(base string) http.Handler {
+// shows who is signed in and a button, whose POST (from this site only)
+// ends the session, then returns to return_to (the sign-in link the
+// other-account page came from) when it is a path of this site: the link
+// then sends the signed-out person to the login page, and back (this site
+// only: the page's form-action is 'self').
+func logoutPage(base string, s sessions) http.Handler {
 	origin := siteOrigin(base)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		standInHeaders(w)
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		back := returnTo(r)
 		switch r.Method {
 		case http.MethodGet:
-			fmt.Fprint(w, `<!doctype html><html lang="en"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign out</title>
-<h1>Sign out of Billing assistant</h1>
-<form method="post" action="/logout"><button id="signout" type="submit">Sign out</button></form>
-`)
+			user, ok := s.user(r)
+			d := siteData("")
+			if ok {
+				d.Account = accountName(user)
+			}
+			d.Return, d.Connecting = back, strings.HasPrefix(back, "/connect?")
+			renderStandIn(w, http.StatusOK, "billing-logout", d, "'self'")
 		case http.MethodPost:
 			if o := r.Header.Get("Origin"); o != "" && o != origin {
 				http.Error(w, "sign-out from another site", http.StatusForbidden)
 				return
 			}
 			http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
-			fmt.Fprint(w, `<!doctype html><title>Signed out</title><p id="signed-out">Signed out. <a href="/login">Sign in</a></p>`+"\n")
+			if back != "" {
+				http.Redirect(w, r, back, http.StatusSeeOther)
+				return
+			}
+			renderStandIn(w, http.StatusOK, "billing-signed-out", siteData(""), "'none'")
 		default:
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		}
@@ -107,7 +228,9 @@ func logoutPage(base string) http.Handler {
 const standInCode = "stand-in-code"
 
 // newProvider returns the stand-in billing provider's pages, under
-// /provider/. GET /provider/authorize shows the consent page, whose Allow
+// /provider/. GET /provider/authorize shows the consent page (naming the
+// service that asks and, from OpenID Connect's login_hint, the account),
+// whose Allow
 // and Deny buttons post back to it; the POST sends the browser back to
 // callback (303) with the state and a code, or, for Deny, with OAuth
 // 2.0's error=access_denied. As a real provider, it redirects only to the
@@ -140,12 +263,9 @@ func newProvider(callback string) http.Handler {
 			return
 		}
 		if r.Method == http.MethodGet {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			fmt.Fprintf(w, `<!doctype html><html lang="en"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Acme Billing</title>
-<form method="post" action="/provider/authorize"><p>Allow Billing assistant to read your invoices?</p>
-<input type="hidden" name="state" value="%s"><input type="hidden" name="redirect_uri" value="%s">
-<button id="allow" type="submit" name="decision" value="allow">Allow</button> <button id="deny" type="submit" name="decision" value="deny">Deny</button></form>
-`, html.EscapeString(state), html.EscapeString(redirect))
+			d := standInData{SignInData: templates.SignInData{Service: providerName, Account: r.FormValue("login_hint")},
+				Client: serviceName, State: state, Redirect: redirect}
+			renderStandIn(w, http.StatusOK, "acme-consent", d, "'self' "+siteOrigin(callback))
 			return
 		}
 		back := url.Values{"state": {state}, "code": {standInCode}}
