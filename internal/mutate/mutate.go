@@ -321,6 +321,9 @@ func Run(root, scratch string, m *Mutation, timeout time.Duration) Result {
 			}
 			cmd := exec.Command(bin, "-test.run", "^"+regexp.QuoteMeta(t.Name)+"$", "-test.count=1", "-test.timeout="+timeout.String())
 			cmd.Dir = filepath.Join(root, filepath.FromSlash(pkg))
+			// Tests that build a binary of their package (go build in
+			// TestMain) build the mutant too.
+			cmd.Env = append(os.Environ(), strings.TrimSpace("GOFLAGS="+os.Getenv("GOFLAGS")+" -overlay="+overlay))
 			out, err := cmd.CombinedOutput()
 			switch {
 			case err != nil && bytes.Contains(out, []byte("--- FAIL: "+t.Name+" ")):
