@@ -11,6 +11,7 @@
 //	go run ./internal/mutate             # run every mutant
 //	go run ./internal/mutate -run once   # only mutants whose file name contains "once"
 //	go run ./internal/mutate -write      # also write docs/mutations.md
+//	go run ./internal/mutate -p 1        # one mutant at a time (default: one per CPU)
 //
 // Format of a mutation (.ci/mutations/NAME.txt): a header of key: value
 // lines, then one or more edits, each an exact snippet of a named function
@@ -43,8 +44,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -385,6 +388,7 @@ func main() {
 	write := flag.Bool("write", false, "write docs/mutations.md")
 	only := flag.String("run", "", "run only the mutants whose file name contains this")
 	timeout := flag.Duration("timeout", 3*time.Minute, "timeout of each test run")
+	parallel := flag.Int("p", runtime.NumCPU(), "mutants run at once")
 	flag.Parse()
 	root, err := moduleRoot()
 	if err != nil {
@@ -404,15 +408,37 @@ func main() {
 		fatal(err)
 	}
 	defer os.RemoveAll(scratch)
-	start, failed, ran := time.Now(), 0, 0
-	fmt.Printf("%-40s | %-60s | %s\n", "guarantee", "mutant", "killed by")
+	var run []*Mutation
 	for _, m := range ms {
-		if !strings.Contains(m.File, *only) {
-			continue
+		if strings.Contains(m.File, *only) {
+			run = append(run, m)
 		}
-		ran++
-		t0 := time.Now()
-		r := Run(root, scratch, m, *timeout)
+	}
+	// Mutants run in parallel (each builds and runs its own test
+	// binaries); the table is printed in file order at the end.
+	start := time.Now()
+	results := make([]Result, len(run))
+	took := make([]time.Duration, len(run))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, *parallel) {
+		wg.Go(func() {
+			for i := range next {
+				t0 := time.Now()
+				results[i] = Run(root, scratch, run[i], *timeout)
+				took[i] = time.Since(t0)
+				fmt.Fprintf(os.Stderr, "mutate: %s done in %s\n", run[i].File, took[i].Round(time.Second))
+			}
+		})
+	}
+	for i := range run {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	failed := 0
+	fmt.Printf("%-40s | %-60s | %s\n", "guarantee", "mutant", "killed by")
+	for i, r := range results {
 		killed := strings.Join(r.KilledBy, ", ")
 		switch {
 		case r.Err != nil:
@@ -425,12 +451,14 @@ func main() {
 			failed++
 			killed += "; PASSED: " + strings.Join(r.Survived, ", ")
 		}
-		fmt.Printf("%-40s | %-60s | %s (%s)\n", m.Guarantee, m.Mutant, killed, time.Since(t0).Round(time.Second))
+		fmt.Printf("%-40s | %-60s | %s (%s)\n", r.M.Guarantee, r.M.Mutant, killed, took[i].Round(time.Second))
+	}
+	for _, r := range results {
 		if r.Err != nil {
 			fmt.Fprintln(os.Stderr, r.Err)
 		}
 	}
-	fmt.Printf("%d mutants, %d not killed by every named test, in %s\n", ran, failed, time.Since(start).Round(time.Second))
+	fmt.Printf("%d mutants, %d not killed by every named test, in %s\n", len(run), failed, time.Since(start).Round(time.Second))
 	if failed > 0 {
 		os.Exit(1)
 	}
