@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -14,20 +15,18 @@ import (
 	"github.com/elicitgen/elicitgen/internal/mcptest"
 )
 
-// chromiumPath is where Debian's chromium package installs the browser
-// (.ci/run installs it).
-const chromiumPath = "/usr/bin/chromium"
-
-// startChromium starts a headless chromium with a fresh profile, and
-// returns a context for it that ends with ctx. Without chromium the test is
+// startChromium starts a headless chromium, found on PATH as .ci/run
+// finds it (Debian's chromium package), with a fresh profile, and returns
+// a context for it that ends with ctx. Without chromium the test is
 // skipped, or fails under CI=true.
 func startChromium(t *testing.T, ctx context.Context) context.Context {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
+	chromiumPath, err := exec.LookPath("chromium")
+	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and no chromium at %s: %v", chromiumPath, err)
+			t.Fatalf("CI=true and no chromium on PATH: %v", err)
 		}
-		t.Skipf("no chromium at %s (apt-get install chromium): the browser test is skipped here; under CI=true it fails", chromiumPath)
+		t.Skipf("no chromium on PATH (apt-get install chromium): the browser test is skipped here; under CI=true it fails")
 	}
 	profile := t.TempDir() // removed after the browser has exited (cleanups run last in, first out)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
