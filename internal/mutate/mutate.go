@@ -9,7 +9,7 @@
 // test passes on it. It prints the table (guarantee, mutant, killed by).
 //
 //	go run ./internal/mutate             # run every mutant
-//	go run ./internal/mutate -run once   # only mutants whose file name contains "once"
+//	go run ./internal/mutate -run 's0[48]' # only mutants whose file name matches
 //	go run ./internal/mutate -write      # also write docs/mutations.md
 //	go run ./internal/mutate -p 1        # one mutant at a time (default: one per CPU)
 //
@@ -386,7 +386,7 @@ func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 func main() {
 	write := flag.Bool("write", false, "write docs/mutations.md")
-	only := flag.String("run", "", "run only the mutants whose file name contains this")
+	only := flag.String("run", "", "run only the mutants whose file name matches this regexp")
 	timeout := flag.Duration("timeout", 3*time.Minute, "timeout of each test run")
 	parallel := flag.Int("p", runtime.NumCPU(), "mutants run at once")
 	flag.Parse()
@@ -408,9 +408,13 @@ func main() {
 		fatal(err)
 	}
 	defer os.RemoveAll(scratch)
+	match, err := regexp.Compile(*only)
+	if err != nil {
+		fatal(err)
+	}
 	var run []*Mutation
 	for _, m := range ms {
-		if strings.Contains(m.File, *only) {
+		if match.MatchString(m.File) {
 			run = append(run, m)
 		}
 	}
