@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -66,4 +67,73 @@ func TestEveryExampleFormIsBenchmarked(t *testing.T) {
 	if len(missing) > 0 {
 		t.Errorf("example forms without a decode benchmark (baseline.BenchDecode): %v", missing)
 	}
+}
+
+// TestEveryGeneratedFormIsFuzzed keeps docs/security.md's "FuzzDecode*,
+// one per generated form of the repository" true: every form of the
+// examples and of bench/forms (a type with a generated DecodeElicit) has
+// a fuzz target of its package that runs formcheck.Fuzz on it.
+func TestEveryGeneratedFormIsFuzzed(t *testing.T) {
+	forms := map[string]bool{}  // "pkg.Type" of every form
+	fuzzed := map[string]bool{} // "pkg.Type" of every formcheck.Fuzz in a Fuzz function
+	var files []string
+	for _, pattern := range []string{"../examples/*/*.go", "forms/*.go"} {
+		f, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f...)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pkg := filepath.Base(filepath.Dir(name))
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok {
+				continue
+			}
+			if fd.Name.Name == "DecodeElicit" && fd.Recv != nil {
+				if star, ok := fd.Recv.List[0].Type.(*ast.StarExpr); ok {
+					if id, ok := star.X.(*ast.Ident); ok {
+						forms[pkg+"."+id.Name] = true
+					}
+				}
+			}
+			if fd.Recv != nil || !strings.HasPrefix(fd.Name.Name, "Fuzz") || fd.Body == nil {
+				continue
+			}
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				ix, ok := n.(*ast.IndexExpr)
+				if !ok {
+					return true
+				}
+				if sel, ok := ix.X.(*ast.SelectorExpr); ok && sel.Sel.Name == "Fuzz" {
+					if x, ok := sel.X.(*ast.Ident); ok && x.Name == "formcheck" {
+						if id, ok := ix.Index.(*ast.Ident); ok {
+							fuzzed[pkg+"."+id.Name] = true
+						}
+					}
+				}
+				return true
+			})
+		}
+	}
+	if len(forms) < 20 {
+		t.Fatalf("found only %d generated forms: %v", len(forms), forms)
+	}
+	var missing []string
+	for form := range forms {
+		if !fuzzed[form] {
+			missing = append(missing, form)
+		}
+	}
+	slices.Sort(missing)
+	if len(missing) > 0 {
+		t.Errorf("generated forms without a FuzzDecode target (formcheck.Fuzz in a Fuzz function of their package): %v", missing)
+	}
+	t.Logf("%d generated forms, each fuzzed", len(forms))
 }

@@ -66,7 +66,7 @@ func readTag(raw string) (elicitTag, []tagProblem) {
 		return elicitTag{}, nil
 	}
 	value, off, ok := lookupTag(raw, "elicit")
-	if !ok { // structtag and reflect's grammar agree; FuzzReadTag holds them to it
+	if !ok { // structtag and reflect's grammar agree; FuzzParseStructTag holds them to it
 		return elicitTag{}, []tagProblem{{-1, fmt.Sprintf("malformed struct tag %q", raw)}}
 	}
 	t, problems := splitTag(value)

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -128,9 +129,14 @@ func TestFlowTokens(t *testing.T) {
 	now := time.Now()
 	f := ConnectFlow{ID: newFlowID(), Subject: "alice", Tool: "t", Step: "s"}
 	tok := mustSealFlow(k, f, "", now, time.Minute)
-	if strings.Contains(tok, "alice") {
-		t.Fatal("token readable")
+	// The token is ciphertext: its payload (the flow id, tool, step and
+	// the subject's digest), read back by opening it, is nowhere in its
+	// bytes.
+	_, payload, err := k.Open(flowBinding(""), tok, now)
+	if err != nil || !bytes.Contains(payload, []byte(f.ID)) {
+		t.Fatalf("opened token: %q %v; want a payload holding the flow id", payload, err)
 	}
+	wantNotShown(t, decodeState(t, tok), payload)
 	got, err := k.OpenFlow(tok, "", now)
 	if err != nil || got.ID != f.ID || got.Tool != f.Tool || got.Step != f.Step || got.Subject != "" {
 		t.Fatalf("%+v %v", got, err)
@@ -153,6 +159,17 @@ func TestFlowTokens(t *testing.T) {
 	}
 	if _, err := k.OpenFlow(strings.Repeat("A", MaxFlowTokenLen+1), "", now); err != ErrInvalidFlowToken {
 		t.Fatal("oversized token")
+	}
+}
+
+// wantNotShown fails when 8 bytes in a row of payload appear in sealed,
+// the bytes of a state or token: what a client could read of it.
+func wantNotShown(t *testing.T, sealed, payload []byte) {
+	t.Helper()
+	for i := 0; i+8 <= len(payload); i++ {
+		if bytes.Contains(sealed, payload[i:i+8]) {
+			t.Fatalf("sealed bytes show the payload: %q of %q", payload[i:i+8], payload)
+		}
 	}
 }
 

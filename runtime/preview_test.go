@@ -27,6 +27,12 @@ func launchServer(opts *elicitrt.ToolOptions, launched *counter) *mcp.Server {
 // mustConfirm, takes only true: false is invalid, and asked again.
 func launchServerChecking(opts *elicitrt.ToolOptions, launched *counter, mustConfirm bool) *mcp.Server {
 	server := mcp.NewServer(&mcp.Implementation{Name: "launch", Version: "v0"}, nil)
+	addLaunch(server, "launch", opts, launched, mustConfirm)
+	return server
+}
+
+// addLaunch adds the launch tool to server under name.
+func addLaunch(server *mcp.Server, name string, opts *elicitrt.ToolOptions, launched *counter, mustConfirm bool) {
 	schema := json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]}`)
 	step := elicitrt.Step{
 		Key: "confirm", Message: "Launch?", Once: true, Fallback: elicitrt.FallbackPreview,
@@ -46,7 +52,7 @@ func launchServerChecking(opts *elicitrt.ToolOptions, launched *counter, mustCon
 		json.Unmarshal(req.Params.Arguments, &a)
 		return a.Target
 	}
-	m := elicitrt.NewMachine("launch", []elicitrt.Step{step}, elicitrt.Flow{
+	m := elicitrt.NewMachine(name, []elicitrt.Step{step}, elicitrt.Flow{
 		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a elicitrt.Answers) (*mcp.CallToolResult, error) {
 			if a[0]["confirm"] != true {
 				return elicitrt.Text("not launched"), nil
@@ -61,9 +67,8 @@ func launchServerChecking(opts *elicitrt.ToolOptions, launched *counter, mustCon
 			return "This will launch " + target(req) + "."
 		},
 	}, opts)
-	elicitrt.AddTool[map[string]any](server, &mcp.Tool{Name: "launch", InputSchema: json.RawMessage(
+	elicitrt.AddTool[map[string]any](server, &mcp.Tool{Name: name, InputSchema: json.RawMessage(
 		`{"type":"object","properties":{"target":{"type":"string"},"confirmation_token":{"type":"string"}}}`)}, m)
-	return server
 }
 
 type counter struct {
@@ -163,6 +168,49 @@ func TestPreviewThenConfirm(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestPreviewTokenBoundToToolAndAudience, over HTTP: a preview token of
+// launch does not complete relaunch (another tool of the same server, the
+// same arguments and user), nor launch on a server of another audience
+// sharing the keys and the guard; each is refused and nothing runs, and
+// the token still completes the previewed call, once.
+func TestPreviewTokenBoundToToolAndAudience(t *testing.T) {
+	keys, guard := elicitrt.RandomKeyring(), &elicitrt.MemoryReplayGuard{}
+	launched := &counter{}
+	serve := func(audience string) *mcp.ClientSession {
+		opts := &elicitrt.ToolOptions{Keys: keys, Replay: guard, Audience: audience}
+		return mcptest.Connect(t, func() *mcp.Server {
+			server := launchServer(opts, launched)
+			addLaunch(server, "relaunch", opts, launched, false)
+			return server
+		}, "http", "modern", mcptest.Options{})
+	}
+	here, there := serve("https://here.example"), serve("https://there.example")
+	call := func(cs *mcp.ClientSession, tool string, args map[string]any) *mcp.CallToolResult {
+		t.Helper()
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	token := previewToken(t, call(here, "launch", map[string]any{"target": "moon"}))
+	withToken := map[string]any{"target": "moon", "confirmation_token": token}
+	for what, res := range map[string]*mcp.CallToolResult{
+		"another tool":     call(here, "relaunch", withToken),
+		"another audience": call(there, "launch", withToken),
+	} {
+		if !res.IsError || !strings.Contains(mcptest.Text(res), "again without it for a new preview") {
+			t.Errorf("%s: want the token refused, got %q", what, mcptest.Text(res))
+		}
+	}
+	if n := launched.get(); n != 0 {
+		t.Fatalf("a token used elsewhere launched %d times", n)
+	}
+	if res := call(here, "launch", withToken); res.IsError || mcptest.Text(res) != "launched moon" || launched.get() != 1 {
+		t.Fatalf("the previewed call: %q, launched %d", mcptest.Text(res), launched.get())
 	}
 }
 

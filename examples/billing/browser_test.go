@@ -15,10 +15,10 @@ import (
 	"github.com/elicitgen/elicitgen/internal/mcptest"
 )
 
-// startChromium starts a headless chromium (found on PATH, as .ci/run
-// installs Debian's package) with a fresh profile, and returns a context
-// for it that ends with ctx. Without chromium the test is skipped, or fails
-// under CI=true.
+// startChromium starts a headless chromium, found on PATH as .ci/run
+// finds it (Debian's chromium package), with a fresh profile, and returns
+// a context for it that ends with ctx. Without chromium the test is
+// skipped, or fails under CI=true.
 func startChromium(t *testing.T, ctx context.Context) context.Context {
 	t.Helper()
 	chromiumPath, err := exec.LookPath("chromium")

@@ -3,14 +3,17 @@ package main
 import (
 	"context"
 	"encoding/base64"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,6 +21,9 @@ import (
 
 	"github.com/elicitgen/elicitgen/internal/mcptest"
 	"github.com/elicitgen/elicitgen/internal/redistest"
+
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/redisstore"
 )
 
 // startBillingProcess runs the billing binary on a free 127.0.0.1 port
@@ -153,16 +159,26 @@ func TestRedisSignInServedByOtherInstance(t *testing.T) {
 	}
 }
 
-// TestRedisDownSignIn: with Redis killed after Alice opened the sign-in
-// link on A, the provider's callback gets 500 and stores nothing, and the
-// retry on B does not complete (an error); Redis restarted, the same
-// callback completes the sign-in and the same retry on B completes.
+// TestRedisDownSignIn: with Redis down, the sign-in callback is a 500
+// with nothing exchanged (counted: the claim comes first), and the retry on
+// the other instance gets the documented tool error, word for word; once
+// Redis is back, the same callback exchanges once and the retry completes.
+// Instance A, whose pages serve the callback, runs in the test's process
+// so that its Exchange can be counted; B is the billing binary.
 func TestRedisDownSignIn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a redis-server and billing processes")
 	}
 	srv := redistest.Start(t)
-	a, b := startBillingProcess(t, srv.URL), startBillingProcess(t, srv.URL)
+	var exchanged atomic.Int32
+	a := startBillingInProcess(t, srv.URL, func(o *elicitrt.ConnectOptions) {
+		exchange := o.Exchange
+		o.Exchange = func(r *http.Request, f elicitrt.ConnectFlow) ([]byte, error) {
+			exchanged.Add(1)
+			return exchange(r, f)
+		}
+	})
+	b := startBillingProcess(t, srv.URL)
 	onA, onB := processClient(t, a, "alice"), processClient(t, b, "alice")
 	first, err := list(onA, "", nil)
 	if err != nil {
@@ -183,11 +199,14 @@ func TestRedisDownSignIn(t *testing.T) {
 	if code, body := get(t, browser, callback); code != http.StatusInternalServerError {
 		t.Fatalf("callback with Redis down: %d %s, want 500", code, body)
 	}
-	res, err := list(onB, first.RequestState, accept)
-	if err == nil && !res.IsError {
-		t.Fatalf("retry with Redis down: %+v, want an error", res)
+	if n := exchanged.Load(); n != 0 {
+		t.Fatalf("the callback with Redis down exchanged the code %d times, want none", n)
 	}
-	t.Logf("retry with Redis down: err=%v result=%q", err, mcptest.Text(res))
+	const down = "elicitgen: the sign-in cannot be read: the shared store (Redis) is unavailable; try again later"
+	res, err := list(onB, first.RequestState, accept)
+	if err != nil || !res.IsError || mcptest.Text(res) != down {
+		t.Fatalf("retry with Redis down: %v %q, want the tool error %q", err, mcptest.Text(res), down)
+	}
 
 	srv.Restart()
 	deadline := time.Now().Add(5 * time.Second)
@@ -200,6 +219,9 @@ func TestRedisDownSignIn(t *testing.T) {
 			t.Fatalf("callback after the restart: %d %s", code, body)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+	if n := exchanged.Load(); n != 1 {
+		t.Fatalf("the callback after the restart: %d exchanges, want 1", n)
 	}
 	for {
 		res, err = list(onB, first.RequestState, accept)
@@ -214,6 +236,36 @@ func TestRedisDownSignIn(t *testing.T) {
 	if res.NeedsInput() || mcptest.Text(res) != "2 open invoices." {
 		t.Fatalf("retry after the restart: %+v", res)
 	}
+}
+
+// startBillingInProcess serves billing's app in the test's process on a
+// free 127.0.0.1 port, with the keys of startBillingProcess, the grants on
+// the Redis at redisURL and the sign-in pages' options edited by pages;
+// it returns the base URL.
+func startBillingInProcess(t *testing.T, redisURL string, pages func(*elicitrt.ConnectOptions)) string {
+	t.Helper()
+	keys, err := elicitrt.NewKeyring([]byte("billing-test-key-0123456789abcde"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := redisstore.ClientFromSettings(redisURL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	grants, err := redisstore.NewGrants(client, &redisstore.Options{Keys: keys, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + l.Addr().String()
+	srv := &httptest.Server{Listener: l, Config: &http.Server{Handler: newApp(config{base: base, keys: keys, grants: grants, signInPages: pages})}}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return base
 }
 
 // TestRedisStdioSignInThroughHTTPPages: the billing binary over stdio (a

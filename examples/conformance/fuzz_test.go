@@ -29,3 +29,22 @@ func FuzzDecodeTaskName(f *testing.F) {
 func FuzzDecodeTaskConfirmation(f *testing.F) {
 	formcheck.Fuzz[TaskConfirmation](f, TaskConfirmation{}.ElicitSchema(), `{"name":"partial-2","confirm":true}`, `{"confirm":null}`)
 }
+
+func FuzzDecodeUserInfo(f *testing.F) {
+	formcheck.Fuzz[UserInfo](f, UserInfo{}.ElicitSchema(), `{"username":"alice","email":"alice@example.com"}`, `{"username":"alice"}`, `{"username":1,"email":null}`)
+}
+
+func FuzzDecodeDefaults(f *testing.F) {
+	formcheck.Fuzz[Defaults](f, Defaults{}.ElicitSchema(), `{}`, `{"name":"Ada","age":31,"score":99.5,"status":"pending","verified":false}`,
+		`{"age":30.5}`, `{"status":"retired"}`, `{"verified":"true"}`)
+}
+
+func FuzzDecodeEnums(f *testing.F) {
+	formcheck.Fuzz[Enums](f, Enums{}.ElicitSchema(), `{}`,
+		`{"untitledSingle":"option1","titledSingle":"value2","legacyEnum":"opt3","untitledMulti":["option1","option3"],"titledMulti":["value1"]}`,
+		`{"untitledSingle":"value1"}`, `{"untitledMulti":"option1"}`, `{"titledMulti":["value1","value1"]}`)
+}
+
+func FuzzDecodePromptContext(f *testing.F) {
+	formcheck.Fuzz[PromptContext](f, PromptContext{}.ElicitSchema(), `{"context":"the notes"}`, `{"context":""}`, `{}`, `{"context":7}`)
+}

@@ -58,18 +58,28 @@ func postDeploy(h http.Handler, args, state, inputResponses string) (res *mcp.Ca
 // JSON-RPC error; production is deployed only after an accepted
 // confirmation under the key the round-2 state asked, and at most once for
 // the flow, whichever state is replayed.
+//
+// Each exec has a flow and a replay guard of its own: with one shared
+// guard the first input that deployed would make every later wrongly
+// accepted one a refused replay, which could hide it.
 func FuzzConfirmOnce(f *testing.F) {
-	server := newServer(&elicitrt.ToolOptions{Keys: keys, Replay: &elicitrt.MemoryReplayGuard{}})
-	h := elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, &elicitrt.HTTPOptions{JSONResponse: true})
 	const args, prefilled = `{"service":"api"}`, `{"service":"api","environment":"prod"}`
-	round1, _, _ := postDeploy(h, args, "", "")
-	if round1 == nil || round1.RequestState == "" {
-		f.Fatalf("round 1: %+v", round1)
+	// flow starts a production flow on a server with a guard of its own
+	// and returns its handler and its two states.
+	flow := func(tb testing.TB) (h http.Handler, states [2]string) {
+		server := newServer(&elicitrt.ToolOptions{Keys: keys, Replay: &elicitrt.MemoryReplayGuard{}})
+		h = elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, &elicitrt.HTTPOptions{JSONResponse: true})
+		round1, _, _ := postDeploy(h, args, "", "")
+		if round1 == nil || round1.RequestState == "" {
+			tb.Fatalf("round 1: %+v", round1)
+		}
+		round2, _, _ := postDeploy(h, args, round1.RequestState, `{"target":{"action":"accept","content":{"environment":"prod"}}}`)
+		if round2 == nil || round2.RequestState == "" || round2.InputRequests["confirm"] == nil {
+			tb.Fatalf("round 2: %+v", round2)
+		}
+		return h, [2]string{round1.RequestState, round2.RequestState}
 	}
-	round2, _, _ := postDeploy(h, args, round1.RequestState, `{"target":{"action":"accept","content":{"environment":"prod"}}}`)
-	if round2 == nil || round2.RequestState == "" || round2.InputRequests["confirm"] == nil {
-		f.Fatalf("round 2: %+v", round2)
-	}
+	flow(f) // fail early, before any input, when the flow itself is broken
 	for _, seed := range []string{
 		`{"confirm":{"action":"accept","content":{"confirm":true}}}`,
 		`{"confirm":{"action":"accept","content":{"confirm":false}}}`,
@@ -83,26 +93,30 @@ func FuzzConfirmOnce(f *testing.F) {
 			f.Add(uint8(mode), seed)
 		}
 	}
-	deployed := 0
 	f.Fuzz(func(t *testing.T, mode uint8, inputResponses string) {
-		var res *mcp.CallToolResult
-		var ok bool
-		switch mode % 3 {
-		case 0:
-			res, _, ok = postDeploy(h, prefilled, "", inputResponses)
-		case 1:
-			res, _, ok = postDeploy(h, args, round1.RequestState, inputResponses)
-		case 2:
-			res, _, ok = postDeploy(h, args, round2.RequestState, inputResponses)
+		h, states := flow(t)
+		// post sends the input with the exec's state of this mode (none
+		// for mode 0) and reports whether production was deployed.
+		post := func(mode uint8) bool {
+			var res *mcp.CallToolResult
+			var ok bool
+			switch mode {
+			case 0:
+				res, _, ok = postDeploy(h, prefilled, "", inputResponses)
+			default:
+				res, _, ok = postDeploy(h, args, states[mode-1], inputResponses)
+			}
+			if !ok && json.Valid([]byte(`{"r":`+inputResponses+`}`)) {
+				t.Fatalf("no JSON-RPC reply to inputResponses %.200q", inputResponses)
+			}
+			if res == nil || res.IsError || res.NeedsInput() || len(res.Content) == 0 {
+				return false
+			}
+			text, _ := res.Content[0].(*mcp.TextContent)
+			return text != nil && strings.HasPrefix(text.Text, "Deploying api to prod")
 		}
-		if !ok && json.Valid([]byte(`{"r":`+inputResponses+`}`)) {
-			t.Fatalf("no JSON-RPC reply to inputResponses %.200q", inputResponses)
-		}
-		if res == nil || res.IsError || res.NeedsInput() || len(res.Content) == 0 {
-			return
-		}
-		text, _ := res.Content[0].(*mcp.TextContent)
-		if text == nil || !strings.HasPrefix(text.Text, "Deploying api to prod") {
+		mode %= 3
+		if !post(mode) {
 			return
 		}
 		var responses mcp.InputResponseMap
@@ -110,11 +124,14 @@ func FuzzConfirmOnce(f *testing.F) {
 			t.Fatalf("deployed on inputResponses the SDK cannot read: %v", err)
 		}
 		answer, _ := responses["confirm"].(*mcp.ElicitResult)
-		if mode%3 != 2 || answer == nil || answer.Action != "accept" || answer.Content["confirm"] != true {
-			t.Fatalf("deployed to production without the asked confirmation (mode %d): %.200q", mode%3, inputResponses)
+		if mode != 2 || answer == nil || answer.Action != "accept" || answer.Content["confirm"] != true {
+			t.Fatalf("deployed to production without the asked confirmation (mode %d): %.200q", mode, inputResponses)
 		}
-		if deployed++; deployed > 1 {
-			t.Fatalf("deployed to production %d times in one flow", deployed)
+		// The flow is done: neither of its states completes again.
+		for _, again := range []uint8{2, 1} {
+			if post(again) {
+				t.Fatalf("deployed to production twice in one flow (replayed the state of round %d): %.200q", again, inputResponses)
+			}
 		}
 	})
 }

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -53,10 +56,6 @@ func TestStateIsSealedAndBound(t *testing.T) {
 	if key != "target" {
 		t.Fatalf("key %q", key)
 	}
-	// The state is opaque: nothing of the flow reads through.
-	if strings.Contains(first.RequestState, "target") || strings.Contains(first.RequestState, "api") {
-		t.Fatalf("state leaks: %s", first.RequestState)
-	}
 	answer := mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"environment": "prod"}}}
 
 	// A state from another tool's flow, other arguments, tampered or
@@ -86,6 +85,9 @@ func TestStateIsSealedAndBound(t *testing.T) {
 	if k := onlyKey(t, second); k != "confirm" {
 		t.Fatalf("second round key %q", k)
 	}
+	// The state is ciphertext: what it carries (the answer "prod", the
+	// flow's identity), read back by opening it, is nowhere in its bytes.
+	wantSealed(t, second.RequestState, elicitrt.Binding{Tool: "deploy", ArgsDigest: elicitrt.DigestArguments(json.RawMessage(`{"service":"api"}`))}, now, `"environment":"prod"`)
 	// An instance with a different key cannot open it.
 	stranger, _ := elicitrt.NewKeyring([]byte("fedcba9876543210fedcba9876543210"))
 	_, err = retry(manual(t, &elicitrt.ToolOptions{Keys: stranger, Now: clock}), args, s, answer)
@@ -105,6 +107,28 @@ func TestStateIsSealedAndBound(t *testing.T) {
 	}
 	_, err = retry(cs, args, fresh.RequestState, mcp.InputResponseMap{"target": answer[key]})
 	wantInvalidState(t, "new key on old ring", err)
+}
+
+// wantSealed opens state under b and fails unless its payload holds want
+// (so that the check proves something) and no 8 bytes of the payload in a
+// row appear in the state's bytes, base64-decoded: what a client reading
+// the state would see of the payload.
+func wantSealed(t *testing.T, state string, b elicitrt.Binding, now time.Time, want string) {
+	t.Helper()
+	_, payload, err := keys.Open(b, state, now)
+	if err != nil || !bytes.Contains(payload, []byte(want)) {
+		t.Fatalf("opened state: %q %v; want a payload holding %s", payload, err, want)
+	}
+	enc, ok := strings.CutPrefix(state, "s1.")
+	raw, err := base64.RawURLEncoding.DecodeString(enc)
+	if !ok || err != nil {
+		t.Fatalf("state %.40q: not s1. and base64url: %v", state, err)
+	}
+	for i := 0; i+8 <= len(payload); i++ {
+		if bytes.Contains(raw, payload[i:i+8]) {
+			t.Fatalf("the state's bytes show its payload: %q of %q", payload[i:i+8], payload)
+		}
+	}
 }
 
 func TestAnswersAreCheckedAndReasked(t *testing.T) {

@@ -2,7 +2,8 @@
 // (README.md and docs/*.md) for its tests: every relative link must
 // resolve, to a file and, where a link names one, to a heading of a
 // Markdown file; a link whose text is a test's name must point at the file
-// that declares the test; and every Go snippet marked as a whole file must
+// that declares the test; every test, fuzz target or benchmark named in a
+// code span must be declared somewhere; and every Go snippet marked as a whole file must
 // build, as a module of its own, with elicitgen run over it.
 //
 // A whole-file snippet is a fenced code block directly preceded by an HTML
@@ -33,6 +34,16 @@ type Doc struct {
 	Links    []Link    // the inline links outside code
 	Headings []string  // heading texts, in order, outside fenced code
 	Files    []Snippet // whole-file snippets, in order
+	Names    []Name    // test, fuzz and benchmark names in code spans
+}
+
+// Name is a test, fuzz target or benchmark named in a code span
+// (`TestX`, `go test -fuzz FuzzX`), outside fenced code. Patterns
+// (`FuzzDecode*`) and path elements (`testdata/fuzz/FuzzX/`) are not
+// names.
+type Name struct {
+	Line int
+	Name string
 }
 
 // Link is one inline link [Text](Target).
@@ -54,6 +65,8 @@ var (
 	fileMarker = regexp.MustCompile(`^<!--\s*file:\s*(\S+)\s*-->\s*$`)
 	heading    = regexp.MustCompile(`^#{1,6}\s+(.*?)\s*#*\s*$`)
 	inlineCode = regexp.MustCompile("`+[^`]*`+")
+	// A name in a code span: not part of a path or of a pattern.
+	spanName = regexp.MustCompile(`(^|[^\w/*])((?:Test|Fuzz|Benchmark)[A-Z0-9_]\w*)([^\w/*]|$)`)
 	// [text](target): text may hold code spans (with no brackets); the
 	// target has no spaces (no titles are used in these docs).
 	inlineLink = regexp.MustCompile(`\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(([^()\s]+)\)`)
@@ -118,6 +131,17 @@ func Read(path string) (*Doc, error) {
 		}
 		if m := heading.FindStringSubmatch(line); m != nil {
 			d.Headings = append(d.Headings, m[1])
+		}
+		for _, span := range inlineCode.FindAllString(line, -1) {
+			// Every match, overlapping ones too: "TestA TestB".
+			for rest := strings.Trim(span, "`"); ; {
+				m := spanName.FindStringSubmatchIndex(rest)
+				if m == nil {
+					break
+				}
+				d.Names = append(d.Names, Name{Line: n, Name: rest[m[4]:m[5]]})
+				rest = rest[m[5]:]
+			}
 		}
 		text := inlineCode.ReplaceAllStringFunc(line, func(s string) string {
 			// Keep code spans inside link texts ([`TestX`](file)), drop
@@ -236,6 +260,48 @@ func CheckLinks(d *Doc) []string {
 			if info.IsDir() || err != nil || !regexp.MustCompile(`(?m)^func `+m[1]+`\(`).Match(src) {
 				problems = append(problems, where+": does not declare "+m[1])
 			}
+		}
+	}
+	return problems
+}
+
+// declaredName is a test, fuzz target or benchmark declaration.
+var declaredName = regexp.MustCompile(`(?m)^func ((?:Test|Fuzz|Benchmark)\w*)\(`)
+
+// Declared returns the names of the tests, fuzz targets and benchmarks
+// declared in the Go files under root (.git and hidden directories
+// skipped).
+func Declared(root string) (map[string]bool, error) {
+	names := map[string]bool{}
+	err := filepath.WalkDir(root, func(path string, e os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() && path != root && strings.HasPrefix(e.Name(), ".") {
+			return filepath.SkipDir
+		}
+		if e.IsDir() || !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range declaredName.FindAllSubmatch(src, -1) {
+			names[string(m[1])] = true
+		}
+		return nil
+	})
+	return names, err
+}
+
+// CheckNames returns a problem for every name in a code span of d that no
+// Go file declares (declared, from Declared).
+func CheckNames(d *Doc, declared map[string]bool) []string {
+	var problems []string
+	for _, n := range d.Names {
+		if !declared[n.Name] {
+			problems = append(problems, fmt.Sprintf("%s:%d: %s is named in a code span but declared in no Go file", d.Path, n.Line, n.Name))
 		}
 	}
 	return problems

@@ -35,6 +35,52 @@ func TestLinks(t *testing.T) {
 	}
 }
 
+// TestCodeSpanNamesExist: every test, fuzz target and benchmark that
+// README.md or docs/*.md names in a code span (`TestX`, `go test -fuzz
+// FuzzX`) is declared in a Go file of the repository: a renamed test does
+// not leave its old name in the docs.
+func TestCodeSpanNamesExist(t *testing.T) {
+	declared, err := Declared(testmod.Root(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !declared["TestCodeSpanNamesExist"] {
+		t.Fatal("Declared missed this test")
+	}
+	for _, path := range markdown(t) {
+		d, err := Read(path)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		for _, p := range CheckNames(d, declared) {
+			t.Error(p)
+		}
+	}
+}
+
+// TestReadFindsNamesInCodeSpans: names in code spans, several to a span,
+// but not patterns, path elements, fenced code or plain text.
+func TestReadFindsNamesInCodeSpans(t *testing.T) {
+	dir := t.TempDir()
+	testmod.WriteFiles(t, dir, map[string]string{"a.md": "TestPlain, `TestA` and `go test -run 'TestB|TestC' -fuzz FuzzD`,\n" +
+		"[`BenchmarkE`](x_test.go), `FuzzDecode*`, `testdata/fuzz/FuzzX/`, `TestF/sub`, `Testing`, `TestG.`\n```\n`TestH`\n```\n"})
+	d, err := Read(filepath.Join(dir, "a.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range d.Names {
+		got = append(got, n.Name)
+	}
+	if strings.Join(got, " ") != "TestA TestB TestC FuzzD BenchmarkE TestG" {
+		t.Errorf("names %q", got)
+	}
+	if p := CheckNames(d, map[string]bool{"TestA": true, "TestB": true, "TestC": true, "FuzzD": true, "BenchmarkE": true}); len(p) != 1 || !strings.Contains(p[0], "a.md:2: TestG is named") {
+		t.Errorf("problems %q", p)
+	}
+}
+
 // TestReadFindsLinksAnchorsAndSnippets checks the reader on a document
 // with each construct, including the ones it must not take for links.
 func TestReadFindsLinksAnchorsAndSnippets(t *testing.T) {
