@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -34,17 +33,18 @@ func TestCharCountWithin(t *testing.T) {
 }
 
 // TestHotPathsInline keeps the helpers that generated decoders call on
-// every property small enough for the compiler to inline them there (the
-// format checks forward to internal/format, which has its own).
+// every property small enough for the compiler to inline them there, and
+// the helpers of the format checks in internal/format, to which they
+// forward.
 func TestHotPathsInline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the package")
 	}
-	out, err := exec.Command("go", "build", "-gcflags=-m", "-o", os.DevNull, ".").CombinedOutput()
+	out, err := exec.Command("go", "build", "-gcflags=-m", ".", "../internal/format").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	for _, f := range []string{"Number", "List", "CharCountWithin", "IsEmail", "IsAbsoluteURI", "ParseDate", "IsDate", "ParseDateTime"} {
+	for _, f := range []string{"Number", "List", "CharCountWithin", "IsEmail", "IsAbsoluteURI", "ParseDate", "IsDate", "ParseDateTime", "twoDigits"} {
 		if !regexp.MustCompile(`(?m): can inline ` + f + `( |$)`).Match(out) {
 			t.Errorf("%s is no longer inlined", f)
 		}

@@ -9,9 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -22,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/rawrpc"
+	"github.com/elicitgen/elicitgen/internal/rss"
 )
 
 // The tests of MCP Tasks (task.go, taskwire.go, taskstore.go) drive a
@@ -1062,21 +1061,14 @@ func BenchmarkWaitingTask(b *testing.B) {
 // residentKiB is the process's resident memory (VmRSS), in KiB.
 func residentKiB(tb testing.TB) int64 {
 	tb.Helper()
-	data, err := os.ReadFile("/proc/self/status")
+	n, err := rss.KiB(0)
+	if errors.Is(err, rss.ErrUnavailable) {
+		tb.Skip(err)
+	}
 	if err != nil {
-		tb.Skipf("no /proc/self/status: %v", err)
+		tb.Fatal(err)
 	}
-	for line := range strings.SplitSeq(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err != nil {
-				tb.Fatalf("VmRSS %q: %v", v, err)
-			}
-			return n
-		}
-	}
-	tb.Fatal("no VmRSS in /proc/self/status")
-	return 0
+	return n
 }
 
 // An answer longer than a round may keep is refused by tasks/update

@@ -3,16 +3,15 @@ package main
 import (
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"io"
 	"net/http"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/elicitgen/elicitgen/internal/redistest"
+	"github.com/elicitgen/elicitgen/internal/rss"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
@@ -186,19 +185,12 @@ func waitAsking(tb testing.TB, p *reportInstance, id string) {
 // residentKiB is process pid's resident memory (VmRSS), in KiB.
 func residentKiB(tb testing.TB, pid int) int64 {
 	tb.Helper()
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	n, err := rss.KiB(pid)
+	if errors.Is(err, rss.ErrUnavailable) {
+		tb.Skip(err)
+	}
 	if err != nil {
-		tb.Skipf("no /proc/PID/status: %v", err)
+		tb.Fatal(err)
 	}
-	for line := range strings.SplitSeq(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err != nil {
-				tb.Fatalf("VmRSS %q: %v", v, err)
-			}
-			return n
-		}
-	}
-	tb.Fatal("no VmRSS in /proc/PID/status")
-	return 0
+	return n
 }

@@ -1,9 +1,6 @@
 package format
 
 import (
-	"os"
-	"os/exec"
-	"regexp"
 	"testing"
 	"time"
 )
@@ -76,22 +73,5 @@ func TestUnixDaysEveryDate(t *testing.T) {
 	}
 	if n != 3652425 { // 10,000 Gregorian years
 		t.Fatalf("checked %d dates, want 3652425", n)
-	}
-}
-
-// TestHotPathsInline keeps the helpers of the format checks small enough
-// for the compiler to inline them.
-func TestHotPathsInline(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the package")
-	}
-	out, err := exec.Command("go", "build", "-gcflags=-m", "-o", os.DevNull, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	for _, f := range []string{"IsDate", "twoDigits"} {
-		if !regexp.MustCompile(`(?m): can inline ` + f + `( |$)`).Match(out) {
-			t.Errorf("%s is no longer inlined", f)
-		}
 	}
 }
