@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"regexp"
 	"runtime/pprof"
 	"strings"
 	"testing"
@@ -13,7 +14,9 @@ import (
 // runs, or was started by, a method of Task. Eight tasks wait for their
 // answer; each holds two (its work, in Run's Ask, and the watch of its
 // cancellation), counted from the goroutine profile, not from
-// runtime.NumGoroutine's total, which other goroutines move.
+// runtime.NumGoroutine's total, which other goroutines move: only the
+// goroutines of this test's own tasks count (a task another test left
+// waiting does not).
 func TestTaskWaitingGoroutines(t *testing.T) {
 	const tasks, perTask = 8, 2
 	runs := &brewRun{ended: make(chan error, tasks)}
@@ -29,12 +32,7 @@ func TestTaskWaitingGoroutines(t *testing.T) {
 	if err := pprof.Lookup("goroutine").WriteTo(&profile, 2); err != nil {
 		t.Fatal(err)
 	}
-	held := 0
-	for _, g := range strings.Split(profile.String(), "\n\n") {
-		if strings.Contains(g, "elicitgen/runtime.(*Task).") {
-			held++
-		}
-	}
+	held := ownTaskGoroutines(profile.String(), "TestTaskWaitingGoroutines")
 	if held != tasks*perTask {
 		t.Errorf("%d tasks waiting hold %d goroutines, want %d each:\n%s", tasks, held, perTask, profile.String())
 	}
@@ -51,4 +49,26 @@ func TestTaskWaitingGoroutines(t *testing.T) {
 			t.Fatal("a cancelled task's Run did not end")
 		}
 	}
+}
+
+// taskFrame finds the receiver of a method of Task in a goroutine's stack.
+var taskFrame = regexp.MustCompile(`elicitgen/runtime\.\(\*Task\)\.\w+\((0x[0-9a-f]+)`)
+
+// ownTaskGoroutines counts the goroutines of profile (debug=2) that run a
+// method of a Task whose work runs a handler of test.
+func ownTaskGoroutines(profile, test string) int {
+	blocks := strings.Split(profile, "\n\n")
+	own := map[string]bool{}
+	for _, g := range blocks {
+		if m := taskFrame.FindStringSubmatch(g); m != nil && strings.Contains(g, test) {
+			own[m[1]] = true
+		}
+	}
+	held := 0
+	for _, g := range blocks {
+		if m := taskFrame.FindStringSubmatch(g); m != nil && own[m[1]] {
+			held++
+		}
+	}
+	return held
 }
