@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/elicitgen/elicitgen/internal/seal"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -187,7 +188,7 @@ func TestNullArgumentsNested(t *testing.T) {
 		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a Answers) (*mcp.CallToolResult, error) {
 			return Text(fmt.Sprintf("%+v", args)), nil
 		},
-	}, &ToolOptions{Keys: mustKeyring(t, testKey(1))})
+	}, &ToolOptions{Keys: seal.RandomKeyring()})
 	AddTool[nested](server, &mcp.Tool{Name: "t", InputSchema: schema}, m)
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(t.Context(), st, nil)

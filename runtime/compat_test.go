@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/mcptest"
+	"github.com/elicitgen/elicitgen/internal/seal"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
@@ -21,7 +22,7 @@ func TestPreviousReleaseStateOpens(t *testing.T) {
 	opts := &elicitrt.ToolOptions{Keys: keys}
 	cs := mcptest.Connect(t, func() *mcp.Server { return countServer(opts) }, "memory", "modern",
 		mcptest.Options{User: &mcptest.User{}, Manual: true})
-	bind := elicitrt.Binding{Tool: "count", ArgsDigest: elicitrt.DigestArguments(json.RawMessage(`{}`))}
+	bind := seal.Binding{Tool: "count", ArgsDigest: seal.DigestArguments(json.RawMessage(`{}`))}
 	// The payload the previous release sealed after asking "count" once.
 	previous := []byte(`{"s":0,"a":[null],"q":[{"n":1}]}`)
 	state, err := keys.Seal(bind, 1, previous, time.Now(), 0)

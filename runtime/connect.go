@@ -7,158 +7,24 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html/template"
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
 
+	"github.com/elicitgen/elicitgen/internal/seal"
 	"github.com/elicitgen/elicitgen/templates"
 )
-
-// ConnectFlow is one URL-mode flow: what the flow token carries, and the
-// user the connect pages verified.
-type ConnectFlow struct {
-	// ID is the flow's random identifier, also kept in the sealed
-	// requestState of the tool call that started it.
-	ID string
-	// Subject is the principal of the tool call that started the flow: the
-	// only user who may complete it. The flow token carries its SHA-256
-	// digest, not Subject, so that the token's length does not depend on
-	// the user id: OpenFlow leaves Subject empty, and the connect pages set
-	// it to the browser's user once IsSubject confirmed it, before
-	// AuthorizeURL and Exchange see the flow.
-	Subject string
-	// Tool and Step name the tool and its URL step (the step key is also
-	// the name the grant is stored under).
-	Tool string
-	Step string
-
-	digest [sha256.Size]byte // of the subject, as sealed (zero: none)
-}
-
-// IsSubject reports whether subject, a user id, is the flow's subject:
-// Subject when it is set, else the user whose digest the token carries.
-// The empty subject is nobody's.
-func (f ConnectFlow) IsSubject(subject string) bool {
-	if subject == "" || f.Subject != "" {
-		return subject != "" && subject == f.Subject
-	}
-	d := subjectDigest(subject)
-	return f.digest != [sha256.Size]byte{} && subtle.ConstantTimeCompare(d[:], f.digest[:]) == 1
-}
-
-// subjectDigest is the SHA-256 of subject under a domain of its own.
-func subjectDigest(subject string) [sha256.Size]byte {
-	return sha256.Sum256([]byte("elicitgen subject v1\x00" + subject))
-}
-
-// flowWire is a ConnectFlow as flow tokens, sign-in states and result
-// pages seal it: the subject's digest, not the subject.
-type flowWire struct {
-	ID     string `json:"f"`
-	Digest []byte `json:"d,omitempty"`
-	Legacy string `json:"s,omitempty"` // the subject itself, as earlier releases sealed it
-	Tool   string `json:"t"`
-	Step   string `json:"k"`
-}
-
-func (f ConnectFlow) wire() flowWire {
-	d := f.digest
-	if f.Subject != "" {
-		d = subjectDigest(f.Subject)
-	}
-	return flowWire{ID: f.ID, Digest: d[:], Tool: f.Tool, Step: f.Step}
-}
-
-// flow is the ConnectFlow of w, without its Subject; false when w names
-// no flow.
-func (w flowWire) flow() (ConnectFlow, bool) {
-	f := ConnectFlow{ID: w.ID, Tool: w.Tool, Step: w.Step}
-	switch {
-	case len(w.Digest) == sha256.Size:
-		copy(f.digest[:], w.Digest)
-	case w.Legacy != "":
-		f.digest = subjectDigest(w.Legacy)
-	}
-	return f, f.ID != ""
-}
-
-// flowBinding is the binding of flow tokens under audience: they never
-// open as a requestState, nor a requestState as a flow token, nor a token
-// of one audience under another.
-func flowBinding(audience string) Binding {
-	return Binding{Tool: "elicitgen/connect-flow", Audience: audience}
-}
-
-// MaxFlowTokenLen bounds a flow token read from a URL.
-const MaxFlowTokenLen = 2048
-
-// newFlowID returns 128 random bits, base64url.
-func newFlowID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return base64.RawURLEncoding.EncodeToString(b[:])
-}
-
-// SealFlow makes the opaque flow token of f for audience (the
-// ToolOptions.Audience of the tool, the ConnectOptions.Audience of its
-// pages), valid for ttl: encrypted and authenticated with the keyring, so
-// it carries no readable data and cannot be altered. It carries the digest
-// of f.Subject, whatever its length; a token longer than MaxFlowTokenLen
-// (a tool name or step key of kilobytes) is ErrFlowTokenTooLong, never a
-// link that OpenFlow refuses.
-func (k *Keyring) SealFlow(f ConnectFlow, audience string, now time.Time, ttl time.Duration) (string, error) {
-	payload, err := json.Marshal(f.wire()) // strings and bytes
-	if err != nil {
-		return "", err
-	}
-	token, err := k.Seal(flowBinding(audience), 0, payload, now, ttl)
-	if err == nil && len(token) > MaxFlowTokenLen {
-		return "", ErrFlowTokenTooLong
-	}
-	return token, err
-}
-
-// ErrFlowTokenTooLong is the error of SealFlow for a flow whose token
-// would exceed MaxFlowTokenLen.
-var ErrFlowTokenTooLong = errors.New("elicitrt: flow token exceeds MaxFlowTokenLen (" + strconv.Itoa(MaxFlowTokenLen) + " bytes): shorten the tool name or the step key")
-
-// OpenFlow opens a flow token sealed for audience. Any failure (tampered,
-// truncated, expired, another key or audience, not a flow token) is
-// ErrInvalidFlowToken.
-func (k *Keyring) OpenFlow(token, audience string, now time.Time) (ConnectFlow, error) {
-	if len(token) > MaxFlowTokenLen {
-		return ConnectFlow{}, ErrInvalidFlowToken
-	}
-	_, payload, err := k.Open(flowBinding(audience), token, now)
-	if err != nil {
-		return ConnectFlow{}, ErrInvalidFlowToken
-	}
-	var w flowWire
-	if json.Unmarshal(payload, &w) != nil {
-		return ConnectFlow{}, ErrInvalidFlowToken
-	}
-	f, ok := w.flow()
-	if !ok {
-		return ConnectFlow{}, ErrInvalidFlowToken
-	}
-	return f, nil
-}
-
-// ErrInvalidFlowToken is the one error of OpenFlow.
-var ErrInvalidFlowToken = errors.New("invalid or expired flow token")
 
 // ConnectOptions configure the connect page and the callback of URL steps.
 type ConnectOptions struct {
 	// Keys open flow tokens and seal the sign-in's state and nonce cookie:
-	// the same keyring as the tools' (nil: the DefaultKeyring).
-	Keys *Keyring
+	// the same keyring as the tools' (nil: the seal.DefaultKeyring).
+	Keys *seal.Keyring
 	// Audience is the tools' ToolOptions.Audience: flow tokens, sign-in
 	// states and nonce cookies sealed under another audience do not open.
 	Audience string
@@ -174,7 +40,7 @@ type ConnectOptions struct {
 	// bound to the flow and to the nonce cookie of this browser) so that
 	// the callback can find the flow again. Its redirect URI is the
 	// callback.
-	AuthorizeURL func(r *http.Request, f ConnectFlow, state string) (string, error)
+	AuthorizeURL func(r *http.Request, f seal.ConnectFlow, state string) (string, error)
 	// ProviderAnswer reads the third party's answer from the callback
 	// request, once the flow, the user and the browser are verified and
 	// before anything is exchanged; nil means OAuthAnswer (the error
@@ -187,7 +53,7 @@ type ConnectOptions struct {
 	// into the grant to store for the user. It runs for one callback of a
 	// flow at a time, and never again once it succeeded. Its error is the
 	// third party's failure: the person is offered to start again.
-	Exchange func(r *http.Request, f ConnectFlow) (grant []byte, err error)
+	Exchange func(r *http.Request, f seal.ConnectFlow) (grant []byte, err error)
 	// GrantTTL is how long a stored grant lasts (0: no expiry). FlowTTL
 	// (0 or less: 10 minutes) is how long a sign-in started at the connect page
 	// may take, and how long the record of a finished flow, the claim of a
@@ -299,7 +165,7 @@ func OAuthAnswer(r *http.Request) ProviderAnswer {
 // "//evil" to them). Redirect only to a target it accepts; anything else
 // goes to your default page.
 func SameOriginPath(target string) bool {
-	if target == "" || target[0] != '/' || len(target) > MaxFlowTokenLen+256 {
+	if target == "" || target[0] != '/' || len(target) > seal.MaxFlowTokenLen+256 {
 		return false
 	}
 	if strings.HasPrefix(target, "//") || strings.ContainsAny(target, "\\") {
@@ -360,7 +226,7 @@ type ConnectHandlers struct {
 // when opts.Pages lacks one of templates.SignInPages.
 func NewConnectHandlers(opts ConnectOptions) ConnectHandlers {
 	if opts.Keys == nil {
-		opts.Keys = DefaultKeyring()
+		opts.Keys = seal.DefaultKeyring()
 	}
 	if opts.Grants == nil {
 		opts.Grants = DefaultGrants()
@@ -369,7 +235,7 @@ func NewConnectHandlers(opts ConnectOptions) ConnectHandlers {
 		opts.Now = time.Now
 	}
 	if opts.FlowTTL <= 0 {
-		opts.FlowTTL = DefaultStateTTL
+		opts.FlowTTL = seal.DefaultStateTTL
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -406,9 +272,9 @@ type connect struct{ opts ConnectOptions }
 // the SHA-256 of the nonce in the cookie of the browser that started the
 // sign-in, and the link it started from (path and query), to start again.
 type signInState struct {
-	Flow      flowWire `json:"f"`
-	NonceHash []byte   `json:"h"`
-	Link      string   `json:"l"`
+	Flow      seal.FlowWire `json:"f"`
+	NonceHash []byte        `json:"h"`
+	Link      string        `json:"l"`
 }
 
 // MaxSignInsPerBrowser is how many sign-ins one browser may have started
@@ -487,20 +353,20 @@ func (c *connect) signInsCookie(r *http.Request, entries []nonceEntry, now time.
 // The bindings of the sign-in state, the nonce cookie and the result page:
 // none opens as another, as a flow token or as a requestState, nor under
 // another audience.
-func signInStateBinding(audience string) Binding {
-	return Binding{Tool: "elicitgen/connect-state", Audience: audience}
+func signInStateBinding(audience string) seal.Binding {
+	return seal.Binding{Tool: "elicitgen/connect-state", Audience: audience}
 }
 
-func nonceBinding(audience string) Binding {
-	return Binding{Tool: "elicitgen/connect-nonce", Audience: audience}
+func nonceBinding(audience string) seal.Binding {
+	return seal.Binding{Tool: "elicitgen/connect-nonce", Audience: audience}
 }
 
-func resultBinding(audience string) Binding {
-	return Binding{Tool: "elicitgen/connect-result", Audience: audience}
+func resultBinding(audience string) seal.Binding {
+	return seal.Binding{Tool: "elicitgen/connect-result", Audience: audience}
 }
 
 // seal seals v as JSON under b for FlowTTL.
-func (c *connect) seal(b Binding, v any, now time.Time) (string, error) {
+func (c *connect) seal(b seal.Binding, v any, now time.Time) (string, error) {
 	payload, err := json.Marshal(v)
 	if err != nil {
 		return "", err
@@ -510,10 +376,10 @@ func (c *connect) seal(b Binding, v any, now time.Time) (string, error) {
 
 // maxSealedLen bounds a sealed state or result read from a URL: a state
 // carries a link, itself carrying a flow token.
-const maxSealedLen = 3 * MaxFlowTokenLen
+const maxSealedLen = 3 * seal.MaxFlowTokenLen
 
 // open opens what seal sealed under b into v.
-func (c *connect) open(b Binding, sealed string, v any) bool {
+func (c *connect) open(b seal.Binding, sealed string, v any) bool {
 	if len(sealed) > maxSealedLen {
 		return false
 	}
@@ -620,7 +486,7 @@ func (c *connect) fail(w http.ResponseWriter, r *http.Request, what string, err 
 // LoginURL, returning to this very request, or gets PageSignedOut (401);
 // another user gets PageOtherUser (403), whose sign-out link returns to
 // back (the connect link; "" for none).
-func (c *connect) checkUser(w http.ResponseWriter, r *http.Request, f *ConnectFlow, back string) bool {
+func (c *connect) checkUser(w http.ResponseWriter, r *http.Request, f *seal.ConnectFlow, back string) bool {
 	subject, ok := "", false
 	if c.opts.Authenticate != nil {
 		subject, ok = c.opts.Authenticate(r)
@@ -678,7 +544,7 @@ func (c *connect) signOutURL(back string) string {
 // says whether it was connected or denied (an answer that comes after a
 // denial, as Allow after Back, changes nothing). On failure it has
 // answered.
-func (c *connect) checkOpen(w http.ResponseWriter, r *http.Request, f ConnectFlow) bool {
+func (c *connect) checkOpen(w http.ResponseWriter, r *http.Request, f seal.ConnectFlow) bool {
 	subject, done, err := c.opts.Grants.FlowSubject(r.Context(), f.ID)
 	if err != nil {
 		c.fail(w, r, "grant store", err, "")
@@ -719,7 +585,7 @@ func (c *connect) serveConnect(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, "cannot seal the nonce", err, link)
 		return
 	}
-	state, err := c.seal(signInStateBinding(c.opts.Audience), signInState{Flow: f.wire(), NonceHash: hash, Link: link}, now)
+	state, err := c.seal(signInStateBinding(c.opts.Audience), signInState{Flow: f.Wire(), NonceHash: hash, Link: link}, now)
 	if err != nil {
 		c.fail(w, r, "cannot seal the state", err, link)
 		return
@@ -746,7 +612,7 @@ func (c *connect) serveCallback(w http.ResponseWriter, r *http.Request) {
 	}
 	var st signInState
 	opened := c.open(signInStateBinding(c.opts.Audience), q.Get("state"), &st)
-	f, ok := st.Flow.flow()
+	f, ok := st.Flow.Flow()
 	if !opened || !ok || len(st.NonceHash) != sha256.Size {
 		c.opts.Logger.Info("elicitgen: connect: sign-in state refused", "path", r.URL.Path)
 		c.render(w, r, page{name: templates.PageInvalid, status: http.StatusBadRequest})
@@ -772,7 +638,7 @@ func (c *connect) serveCallback(w http.ResponseWriter, r *http.Request) {
 // claim claims f before anything is exchanged or recorded: one outcome.
 // When it cannot, it has answered: with the done page, as the flow's
 // record now stands, when another request holds the claim or finished.
-func (c *connect) claim(w http.ResponseWriter, r *http.Request, f ConnectFlow, link string) bool {
+func (c *connect) claim(w http.ResponseWriter, r *http.Request, f seal.ConnectFlow, link string) bool {
 	claimed, err := c.opts.Grants.ClaimFlow(r.Context(), f.ID, c.opts.FlowTTL)
 	if err != nil {
 		c.fail(w, r, "grant store", err, link)
@@ -794,9 +660,9 @@ func (c *connect) claim(w http.ResponseWriter, r *http.Request, f ConnectFlow, l
 // showResult redirects (303) to the result page of the recorded flow f
 // (post-redirect-get: a reload shows it again), keeping in the nonce
 // cookie the browser's other sign-ins only.
-func (c *connect) showResult(w http.ResponseWriter, r *http.Request, f ConnectFlow, others []nonceEntry) {
+func (c *connect) showResult(w http.ResponseWriter, r *http.Request, f seal.ConnectFlow, others []nonceEntry) {
 	now := c.opts.Now()
-	result, err := c.seal(resultBinding(c.opts.Audience), f.wire(), now)
+	result, err := c.seal(resultBinding(c.opts.Audience), f.Wire(), now)
 	if err != nil {
 		c.fail(w, r, "cannot seal the result", err, "")
 		return
@@ -811,7 +677,7 @@ func (c *connect) showResult(w http.ResponseWriter, r *http.Request, f ConnectFl
 
 // showDone renders the done page (409) of f, whose record is subject and
 // done: connected, denied, or still finishing elsewhere.
-func (c *connect) showDone(w http.ResponseWriter, r *http.Request, f ConnectFlow, subject string, done bool) {
+func (c *connect) showDone(w http.ResponseWriter, r *http.Request, f seal.ConnectFlow, subject string, done bool) {
 	outcome := ""
 	switch {
 	case done && subject == "":
@@ -826,7 +692,7 @@ func (c *connect) showDone(w http.ResponseWriter, r *http.Request, f ConnectFlow
 // flow, the nonce st was made with; otherwise it renders the
 // other-browser page. On success it returns the cookie to set once the
 // flow is recorded: the browser's other sign-ins, without this one.
-func (c *connect) checkNonce(w http.ResponseWriter, r *http.Request, f ConnectFlow, st *signInState) ([]nonceEntry, bool) {
+func (c *connect) checkNonce(w http.ResponseWriter, r *http.Request, f seal.ConnectFlow, st *signInState) ([]nonceEntry, bool) {
 	entries, cookie := c.browserSignIns(r)
 	for i, e := range entries {
 		if hash := sha256.Sum256(e.Nonce); e.FlowID == f.ID && subtle.ConstantTimeCompare(hash[:], st.NonceHash) == 1 {
@@ -841,7 +707,7 @@ func (c *connect) checkNonce(w http.ResponseWriter, r *http.Request, f ConnectFl
 // record records the provider's answer for the claimed flow f: the grant,
 // or the denial. When it cannot, it gives the claim back, renders the page
 // that says so and reports false.
-func (c *connect) record(w http.ResponseWriter, r *http.Request, f ConnectFlow, answer ProviderAnswer, link string) bool {
+func (c *connect) record(w http.ResponseWriter, r *http.Request, f seal.ConnectFlow, answer ProviderAnswer, link string) bool {
 	switch answer {
 	case ProviderApproved:
 		if p, ok := c.complete(r, f, link); !ok {
@@ -867,7 +733,7 @@ func (c *connect) record(w http.ResponseWriter, r *http.Request, f ConnectFlow, 
 
 // release gives back the claim of f, after an attempt that recorded
 // nothing.
-func (c *connect) release(r *http.Request, f ConnectFlow) {
+func (c *connect) release(r *http.Request, f seal.ConnectFlow) {
 	if err := c.opts.Grants.ReleaseFlow(r.Context(), f.ID); err != nil {
 		c.opts.Logger.Error("elicitgen: connect: grant store", "err", err)
 	}
@@ -877,9 +743,9 @@ func (c *connect) release(r *http.Request, f ConnectFlow) {
 // subject: PageConnected (200) or PageDenied (403). It reads the store
 // only: a reload exchanges nothing.
 func (c *connect) serveResult(w http.ResponseWriter, r *http.Request, result string) {
-	var fw flowWire
+	var fw seal.FlowWire
 	opened := c.open(resultBinding(c.opts.Audience), result, &fw)
-	f, ok := fw.flow()
+	f, ok := fw.Flow()
 	if !opened || !ok {
 		c.opts.Logger.Info("elicitgen: connect: result refused", "path", r.URL.Path)
 		c.render(w, r, page{name: templates.PageInvalid, status: http.StatusBadRequest})
@@ -903,7 +769,7 @@ func (c *connect) serveResult(w http.ResponseWriter, r *http.Request, result str
 
 // complete runs the exchange of a claimed flow and records its grant and
 // completion; on failure it returns the page to show (link starts again).
-func (c *connect) complete(r *http.Request, f ConnectFlow, link string) (page, bool) {
+func (c *connect) complete(r *http.Request, f seal.ConnectFlow, link string) (page, bool) {
 	ctx := r.Context()
 	grant, err := c.opts.Exchange(r, f)
 	if err != nil {

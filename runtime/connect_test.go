@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitgen/elicitgen/internal/seal"
 	"github.com/elicitgen/elicitgen/templates"
 )
 
@@ -33,7 +34,7 @@ const connTSessionCookie = "connt_session"
 // fresh code, and an Exchange that counts its calls.
 type connTSite struct {
 	url      string // the pages' server
-	keys     *Keyring
+	keys     *seal.Keyring
 	audience string
 	grants   *MemoryGrants
 	// exchanges counts Exchange calls; failExchange makes the next ones
@@ -48,7 +49,7 @@ type connTSite struct {
 
 // connTStart serves the pages for audience, over TLS when tls is set; edit
 // changes the options before the handlers are made.
-func connTStart(t *testing.T, keys *Keyring, grants *MemoryGrants, audience string, tls bool, edit ...func(*ConnectOptions)) *connTSite {
+func connTStart(t *testing.T, keys *seal.Keyring, grants *MemoryGrants, audience string, tls bool, edit ...func(*ConnectOptions)) *connTSite {
 	t.Helper()
 	s := &connTSite{keys: keys, audience: audience, grants: grants}
 	var codes atomic.Int64
@@ -69,10 +70,10 @@ func connTStart(t *testing.T, keys *Keyring, grants *MemoryGrants, audience stri
 			}
 			return c.Value, c.Value != ""
 		},
-		AuthorizeURL: func(r *http.Request, f ConnectFlow, state string) (string, error) {
+		AuthorizeURL: func(r *http.Request, f seal.ConnectFlow, state string) (string, error) {
 			return provider.URL + "/authorize?" + url.Values{"state": {state}, "redirect_uri": {s.url + "/callback"}}.Encode(), nil
 		},
-		Exchange: func(r *http.Request, f ConnectFlow) ([]byte, error) {
+		Exchange: func(r *http.Request, f seal.ConnectFlow) ([]byte, error) {
 			s.exchanges.Add(1)
 			if s.failExchange.Load() {
 				return nil, errors.New("provider refused")
@@ -98,9 +99,9 @@ func connTStart(t *testing.T, keys *Keyring, grants *MemoryGrants, audience stri
 }
 
 // token seals a new flow of user for this site's audience.
-func (s *connTSite) token(t *testing.T, user string) (ConnectFlow, string) {
+func (s *connTSite) token(t *testing.T, user string) (seal.ConnectFlow, string) {
 	t.Helper()
-	f := ConnectFlow{ID: newFlowID(), Subject: user, Tool: "list_invoices", Step: "billing"}
+	f := seal.ConnectFlow{ID: seal.NewFlowID(), Subject: user, Tool: "list_invoices", Step: "billing"}
 	tok, err := s.keys.SealFlow(f, s.audience, time.Now(), time.Minute)
 	if err != nil {
 		t.Fatal(err)
@@ -171,7 +172,7 @@ func (s *connTSite) status(t *testing.T, b *http.Client, link string) int {
 }
 
 // assertNotCompleted fails if f has a grant or a completion.
-func (s *connTSite) assertNotCompleted(t *testing.T, f ConnectFlow) {
+func (s *connTSite) assertNotCompleted(t *testing.T, f seal.ConnectFlow) {
 	t.Helper()
 	ctx := context.Background()
 	if g, ok, _ := s.grants.Grant(ctx, f.Subject, f.Step); ok {
@@ -186,7 +187,7 @@ func (s *connTSite) assertNotCompleted(t *testing.T, f ConnectFlow) {
 // completes the flow for its subject, exchanges once and clears the nonce
 // cookie.
 func TestConnectSignIn(t *testing.T) {
-	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false)
+	s := connTStart(t, seal.RandomKeyring(), &MemoryGrants{}, "", false)
 	f, tok := s.token(t, "alice")
 	b := s.browser(t, "alice")
 	callback := s.connect(t, b, tok)
@@ -223,7 +224,7 @@ func TestConnectSignIn(t *testing.T) {
 // refused (the flow token is no state: 400; no nonce cookie: 403), no
 // exchange, no grant, no completion.
 func TestConnectCallbackWithoutConnect(t *testing.T) {
-	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false)
+	s := connTStart(t, seal.RandomKeyring(), &MemoryGrants{}, "", false)
 	f, tok := s.token(t, "alice")
 	fresh := s.browser(t, "alice")
 	if code := s.status(t, fresh, s.url+"/callback?code=code-x&state="+url.QueryEscape(tok)); code != http.StatusBadRequest {
@@ -247,7 +248,7 @@ func TestConnectCallbackWithoutConnect(t *testing.T) {
 // a new visit of the connect link completes it again or exchanges again;
 // of concurrent callbacks of one sign-in exactly one completes.
 func TestConnectCallbackReplay(t *testing.T) {
-	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false)
+	s := connTStart(t, seal.RandomKeyring(), &MemoryGrants{}, "", false)
 	_, tok := s.token(t, "alice")
 	b := s.browser(t, "alice")
 	callback := s.connect(t, b, tok)
@@ -275,7 +276,7 @@ func TestConnectCallbackReplay(t *testing.T) {
 	}
 
 	// Concurrent callbacks of one sign-in: one completes, one exchange.
-	s = connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false)
+	s = connTStart(t, seal.RandomKeyring(), &MemoryGrants{}, "", false)
 	_, tok = s.token(t, "alice")
 	b = s.browser(t, "alice")
 	callback = s.connect(t, b, tok)
@@ -306,7 +307,7 @@ func TestConnectCallbackReplay(t *testing.T) {
 // TestConnectFailedExchangeCanRetry: a failed exchange gives the claim
 // back: nothing is stored, and the user can go through the link again.
 func TestConnectFailedExchangeCanRetry(t *testing.T) {
-	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false)
+	s := connTStart(t, seal.RandomKeyring(), &MemoryGrants{}, "", false)
 	f, tok := s.token(t, "alice")
 	b := s.browser(t, "alice")
 	s.failExchange.Store(true)
@@ -328,7 +329,7 @@ func TestConnectFailedExchangeCanRetry(t *testing.T) {
 // the cookie of an earlier visit of the same flow's link on the callback
 // of a later one.
 func TestConnectCookieOfAnotherFlow(t *testing.T) {
-	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false)
+	s := connTStart(t, seal.RandomKeyring(), &MemoryGrants{}, "", false)
 	_, tokA := s.token(t, "alice")
 	fB, tokB := s.token(t, "alice")
 	withA := s.browser(t, "alice")
@@ -360,7 +361,7 @@ func TestConnectCookieOfAnotherFlow(t *testing.T) {
 // and the sign-in states of another audience that shares the keys and the
 // store.
 func TestConnectOtherAudience(t *testing.T) {
-	keys, grants := RandomKeyring(), &MemoryGrants{}
+	keys, grants := seal.RandomKeyring(), &MemoryGrants{}
 	eu := connTStart(t, keys, grants, "billing-eu", false)
 	us := connTStart(t, keys, grants, "billing-us", false)
 	none := connTStart(t, keys, grants, "", false)
@@ -397,7 +398,7 @@ func TestConnectOtherAudience(t *testing.T) {
 // __Host-elicitgen_flow (Secure) over HTTPS or behind a proxy that says
 // so; the sign-in completes over HTTPS too.
 func TestConnectHeadersAndCookie(t *testing.T) {
-	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false)
+	s := connTStart(t, seal.RandomKeyring(), &MemoryGrants{}, "", false)
 	_, tok := s.token(t, "alice")
 	b := s.browser(t, "alice")
 	check := func(what string, resp *http.Response, status int) {
@@ -436,7 +437,7 @@ func TestConnectHeadersAndCookie(t *testing.T) {
 	_, tok = s.token(t, "alice")
 	c := cookieOf(connTGet(t, connTNoFollow(s.browser(t, "alice")), s.url+"/connect?flow="+url.QueryEscape(tok)))
 	if c.Name != NonceCookie || c.Secure || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.Path != "/" || c.Domain != "" ||
-		c.MaxAge <= 0 || c.MaxAge > int(DefaultStateTTL/time.Second) {
+		c.MaxAge <= 0 || c.MaxAge > int(seal.DefaultStateTTL/time.Second) {
 		t.Errorf("nonce cookie over HTTP: %+v", c)
 	}
 	req, _ := http.NewRequest("GET", s.url+"/connect?flow="+url.QueryEscape(tok), nil)
@@ -452,7 +453,7 @@ func TestConnectHeadersAndCookie(t *testing.T) {
 	}
 
 	// Over TLS: the __Host- cookie, and the whole sign-in.
-	tls := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", true)
+	tls := connTStart(t, seal.RandomKeyring(), &MemoryGrants{}, "", true)
 	_, tok = tls.token(t, "alice")
 	b = tls.browser(t, "alice")
 	resp = connTGet(t, connTNoFollow(b), tls.url+"/connect?flow="+url.QueryEscape(tok))
@@ -474,7 +475,7 @@ func TestConnectHeadersAndCookie(t *testing.T) {
 // of the fuzzed ones (the fuzzer never sees them, so it cannot carry a
 // valid pair from one run to the next).
 func FuzzCallback(f *testing.F) {
-	keys, _ := NewKeyring([]byte("fuzz-callback-key-0123456789abc!"))
+	keys, _ := seal.NewKeyring([]byte("fuzz-callback-key-0123456789abc!"))
 	now := time.Unix(1_800_000_000, 0)
 	alice := &http.Cookie{Name: connTSessionCookie, Value: "alice"}
 	f.Add("", "", true, true)
@@ -493,17 +494,17 @@ func FuzzCallback(f *testing.F) {
 				}
 				return c.Value, c.Value != ""
 			},
-			AuthorizeURL: func(r *http.Request, f ConnectFlow, state string) (string, error) {
+			AuthorizeURL: func(r *http.Request, f seal.ConnectFlow, state string) (string, error) {
 				return "https://provider.example/authorize?state=" + url.QueryEscape(state), nil
 			},
-			Exchange: func(r *http.Request, f ConnectFlow) ([]byte, error) {
+			Exchange: func(r *http.Request, f seal.ConnectFlow) ([]byte, error) {
 				exchanges++
 				return []byte("grant"), nil
 			},
 		})
 
 		// The connect page gives alice's browser its state and cookie.
-		token, err := keys.SealFlow(ConnectFlow{ID: newFlowID(), Subject: "alice", Tool: "t", Step: "billing"}, "", now, time.Hour)
+		token, err := keys.SealFlow(seal.ConnectFlow{ID: seal.NewFlowID(), Subject: "alice", Tool: "t", Step: "billing"}, "", now, time.Hour)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -569,7 +570,7 @@ func connTBrand(o *ConnectOptions) {
 // exchanges nothing; another user, a tampered result or one of another
 // audience gets no result.
 func TestConnectResultPage(t *testing.T) {
-	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false, connTBrand)
+	s := connTStart(t, seal.RandomKeyring(), &MemoryGrants{}, "", false, connTBrand)
 	_, tok := s.token(t, "alice")
 	b := s.browser(t, "alice")
 	callback := s.connect(t, b, tok)
@@ -608,7 +609,7 @@ func TestConnectResultPage(t *testing.T) {
 // link again get the done page that says the Deny ended it (409). The same
 // answer without the nonce cookie records nothing.
 func TestConnectProviderDenied(t *testing.T) {
-	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false, connTBrand)
+	s := connTStart(t, seal.RandomKeyring(), &MemoryGrants{}, "", false, connTBrand)
 	denied := "access_denied"
 	s.providerError.Store(&denied)
 	f, tok := s.token(t, "alice")
@@ -650,7 +651,7 @@ func TestConnectProviderDenied(t *testing.T) {
 // choice: 502, a page that says so with a link to start again (the same
 // connect link), nothing recorded, and starting again works.
 func TestConnectProviderError(t *testing.T) {
-	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false, connTBrand)
+	s := connTStart(t, seal.RandomKeyring(), &MemoryGrants{}, "", false, connTBrand)
 	failure := "temporarily_unavailable"
 	s.providerError.Store(&failure)
 	f, tok := s.token(t, "alice")
@@ -673,7 +674,7 @@ func TestConnectProviderError(t *testing.T) {
 // site; without LoginURL it gets the signed-out page (401). A browser
 // signed in as another account gets 403 with a sign-out link.
 func TestConnectNotSignedIn(t *testing.T) {
-	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false, connTBrand, func(o *ConnectOptions) {
+	s := connTStart(t, seal.RandomKeyring(), &MemoryGrants{}, "", false, connTBrand, func(o *ConnectOptions) {
 		o.LoginURL, o.LoginReturnParam, o.SignOutURL = "/account/login?lang=en", "next", "/account/logout"
 	})
 	f, tok := s.token(t, "alice")
@@ -702,7 +703,7 @@ func TestConnectNotSignedIn(t *testing.T) {
 // about to continue to which provider, sets no cookie and reaches no
 // provider; its Continue link starts the sign-in.
 func TestConnectConfirm(t *testing.T) {
-	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false, connTBrand, func(o *ConnectOptions) { o.Confirm = true })
+	s := connTStart(t, seal.RandomKeyring(), &MemoryGrants{}, "", false, connTBrand, func(o *ConnectOptions) { o.Confirm = true })
 	_, tok := s.token(t, "alice")
 	b := s.browser(t, "alice")
 	resp, err := b.Get(s.url + "/connect?flow=" + url.QueryEscape(tok))
@@ -762,7 +763,7 @@ func TestConnectPages(t *testing.T) {
 	}()
 
 	custom := template.Must(templates.SignIn().Parse(`{{define "signin-brand"}}<p class="service">Acme Ledger™</p>{{end}}`))
-	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false, func(o *ConnectOptions) { o.Pages = custom })
+	s := connTStart(t, seal.RandomKeyring(), &MemoryGrants{}, "", false, func(o *ConnectOptions) { o.Pages = custom })
 	if code, _, body := connTBody(t, s.browser(t, "alice"), s.url+"/connect?flow=bad"); code != http.StatusBadRequest || !strings.Contains(body, "Acme Ledger™") {
 		t.Fatalf("custom brand: %d %s", code, body)
 	}
@@ -842,7 +843,7 @@ func connTSignOutHref(t *testing.T, body string) string {
 // nothing, with the next step (ask the assistant again), never "You
 // didn't allow access", the opposite of the click just made.
 func TestConnectAllowAfterDeny(t *testing.T) {
-	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false, connTBrand)
+	s := connTStart(t, seal.RandomKeyring(), &MemoryGrants{}, "", false, connTBrand)
 	denied := "access_denied"
 	s.providerError.Store(&denied)
 	f, tok := s.token(t, "alice")
@@ -873,7 +874,7 @@ func TestConnectAllowAfterDeny(t *testing.T) {
 // assistant); while another request holds the flow's claim, it says the
 // sign-in is finishing (reload), not that it is connected.
 func TestConnectDoneSaysConnected(t *testing.T) {
-	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false, connTBrand)
+	s := connTStart(t, seal.RandomKeyring(), &MemoryGrants{}, "", false, connTBrand)
 	_, tok := s.token(t, "alice")
 	b := s.browser(t, "alice")
 	callback := s.connect(t, b, tok)
@@ -908,7 +909,7 @@ func TestConnectDoneSaysConnected(t *testing.T) {
 // has no link to return to; a request path that SameOriginPath refuses
 // gives a sign-out without return.
 func TestConnectSignOutReturnsToTheLink(t *testing.T) {
-	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false, connTBrand, func(o *ConnectOptions) {
+	s := connTStart(t, seal.RandomKeyring(), &MemoryGrants{}, "", false, connTBrand, func(o *ConnectOptions) {
 		o.LoginURL, o.LoginReturnParam, o.SignOutURL, o.Confirm = "/account/login", "next", "/account/logout?lang=en", true
 	})
 	_, tok := s.token(t, "alice")
@@ -949,7 +950,7 @@ func TestConnectSignOutReturnsToTheLink(t *testing.T) {
 // oldest loses its nonce (other-browser, 403). A cookie of an earlier
 // release (one sign-in) still finishes its sign-in.
 func TestConnectTwoTabs(t *testing.T) {
-	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false, connTBrand)
+	s := connTStart(t, seal.RandomKeyring(), &MemoryGrants{}, "", false, connTBrand)
 	b := s.browser(t, "alice")
 	_, tokA := s.token(t, "alice")
 	_, tokB := s.token(t, "alice")
@@ -1055,7 +1056,7 @@ func (l *connTLog) option(o *ConnectOptions) { o.Logger = slog.New(slog.NewTextH
 func TestConnectDeadEndsLogNoIdentity(t *testing.T) {
 	var logs connTLog
 	denied := "access_denied"
-	s := connTStart(t, RandomKeyring(), &MemoryGrants{}, "", false, connTBrand, logs.option, func(o *ConnectOptions) { o.SignOutURL = "/logout" })
+	s := connTStart(t, seal.RandomKeyring(), &MemoryGrants{}, "", false, connTBrand, logs.option, func(o *ConnectOptions) { o.SignOutURL = "/logout" })
 	f, tok := s.token(t, "alice")
 	connTBody(t, s.browser(t, "mallory"), s.url+"/connect?flow="+url.QueryEscape(tok))
 	b := s.browser(t, "alice")

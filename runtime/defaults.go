@@ -17,7 +17,7 @@ import (
 
 // maxKeptLen bounds the JSON of the valid answers that every re-asked step
 // of a flow keeps as its defaults, besides MaxAnswersLen, so that the
-// state still fits in MaxStateLen; a re-ask whose would not fit goes
+// state still fits in seal.MaxStateLen; a re-ask whose would not fit goes
 // without them.
 const maxKeptLen = 4 << 10
 

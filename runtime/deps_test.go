@@ -1,40 +1,71 @@
 package runtime_test
 
 import (
+	"encoding/json"
 	"os/exec"
 	"strings"
 	"testing"
 )
 
-// allowedImports are the packages of other modules, or of this module, the
-// runtime may import, each with its reason; anything else it imports is
-// the standard library.
-var allowedImports = map[string]string{
-	// The sign-in pages (ConnectHandlers) are prose an author edits, kept
-	// with the rest of elicitgen's prose; the package imports only the
-	// standard library (checked below).
-	"github.com/elicitgen/elicitgen/templates": "the sign-in pages",
-	// AddTool validates a flat tool's arguments itself, with the SDK's own
-	// validator (a dependency of the SDK), its schema resolved once.
-	"github.com/google/jsonschema-go/jsonschema": "argument validation",
-	// The leaves the generator shares: the format rules and the values
-	// generated code and the runtime agree on.
-	"github.com/elicitgen/elicitgen/internal/format":   "the format checks",
-	"github.com/elicitgen/elicitgen/internal/contract": "the version, the round limit, the token argument",
+const module = "github.com/elicitgen/elicitgen/"
+
+// layers is the picture of docs/design.md#layers as a table: every package
+// of the module that servers link, with its layer. A package imports only
+// packages of lower layers (never its own layer: no sideways arrows, so the
+// transport cannot import tasks) and, from other modules, only what its
+// row's external list allows; the standard library is always allowed.
+var layers = map[string]struct {
+	layer    int
+	external []string // module path prefixes
+}{
+	// Leaves: the standard library only. The generator shares format,
+	// contract and templates; seal is the key ring and sealed states.
+	"internal/format":   {0, nil},
+	"internal/contract": {0, nil},
+	"internal/seal":     {0, nil},
+	"templates":         {0, nil},
+
+	// The interpreter of step tables, on the SDK.
+	"runtime": {1, []string{sdk, jsonschema}},
+
+	// What servers import.
+	"runtime/redisstore": {3, []string{"github.com/redis/go-redis/v9"}},
 }
 
-// goList returns the direct imports of pkg.
-func goList(t *testing.T, pkg string) []string {
+const (
+	sdk        = "github.com/modelcontextprotocol/go-sdk/"
+	jsonschema = "github.com/google/jsonschema-go/"
+)
+
+// generator is the generator's side: it shares only the leaves with the
+// runtime.
+var generator = map[string]bool{"gen": true, "cmd/elicitgen": true}
+
+type listed struct {
+	ImportPath string
+	Imports    []string
+}
+
+// goListAll returns every package of the module, with its direct imports.
+func goListAll(t *testing.T) []listed {
 	t.Helper()
-	out, err := exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, pkg).CombinedOutput()
+	out, err := exec.Command("go", "list", "-json=ImportPath,Imports", module+"...").Output()
 	if err != nil {
-		t.Fatalf("go list %s: %v\n%s", pkg, err, out)
+		t.Fatalf("go list: %v", err)
 	}
-	imports := strings.Fields(string(out))
-	if len(imports) == 0 && pkg == "." {
-		t.Fatalf("no imports listed for %s", pkg) // go list failed quietly
+	var pkgs []listed
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p listed
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
 	}
-	return imports
+	if len(pkgs) < len(layers) {
+		t.Fatalf("go list found %d packages", len(pkgs))
+	}
+	return pkgs
 }
 
 // stdlib reports whether imp is a standard library package.
@@ -43,21 +74,68 @@ func stdlib(imp string) bool {
 	return !strings.Contains(first, ".")
 }
 
-// TestImportsOnlySDKAndStdlib pins the runtime's direct imports: the
-// standard library, the Go MCP SDK and allowedImports, nothing else (no
-// generator packages, no other modules); the allowed packages of this
-// module import only the standard library.
-func TestImportsOnlySDKAndStdlib(t *testing.T) {
-	for _, imp := range goList(t, ".") {
-		_, allowed := allowedImports[imp]
-		if !stdlib(imp) && !allowed && !strings.HasPrefix(imp, "github.com/modelcontextprotocol/go-sdk/") {
-			t.Errorf("runtime imports %s", imp)
+// TestImportsPointDown holds the layer picture: every import between the
+// module's server packages points to a lower layer, every other module's
+// package is one its row allows, and no server package imports the
+// generator or a package of tests and tools.
+func TestImportsPointDown(t *testing.T) {
+	seen := 0
+	for _, p := range goListAll(t) {
+		name := strings.TrimPrefix(p.ImportPath, module)
+		row, ok := layers[name]
+		if !ok {
+			continue // examples, bench, the generator, test tools: checked below
+		}
+		seen++
+		for _, imp := range p.Imports {
+			checkImport(t, name, row.layer, row.external, imp)
 		}
 	}
-	for pkg := range allowedImports {
-		for _, imp := range goList(t, pkg) {
-			if !stdlib(imp) {
-				t.Errorf("%s, which the runtime imports, imports %s", pkg, imp)
+	if seen != len(layers) {
+		t.Errorf("%d of the %d packages of the table exist", seen, len(layers))
+	}
+}
+
+// checkImport reports imp when package name, of layer, may not import it.
+func checkImport(t *testing.T, name string, layer int, external []string, imp string) {
+	t.Helper()
+	if stdlib(imp) {
+		return
+	}
+	if dep, ok := strings.CutPrefix(imp, module); ok {
+		row, known := layers[dep]
+		switch {
+		case !known:
+			t.Errorf("%s imports %s, which is not a package servers link (add it to the table of layers)", name, dep)
+		case row.layer >= layer:
+			t.Errorf("%s (layer %d) imports %s (layer %d): imports point down the layers", name, layer, dep, row.layer)
+		}
+		return
+	}
+	for _, prefix := range external {
+		if strings.HasPrefix(imp+"/", prefix) {
+			return
+		}
+	}
+	t.Errorf("%s imports %s, a module its row does not allow", name, imp)
+}
+
+// TestGeneratorSharesOnlyLeaves: gen and the command import, from the
+// runtime's side, only the leaves (so the generator links no server stack;
+// cmd/elicitgen's TestGeneratorLinksNoServerStack checks the whole build).
+func TestGeneratorSharesOnlyLeaves(t *testing.T) {
+	for _, p := range goListAll(t) {
+		name := strings.TrimPrefix(p.ImportPath, module)
+		if !generator[name] {
+			continue
+		}
+		for _, imp := range p.Imports {
+			dep, ok := strings.CutPrefix(imp, module)
+			if !ok {
+				continue
+			}
+			if row, server := layers[dep]; server && row.layer > 0 {
+				t.Errorf("%s imports %s, a server package", name, dep)
 			}
 		}
 	}

@@ -31,7 +31,7 @@ const (
 // [HTTPOptions.MaxRequestBodyBytes] is zero: 256 KiB, where the SDK alone
 // would accept 4 MiB. It is what the largest legitimate request needs, with
 // room to spare: a tools/call retry carries one requestState (at most
-// [MaxStateLen], 64 KiB), the answers of one round (a form's content, which
+// [seal.MaxStateLen], 64 KiB), the answers of one round (a form's content, which
 // the next state must hold again, so in practice under another 64 KiB), the
 // tool's arguments (bound into the state by digest; elicitgen tools take a
 // few short fields) and the JSON-RPC envelope and _meta (well under 1 KiB).

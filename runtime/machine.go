@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/contract"
+	"github.com/elicitgen/elicitgen/internal/seal"
 )
 
 // Mode is how a step asks: a form or a URL.
@@ -155,9 +156,9 @@ type Flow struct {
 // ToolOptions configure a tool's machine. The zero value is usable.
 type ToolOptions struct {
 	// Keys seal requestState. Nil: the process-wide keyring from
-	// ELICITGEN_STATE_KEYS (see DefaultKeyring).
-	Keys *Keyring
-	// TTL is how long a sealed state stays valid; 0 means DefaultStateTTL.
+	// ELICITGEN_STATE_KEYS (see seal.DefaultKeyring).
+	Keys *seal.Keyring
+	// TTL is how long a sealed state stays valid; 0 means seal.DefaultStateTTL.
 	TTL time.Duration
 	// MaxAttempts bounds how often one step is asked again after invalid
 	// content; 0 means 3.
@@ -230,7 +231,7 @@ type ToolOptions struct {
 
 // DefaultLegacyAnswerWait is how long a 2025-11-25 call waits for the
 // answer to one question by default: as long as a state lives.
-const DefaultLegacyAnswerWait = DefaultStateTTL
+const DefaultLegacyAnswerWait = seal.DefaultStateTTL
 
 // Machine drives the steps of one tool (Call), prompt (GetPrompt, see
 // NewPromptMachine) or resource (ReadResource, see NewResourceMachine) over
@@ -268,10 +269,10 @@ func newMachine(k kind, name string, steps []Step, flow hooks, opts *ToolOptions
 		m.opts = *opts
 	}
 	if m.opts.Keys == nil {
-		m.opts.Keys = DefaultKeyring()
+		m.opts.Keys = seal.DefaultKeyring()
 	}
 	if m.opts.TTL == 0 {
-		m.opts.TTL = DefaultStateTTL
+		m.opts.TTL = seal.DefaultStateTTL
 	}
 	if m.opts.MaxAttempts == 0 {
 		m.opts.MaxAttempts = 3
@@ -354,7 +355,7 @@ type call struct {
 	ctx    context.Context
 	req    *request
 	args   any
-	bind   Binding
+	bind   seal.Binding
 	now    time.Time
 	legacy bool
 	round  uint32 // input_required results of this flow so far
@@ -442,7 +443,7 @@ func (c *call) missingTasks() *jsonrpc.Error {
 
 // open binds the call and opens its requestState, if any.
 func (m *Machine) open(ctx context.Context, req *request, args any) (*call, error) {
-	bind := Binding{Tool: m.tool, ArgsDigest: DigestArguments(req.Params.Arguments), Principal: m.principal(req), Audience: m.opts.Audience}
+	bind := seal.Binding{Tool: m.tool, ArgsDigest: seal.DigestArguments(req.Params.Arguments), Principal: m.principal(req), Audience: m.opts.Audience}
 	c := &call{
 		m: m, ctx: context.WithValue(ctx, principalKey{}, bind.Principal), req: req, args: args,
 		bind: bind, now: m.opts.Now(), legacy: isLegacy(req),
@@ -455,7 +456,7 @@ func (m *Machine) open(ctx context.Context, req *request, args any) (*call, erro
 	round, payload, err := m.opts.Keys.Open(bind, s, c.now)
 	if err != nil {
 		m.opts.Logger.Debug("elicitgen: requestState rejected", "tool", m.tool)
-		return nil, err
+		return nil, ErrInvalidState
 	}
 	st := &c.st
 	if err := json.Unmarshal(payload, st); err != nil || st.Step < 0 || st.Step > len(m.steps) ||
@@ -521,7 +522,7 @@ func (c *call) ask(asking []int) (mcp.Result, error) {
 		return toolError(fmt.Sprintf("%s: no answer after %d rounds of questions; call the tool again to start over", m.steps[c.st.Step].Key, c.round)), nil
 	}
 	if c.st.ID == "" {
-		c.st.ID = newFlowID()
+		c.st.ID = seal.NewFlowID()
 	}
 	c.round++
 	requests := make(mcp.InputRequestMap, len(asking))
@@ -673,8 +674,8 @@ func (c *call) params(j int) (*mcp.ElicitParams, error) {
 		return p, nil
 	}
 	if c.st.Flow == "" {
-		flow := newFlowID()
-		token, err := m.opts.Keys.SealFlow(ConnectFlow{ID: flow, Subject: c.bind.Principal, Tool: m.tool, Step: step.Key}, m.opts.Audience, c.now, m.opts.TTL)
+		flow := seal.NewFlowID()
+		token, err := m.opts.Keys.SealFlow(seal.ConnectFlow{ID: flow, Subject: c.bind.Principal, Tool: m.tool, Step: step.Key}, m.opts.Audience, c.now, m.opts.TTL)
 		if err != nil {
 			m.opts.Logger.Warn("elicitgen: cannot seal a flow token", "tool", m.tool, "err", err)
 			return nil, ErrInternal
@@ -829,7 +830,7 @@ func (c *call) invalid(j int, reason string) {
 }
 
 // MaxAnswersLen bounds the JSON of the answers a flow keeps between
-// rounds, so that its state always fits in MaxStateLen: an answer that
+// rounds, so that its state always fits in seal.MaxStateLen: an answer that
 // would pass it is asked again with the reason.
 const MaxAnswersLen = 32 << 10
 
@@ -1117,4 +1118,23 @@ func ToolError(text string) *mcp.CallToolResult { return toolError(text) }
 // Text is a complete result with one text content.
 func Text(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// ErrInvalidState is the error [seal.Keyring.Open] returns for every state it
+// rejects, whatever the reason (malformed, tampered, bound to another tool
+// call or principal, sealed by an unknown key, or expired), so that no detail
+// leaks to the client. It is a JSON-RPC "invalid params" error that the MCP
+// SDK sends to the client as is.
+//
+// It is shared: do not modify it. Use [IsInvalidState] to test for it, not
+// errors.Is (jsonrpc errors compare equal by code alone).
+var ErrInvalidState = &jsonrpc.Error{
+	Code:    jsonrpc.CodeInvalidParams,
+	Message: "invalid or expired requestState",
+}
+
+// IsInvalidState reports whether err is, or wraps, [ErrInvalidState].
+func IsInvalidState(err error) bool {
+	var je *jsonrpc.Error
+	return errors.As(err, &je) && je.Code == ErrInvalidState.Code && je.Message == ErrInvalidState.Message
 }

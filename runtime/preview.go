@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/contract"
+	"github.com/elicitgen/elicitgen/internal/seal"
 )
 
 // Preview, then confirm: the path with no one there for a confirmation.
@@ -64,8 +65,8 @@ type previewGrant struct {
 // previewBinding is what a token of tool is bound to: the tool (under a
 // name no requestState or flow token has), the arguments without the
 // token, the principal and the audience.
-func previewBinding(tool string, bind Binding, args json.RawMessage) Binding {
-	return Binding{Tool: "elicitgen/preview:" + tool, ArgsDigest: DigestArguments(args), Principal: bind.Principal, Audience: bind.Audience}
+func previewBinding(tool string, bind seal.Binding, args json.RawMessage) seal.Binding {
+	return seal.Binding{Tool: "elicitgen/preview:" + tool, ArgsDigest: seal.DigestArguments(args), Principal: bind.Principal, Audience: bind.Audience}
 }
 
 // splitPreviewToken returns the token argument of raw, if any, and the
@@ -107,14 +108,14 @@ func (m *Machine) hasPreview(j int) bool {
 
 // previewArgs splits the call's arguments: the confirmation token, if
 // present, and the binding of a token for the other arguments.
-func (c *call) previewArgs() (token string, present bool, bind Binding) {
+func (c *call) previewArgs() (token string, present bool, bind seal.Binding) {
 	token, present, rest := splitPreviewToken(c.req.Params.Arguments)
 	return token, present, previewBinding(c.m.tool, c.bind, rest)
 }
 
 // openPreview opens token under bind: its grant, and whether it is a
 // valid token for step j.
-func (c *call) openPreview(bind Binding, token string, j int) (previewGrant, bool) {
+func (c *call) openPreview(bind seal.Binding, token string, j int) (previewGrant, bool) {
 	var g previewGrant
 	_, payload, err := c.m.opts.Keys.Open(bind, token, c.now)
 	ok := err == nil && json.Unmarshal(payload, &g) == nil && g.Step == j && g.Flow != ""
@@ -140,7 +141,7 @@ func (c *call) preview(j int) (handled bool, res mcp.Result, err error) {
 		return true, nil, nil
 	}
 	text := m.flow.Preview(c.ctx, c.req, c.args, j, c.st.Answers)
-	payload, err := json.Marshal(previewGrant{Flow: newFlowID(), Step: j})
+	payload, err := json.Marshal(previewGrant{Flow: seal.NewFlowID(), Step: j})
 	if err != nil {
 		return true, nil, ErrInternal
 	}

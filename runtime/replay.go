@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/elicitgen/elicitgen/internal/seal"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -195,7 +196,7 @@ func DefaultReplayGuard() ReplayGuard { return defaultReplay }
 
 // flowClaimID names a flow for the replay guard: its identity (random,
 // from its first round) under its tool and binding.
-func flowClaimID(tool string, b Binding, flow string) string {
+func flowClaimID(tool string, b seal.Binding, flow string) string {
 	h := sha256.New()
 	h.Write([]byte("elicitgen flow v1\x00"))
 	for _, s := range []string{tool, string(b.ArgsDigest[:]), b.Principal, b.Audience, flow} {

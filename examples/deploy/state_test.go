@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/mcptest"
+	"github.com/elicitgen/elicitgen/internal/seal"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
@@ -87,7 +88,7 @@ func TestStateIsSealedAndBound(t *testing.T) {
 	}
 	// The state is ciphertext: what it carries (the answer "prod", the
 	// flow's identity), read back by opening it, is nowhere in its bytes.
-	wantSealed(t, second.RequestState, elicitrt.Binding{Tool: "deploy", ArgsDigest: elicitrt.DigestArguments(json.RawMessage(`{"service":"api"}`))}, now, `"environment":"prod"`)
+	wantSealed(t, second.RequestState, elicitrt.Binding{Tool: "deploy", ArgsDigest: seal.DigestArguments(json.RawMessage(`{"service":"api"}`))}, now, `"environment":"prod"`)
 	// An instance with a different key cannot open it.
 	stranger, _ := elicitrt.NewKeyring([]byte("fedcba9876543210fedcba9876543210"))
 	_, err = retry(manual(t, &elicitrt.ToolOptions{Keys: stranger, Now: clock}), args, s, answer)

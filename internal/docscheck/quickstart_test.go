@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/mcptest"
+	"github.com/elicitgen/elicitgen/internal/seal"
 	"github.com/elicitgen/elicitgen/internal/testmod"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
@@ -126,7 +127,7 @@ func TestQuickStart(t *testing.T) {
 	})
 	t.Run("stdio", func(t *testing.T) {
 		cmd := exec.Command(bin)
-		cmd.Env = append(os.Environ(), elicitrt.KeysEnv+"="+elicitrt.GenerateKey())
+		cmd.Env = append(os.Environ(), elicitrt.KeysEnv+"="+seal.GenerateKey())
 		quickStartOrder(t, &mcp.CommandTransport{Command: cmd}, nil)
 	})
 }
@@ -146,7 +147,7 @@ func goCmd(t *testing.T, dir string, args ...string) {
 func startHTTP(t *testing.T, bin string) string {
 	t.Helper()
 	cmd := exec.Command(bin, "-http", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), elicitrt.KeysEnv+"="+elicitrt.GenerateKey())
+	cmd.Env = append(os.Environ(), elicitrt.KeysEnv+"="+seal.GenerateKey())
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/elicitgen/elicitgen/internal/seal"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
@@ -53,10 +54,10 @@ func (g *Grants) flowKey(flowID string) string { return g.o.Prefix + "flow:" + f
 // ClaimFlow implements elicitrt.GrantStore: one atomic set-if-absent of
 // PREFIX flow:FLOWID, which holds the done record once the flow finished,
 // so a finished flow is never claimed again. The claim lasts ttl
-// (elicitrt.DefaultStateTTL when ttl <= 0: never without expiry).
+// (seal.DefaultStateTTL when ttl <= 0: never without expiry).
 func (g *Grants) ClaimFlow(ctx context.Context, flowID string, ttl time.Duration) (bool, error) {
 	if ttl <= 0 {
-		ttl = elicitrt.DefaultStateTTL
+		ttl = seal.DefaultStateTTL
 	}
 	claimed, err := call(ctx, &g.o, func(ctx context.Context) (bool, error) {
 		return claim(ctx, g.c, g.flowKey(flowID), flowClaimed+newToken(), ttl)
@@ -141,7 +142,7 @@ func (g *Grants) FlowSubject(ctx context.Context, flowID string) (string, bool, 
 
 // PutGrant implements elicitrt.GrantStore: the grant, sealed, under
 // PREFIX grant:DIGEST for ttl (ttl 0: Options.GrantTTL). A grant longer
-// than elicitrt.MaxPayloadLen is an error.
+// than seal.MaxPayloadLen is an error.
 func (g *Grants) PutGrant(ctx context.Context, subject, name string, grant []byte, ttl time.Duration) error {
 	if ttl <= 0 {
 		ttl = g.o.GrantTTL
@@ -192,18 +193,18 @@ func errUnknownFormat(o *Options, what, v string) error {
 
 // grantKey names a grant by the digest of its user and step: no user id
 // in key names.
-func (g *Grants) grantKey(b *elicitrt.Binding) string {
+func (g *Grants) grantKey(b *seal.Binding) string {
 	return g.o.Prefix + "grant:" + base64.RawURLEncoding.EncodeToString(b.ArgsDigest[:])
 }
 
 // flowBinding is what a flow's done record is sealed under.
-func flowBinding(flowID string) elicitrt.Binding {
-	return elicitrt.Binding{Tool: flowRecordTool, ArgsDigest: digest("elicitgen flow record v1", flowID)}
+func flowBinding(flowID string) seal.Binding {
+	return seal.Binding{Tool: flowRecordTool, ArgsDigest: digest("elicitgen flow record v1", flowID)}
 }
 
 // grantBinding is what subject's grant under name is sealed under.
-func grantBinding(subject, name string) elicitrt.Binding {
-	return elicitrt.Binding{Tool: grantTool, ArgsDigest: digest("elicitgen grant v1", subject, name)}
+func grantBinding(subject, name string) seal.Binding {
+	return seal.Binding{Tool: grantTool, ArgsDigest: digest("elicitgen grant v1", subject, name)}
 }
 
 // digest hashes domain and parts, each length-prefixed.

@@ -35,7 +35,7 @@
 //	         v1:done:SEALED           done; SEALED: the user, sealed
 //	grant    v1:SEALED                the grant, sealed
 //	task     v1:SEALED[,SEALED...]    the record's JSON, sealed in parts of
-//	                                  at most elicitrt.MaxPayloadLen bytes
+//	                                  at most seal.MaxPayloadLen bytes
 //
 // SEALED is a [elicitrt.Keyring.Seal] of the value under a binding that
 // names the record (the flow, the user and step, or the task id and its

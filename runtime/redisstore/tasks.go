@@ -13,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/elicitgen/elicitgen/internal/seal"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
@@ -61,19 +62,19 @@ func (s *Tasks) key(id string) string { return s.o.Prefix + "task:" + id }
 
 // taskBinding is what the n parts of task id's record are sealed under:
 // part i carries round i, so parts neither move nor go missing.
-func taskBinding(id string, n int) elicitrt.Binding {
-	return elicitrt.Binding{Tool: taskRecordTool, ArgsDigest: digest("elicitgen task record v1", id, strconv.Itoa(n))}
+func taskBinding(id string, n int) seal.Binding {
+	return seal.Binding{Tool: taskRecordTool, ArgsDigest: digest("elicitgen task record v1", id, strconv.Itoa(n))}
 }
 
 // seal returns rec's stored value: "v1:" and its JSON, sealed in parts of
-// at most elicitrt.MaxPayloadLen bytes joined by commas (one part unless
+// at most seal.MaxPayloadLen bytes joined by commas (one part unless
 // a result is large).
 func (s *Tasks) seal(rec *elicitrt.TaskRecord) (string, error) {
 	js, err := json.Marshal(rec)
 	if err != nil {
 		return "", err
 	}
-	const part = elicitrt.MaxPayloadLen
+	const part = seal.MaxPayloadLen
 	n := max(1, (len(js)+part-1)/part)
 	b := taskBinding(rec.ID, n)
 	now := s.o.Now()

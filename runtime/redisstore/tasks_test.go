@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/elicitgen/elicitgen/internal/redistest"
+	"github.com/elicitgen/elicitgen/internal/seal"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
@@ -275,7 +276,7 @@ func TestTaskStoreContract(t *testing.T) {
 				if err := a.Create(ctx, newTaskRecord("big", time.Hour)); err != nil {
 					t.Fatal(err)
 				}
-				result := `{"content":[{"type":"text","text":"` + strings.Repeat("x", 3*elicitrt.MaxPayloadLen) + `"}]}`
+				result := `{"content":[{"type":"text","text":"` + strings.Repeat("x", 3*seal.MaxPayloadLen) + `"}]}`
 				if _, err := a.Update(ctx, "big", func(r *elicitrt.TaskRecord) error {
 					r.Status, r.Result = elicitrt.TaskCompleted, json.RawMessage(result)
 					return nil

@@ -1,4 +1,4 @@
-package runtime
+package seal
 
 import (
 	"bytes"
@@ -13,8 +13,6 @@ import (
 	"sync"
 	"time"
 	"unsafe"
-
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // A sealed requestState has the form
@@ -58,24 +56,12 @@ const DefaultStateTTL = 10 * time.Minute
 // minEncLen is the shortest possible encoded state (without prefix).
 var minEncLen = b64EncodedLen(stateOverhead)
 
-// ErrInvalidState is the error [Keyring.Open] returns for every state it
+// ErrInvalid is the error [Keyring.Open] returns for every state it
 // rejects, whatever the reason (malformed, tampered, bound to another tool
 // call or principal, sealed by an unknown key, or expired), so that no detail
-// leaks to the client. It is a JSON-RPC "invalid params" error that the MCP
-// SDK sends to the client as is.
-//
-// It is shared: do not modify it. Use [IsInvalidState] to test for it, not
-// errors.Is (jsonrpc errors compare equal by code alone).
-var ErrInvalidState = &jsonrpc.Error{
-	Code:    jsonrpc.CodeInvalidParams,
-	Message: "invalid or expired requestState",
-}
-
-// IsInvalidState reports whether err is, or wraps, [ErrInvalidState].
-func IsInvalidState(err error) bool {
-	var je *jsonrpc.Error
-	return errors.As(err, &je) && je.Code == ErrInvalidState.Code && je.Message == ErrInvalidState.Message
-}
+// leaks. The machine answers a client with its own JSON-RPC error in its
+// place (elicitimpl's ErrInvalidState).
+var ErrInvalid = errors.New("invalid or expired requestState")
 
 // Binding is what a sealed state is bound to. A state opens only under the
 // same Binding it was sealed with.
@@ -215,11 +201,11 @@ func putScratch(p *[]byte) {
 // returns the round and payload given to Seal. The payload is a new slice
 // owned by the caller.
 //
-// Every failure returns [ErrInvalidState] and nothing else.
+// Every failure returns [ErrInvalid] and nothing else.
 func (k *Keyring) Open(b Binding, state string, now time.Time) (round uint32, payload []byte, err error) {
 	round, payload, r := k.open(&b, state, now)
 	if r != openOK {
-		return 0, nil, ErrInvalidState
+		return 0, nil, ErrInvalid
 	}
 	return round, payload, nil
 }

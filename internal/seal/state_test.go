@@ -1,4 +1,4 @@
-package runtime
+package seal
 
 import (
 	"bytes"
@@ -8,7 +8,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -16,8 +15,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // testKey returns a deterministic 32-byte key derived from seed.
@@ -67,22 +64,8 @@ func encodeState(raw []byte) string {
 // checkInvalidStateErr verifies err is exactly the opaque rejection error.
 func checkInvalidStateErr(tb testing.TB, err error) {
 	tb.Helper()
-	if err == nil {
-		tb.Fatal("error is nil, want ErrInvalidState")
-	}
-	je, ok := err.(*jsonrpc.Error) // the SDK type-asserts, so it must be unwrapped
-	if !ok {
-		tb.Fatalf("error %T %v is not an unwrapped *jsonrpc.Error", err, err)
-	}
-	var as *jsonrpc.Error
-	if !errors.As(err, &as) {
-		tb.Fatalf("errors.As(%v, *jsonrpc.Error) = false", err)
-	}
-	if je.Code != -32602 || je.Message != "invalid or expired requestState" || len(je.Data) != 0 {
-		tb.Fatalf("error = {%d %q %s}, want {-32602 %q <nil>}", je.Code, je.Message, je.Data, "invalid or expired requestState")
-	}
-	if err != error(ErrInvalidState) || !IsInvalidState(err) {
-		tb.Fatalf("error is not the shared ErrInvalidState value")
+	if err != ErrInvalid {
+		tb.Fatalf("error = %v, want the shared ErrInvalid value", err)
 	}
 }
 
@@ -429,22 +412,6 @@ func TestKeyRotation(t *testing.T) {
 	// The old ring never had the new key; the retired ring dropped the old one.
 	assertRejected(t, oldRing, testBinding, newState, testNow, openUnknownKey)
 	assertRejected(t, retired, testBinding, oldState, testNow, openUnknownKey)
-}
-
-func TestErrInvalidState(t *testing.T) {
-	checkInvalidStateErr(t, ErrInvalidState)
-	if !IsInvalidState(fmt.Errorf("wrapped: %w", ErrInvalidState)) {
-		t.Error("IsInvalidState(wrapped) = false")
-	}
-	if IsInvalidState(nil) || IsInvalidState(errors.New("invalid or expired requestState")) ||
-		IsInvalidState(&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "other"}) ||
-		IsInvalidState(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: ErrInvalidState.Message}) {
-		t.Error("IsInvalidState accepts other errors")
-	}
-	wire, err := json.Marshal(ErrInvalidState)
-	if err != nil || string(wire) != `{"code":-32602,"message":"invalid or expired requestState"}` {
-		t.Errorf("wire form %s, %v", wire, err)
-	}
 }
 
 func TestKeyringConcurrentUse(t *testing.T) {

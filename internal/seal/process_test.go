@@ -1,4 +1,4 @@
-package runtime
+package seal
 
 import (
 	"encoding/base64"
