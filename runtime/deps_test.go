@@ -26,9 +26,10 @@ var layers = map[string]struct {
 	"templates":         {0, nil},
 
 	// The interpreter of step tables, on the SDK.
-	"runtime": {1, []string{sdk, jsonschema}},
+	"internal/machine": {1, []string{sdk, jsonschema}},
 
 	// What servers import.
+	"runtime":            {3, []string{sdk}},
 	"runtime/redisstore": {3, []string{"github.com/redis/go-redis/v9"}},
 }
 

@@ -13,7 +13,7 @@
 //	guard := redisstore.NewReplayGuard(client, nil)
 //	grants, err := redisstore.NewGrants(client, &redisstore.Options{Keys: keys})
 //	tasks, err := redisstore.NewTasks(client, &redisstore.Options{Keys: keys})
-//	opts := &elicitrt.ToolOptions{Keys: keys, Replay: guard, Grants: grants, Tasks: tasks}
+//	opts := &machine.ToolOptions{Keys: keys, Replay: guard, Grants: grants, Tasks: tasks}
 //
 // # Keys and records
 //
@@ -37,7 +37,7 @@
 //	task     v1:SEALED[,SEALED...]    the record's JSON, sealed in parts of
 //	                                  at most seal.MaxPayloadLen bytes
 //
-// SEALED is a [elicitrt.Keyring.Seal] of the value under a binding that
+// SEALED is a [seal.Keyring.Seal] of the value under a binding that
 // names the record (the flow, the user and step, or the task id and its
 // number of parts), so a sealed value opens only under its own key:
 // grants, users and the answers a task holds are encrypted at rest, and a
@@ -80,10 +80,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/elicitgen/elicitgen/internal/seal"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
-
-	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
 // URLEnv is the documented name of the environment variable that holds the
@@ -119,7 +118,7 @@ type Options struct {
 	// (ELICITGEN_STATE_KEYS). Dropping a key from the ring makes what it
 	// sealed unreadable: a grant reads as absent, and the user signs in
 	// again; a task reads as gone.
-	Keys *elicitrt.Keyring
+	Keys *seal.Keyring
 	// GrantTTL is the lifetime of a grant stored with ttl 0 ("no expiry"),
 	// DefaultGrantTTL when zero.
 	GrantTTL time.Duration

@@ -6,10 +6,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/internal/machine"
 )
 
-// ReplayGuard is an elicitrt.ReplayGuard on Redis: instances sharing one
+// ReplayGuard is an machine.ReplayGuard on Redis: instances sharing one
 // Redis (and one Options.Prefix) complete a flow that answered a `once`
 // step once between them.
 type ReplayGuard struct {
@@ -17,7 +17,7 @@ type ReplayGuard struct {
 	o Options
 }
 
-var _ elicitrt.ReplayGuard = (*ReplayGuard)(nil)
+var _ machine.ReplayGuard = (*ReplayGuard)(nil)
 
 // NewReplayGuard returns the replay guard on c. o may be nil; its Keys
 // are not used.
@@ -25,16 +25,16 @@ func NewReplayGuard(c redis.UniversalClient, o *Options) *ReplayGuard {
 	return &ReplayGuard{c: c, o: o.withDefaults()}
 }
 
-// Claim implements elicitrt.ReplayGuard: one atomic set-if-absent of
+// Claim implements machine.ReplayGuard: one atomic set-if-absent of
 // PREFIX replay:ID, expiring after ttl (rounded up to a millisecond); a
-// ttl that is not positive is refused with elicitrt.ErrClaimNoTime.
+// ttl that is not positive is refused with machine.ErrClaimNoTime.
 // Of concurrent claims of one id, on any instances, exactly one reports
 // first. A claim whose reply was lost and retried still reports first:
 // the value is this claim's random token. When Redis does not answer, the
 // error wraps ErrUnavailable and the flow does not complete.
 func (g *ReplayGuard) Claim(ctx context.Context, id string, ttl time.Duration) (bool, error) {
 	if ttl <= 0 {
-		return false, elicitrt.ErrClaimNoTime
+		return false, machine.ErrClaimNoTime
 	}
 	first, err := call(ctx, &g.o, func(ctx context.Context) (bool, error) {
 		return claim(ctx, g.c, g.o.Prefix+"replay:"+id, formatV1+newToken(), ttl)

@@ -13,11 +13,11 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/seal"
-	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
-// Tasks is an elicitrt.TaskStore on Redis: the tasks of every instance
+// Tasks is an machine.TaskStore on Redis: the tasks of every instance
 // sharing one Redis (and one Options.Prefix), so that any instance answers
 // tasks/get, tasks/update and tasks/cancel for a task another one runs,
 // and the instance running it learns of an answer or a cancel at once.
@@ -35,7 +35,7 @@ type Tasks struct {
 	hub hub
 }
 
-var _ elicitrt.TaskStore = (*Tasks)(nil)
+var _ machine.TaskStore = (*Tasks)(nil)
 
 // NewTasks returns the task store on c. o.Keys is required: the records
 // are sealed with it.
@@ -69,7 +69,7 @@ func taskBinding(id string, n int) seal.Binding {
 // seal returns rec's stored value: "v1:" and its JSON, sealed in parts of
 // at most seal.MaxPayloadLen bytes joined by commas (one part unless
 // a result is large).
-func (s *Tasks) seal(rec *elicitrt.TaskRecord) (string, error) {
+func (s *Tasks) seal(rec *machine.TaskRecord) (string, error) {
 	js, err := json.Marshal(rec)
 	if err != nil {
 		return "", err
@@ -97,7 +97,7 @@ func (s *Tasks) seal(rec *elicitrt.TaskRecord) (string, error) {
 // open returns the record stored as v under task id, or nil when it has
 // expired or does not open (logged: the key ring lost its key, or the
 // value was altered). A value of an unknown format is an error.
-func (s *Tasks) open(id, v string) (*elicitrt.TaskRecord, error) {
+func (s *Tasks) open(id, v string) (*machine.TaskRecord, error) {
 	if !strings.HasPrefix(v, formatV1) {
 		return nil, errUnknownFormat(&s.o, "task record", v)
 	}
@@ -113,11 +113,11 @@ func (s *Tasks) open(id, v string) (*elicitrt.TaskRecord, error) {
 		}
 		js = append(js, payload...)
 	}
-	rec := new(elicitrt.TaskRecord)
+	rec := new(machine.TaskRecord)
 	if err := json.Unmarshal(js, rec); err != nil {
 		return nil, err
 	}
-	if rec.Format > elicitrt.TaskRecordFormat {
+	if rec.Format > machine.TaskRecordFormat {
 		return nil, errUnknownFormat(&s.o, "task record", "v"+strconv.Itoa(rec.Format)+":")
 	}
 	if rec.ID != id || !now.Before(rec.Expires) {
@@ -131,11 +131,11 @@ func (s *Tasks) pxat(t time.Time) int64 {
 	return max(t.UnixMilli(), s.o.Now().UnixMilli()+1)
 }
 
-// Create implements elicitrt.TaskStore: a set-if-absent of PREFIX task:ID
+// Create implements machine.TaskStore: a set-if-absent of PREFIX task:ID
 // expiring at rec.Expires, the record at Version 1. It returns once Redis
 // has the record (every instance reads it from then on); an id in use is
 // an error.
-func (s *Tasks) Create(ctx context.Context, rec *elicitrt.TaskRecord) error {
+func (s *Tasks) Create(ctx context.Context, rec *machine.TaskRecord) error {
 	c := rec.Clone()
 	c.Version = 1
 	v, err := s.seal(c)
@@ -157,8 +157,8 @@ func (s *Tasks) Create(ctx context.Context, rec *elicitrt.TaskRecord) error {
 	return nil
 }
 
-// Get implements elicitrt.TaskStore: one GET.
-func (s *Tasks) Get(ctx context.Context, id string) (*elicitrt.TaskRecord, error) {
+// Get implements machine.TaskStore: one GET.
+func (s *Tasks) Get(ctx context.Context, id string) (*machine.TaskRecord, error) {
 	v, err := call(ctx, &s.o, func(ctx context.Context) (string, error) {
 		return s.c.Get(ctx, s.key(id)).Result()
 	})
@@ -187,13 +187,13 @@ redis.call('PUBLISH', KEYS[1], ARGV[4])
 return 1
 `)
 
-// Update implements elicitrt.TaskStore, optimistically: it reads the
+// Update implements machine.TaskStore, optimistically: it reads the
 // record, applies change to a copy, and writes it back with updateScript
 // only if no other update (on any instance) came in between; if one did,
 // it reads again and calls change again. All the attempts together run
 // under Options.Timeout. A successful update publishes the new version on
 // PREFIX task:ID, which wakes the Waits on every instance.
-func (s *Tasks) Update(ctx context.Context, id string, change func(*elicitrt.TaskRecord) error) (*elicitrt.TaskRecord, error) {
+func (s *Tasks) Update(ctx context.Context, id string, change func(*machine.TaskRecord) error) (*machine.TaskRecord, error) {
 	tctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
 	defer cancel()
 	key := s.key(id)
@@ -233,7 +233,7 @@ func (s *Tasks) Update(ctx context.Context, id string, change func(*elicitrt.Tas
 	}
 }
 
-// Wait implements elicitrt.TaskStore. It subscribes to PREFIX task:ID
+// Wait implements machine.TaskStore. It subscribes to PREFIX task:ID
 // (sharing the store's one subscription connection) and waits until
 // Redis confirms the subscription, then reads the record; if its Version
 // is not past version, it waits for a message on the channel, the

@@ -1,0 +1,496 @@
+package machine
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Wire names used by the router. The SDK keeps its own copies unexported.
+const (
+	httpModernVersion   = "2026-07-28" // first protocol revision without sessions
+	httpVersionHeader   = "Mcp-Protocol-Version"
+	httpSessionHeader   = "Mcp-Session-Id"
+	httpMethodHeader    = "Mcp-Method"
+	httpNameHeader      = "Mcp-Name"
+	httpMethodInit      = "initialize"
+	httpMethodDiscover  = "server/discover"
+	httpMetaProtocolKey = mcp.MetaKeyProtocolVersion
+)
+
+// DefaultMaxRequestBodyBytes is the body limit of an [HTTPHandler] when
+// [HTTPOptions.MaxRequestBodyBytes] is zero: 256 KiB, where the SDK alone
+// would accept 4 MiB. It is what the largest legitimate request needs, with
+// room to spare: a tools/call retry carries one requestState (at most
+// [seal.MaxStateLen], 64 KiB), the answers of one round (a form's content, which
+// the next state must hold again, so in practice under another 64 KiB), the
+// tool's arguments (bound into the state by digest; elicitgen tools take a
+// few short fields) and the JSON-RPC envelope and _meta (well under 1 KiB).
+// A 2025-11-25 client's answer to elicitation/create is smaller still. That
+// sums to about 130 KiB; twice that leaves room for JSON escaping and larger
+// arguments without letting a client make the server buffer megabytes per
+// request. Set MaxRequestBodyBytes explicitly if your own tools take large
+// arguments.
+const DefaultMaxRequestBodyBytes = 256 << 10
+
+// DefaultSessionTimeout is the idle timeout of legacy sessions when
+// [HTTPOptions.SessionTimeout] is zero: 10 minutes, the same as
+// [DefaultLegacyAnswerWait], so that idleness never ends a question a
+// person is still answering before its own wait does, while a session a
+// client abandoned (without DELETE) holds its memory for 10 minutes rather
+// than for the life of the process.
+const DefaultSessionTimeout = 10 * time.Minute
+
+// HTTPRoute says which of the two inner handlers of an [HTTPHandler] serves
+// a request.
+type HTTPRoute uint8
+
+const (
+	// RouteModern is the stateless streamable handler: protocol 2026-07-28
+	// and later (per-request _meta, no sessions, input_required results), and
+	// one-shot requests that name no session.
+	RouteModern HTTPRoute = iota + 1
+	// RouteLegacy is the stateful streamable handler: protocol 2025-11-25 and
+	// earlier (initialize, Mcp-Session-Id, server-to-client
+	// elicitation/create requests on the session).
+	RouteLegacy
+)
+
+// String returns "modern" or "legacy".
+func (r HTTPRoute) String() string {
+	switch r {
+	case RouteModern:
+		return "modern"
+	case RouteLegacy:
+		return "legacy"
+	}
+	return fmt.Sprintf("HTTPRoute(%d)", uint8(r))
+}
+
+// HTTPOptions configures an [HTTPHandler]. The zero value is ready to use.
+// Each field is passed to both inner SDK handlers (see
+// [mcp.StreamableHTTPOptions]) unless it says otherwise.
+type HTTPOptions struct {
+	// Logger receives the SDK's transport logs and, at debug level, one
+	// "mcp route" record per request. Nil means no logging.
+	Logger *slog.Logger
+
+	// JSONResponse makes POST responses application/json instead of
+	// text/event-stream. On legacy sessions the SDK then sends server-to-client
+	// requests (elicitation/create) on the session's standalone GET stream, so
+	// a legacy client that never opens that stream cannot be asked anything.
+	JSONResponse bool
+
+	// SessionTimeout closes legacy (2025-11-25) sessions with no request
+	// for this long, and ends the questions waiting on them. Zero means
+	// [DefaultSessionTimeout] (10 minutes); a negative value keeps sessions
+	// until the client sends DELETE, so that a client that goes away
+	// without one leaves its session (a goroutine and its buffers) for the
+	// life of the process. Modern requests have no session.
+	SessionTimeout time.Duration
+
+	// MaxSessionsPerPrincipal bounds the legacy sessions one principal
+	// (the verified bearer token's UserID) holds at once: a session counts
+	// until its DELETE or its SessionTimeout of idleness, and an initialize
+	// over the bound gets 429 Too Many Requests naming it. Zero means
+	// [DefaultMaxSessionsPerPrincipal] (64); a negative value means no
+	// bound. Sessions opened without a token are not bounded by it.
+	MaxSessionsPerPrincipal int
+
+	// MaxRequestBodyBytes bounds every request body: the copy the router
+	// reads to decide the route and the reads of both inner SDK handlers.
+	// Zero means [DefaultMaxRequestBodyBytes] (256 KiB); a negative value
+	// means no limit. Bodies over the limit get 413 Request Entity Too Large
+	// and reach no server code.
+	MaxRequestBodyBytes int64
+
+	// AllowedOrigins, when not empty, is the list of browser origins
+	// ("https://app.example.com": scheme, host and port if not the default,
+	// no path; compared case-insensitively, a trailing "/" ignored) allowed
+	// to reach the endpoint. A request whose Origin header is not in the list
+	// gets 403 Forbidden before any handler runs or its body is read, on
+	// every method and both routes; "null" (sandboxed frames, file: pages)
+	// passes only if listed. Requests without an Origin header, which is what
+	// non-browser MCP clients send, pass. The MCP transport specification
+	// requires servers to validate Origin; this is the list to validate it
+	// against. Empty (the default) checks nothing here, and the SDK's
+	// localhost protection still applies (see DisableLocalhostProtection).
+	AllowedOrigins []string
+
+	// DisableLocalhostProtection turns off the SDK's DNS-rebinding check
+	// (a request reaching a loopback address with a non-loopback Host header
+	// gets 403). Only for servers behind a proxy that rewrites Host.
+	DisableLocalhostProtection bool
+}
+
+// HTTPHandler is one MCP streamable HTTP endpoint that serves clients of
+// both protocol eras by routing each request to one of two SDK handlers: a
+// stateless one for the modern protocol (2026-07-28 and later) and a stateful
+// one for the legacy protocol (2025-11-25 and earlier). See [NewHTTPHandler]
+// for the routing rules.
+type HTTPHandler struct {
+	modern *mcp.StreamableHTTPHandler // Stateless: true
+	legacy *mcp.StreamableHTTPHandler // Stateless: false
+	// sessions end the questions waiting on legacy sessions that are
+	// deleted or idle (see elicitLegacy).
+	sessions *legacySessions
+	maxBody  int64           // < 0: unlimited
+	logger   *slog.Logger    // nil: no route logging
+	origins  map[string]bool // nil: any Origin; keys as httpNormalOrigin
+	// getServer and localhostProtection serve the task status streams
+	// (tasklisten.go), which do not reach the SDK's handlers.
+	getServer           func(*http.Request) *mcp.Server
+	localhostProtection bool
+}
+
+// NewHTTPHandler returns an [HTTPHandler] serving the servers that getServer
+// returns, over one endpoint, to clients of both protocol eras.
+//
+// Why two inner handlers: go-sdk v1.8.0 accepts 2026-07-28 requests only on a
+// stateless handler (a stateful one rejects them with -32022 and HTTP 400),
+// while a stateless handler cannot send server-to-client requests, so a
+// legacy client on it could never be asked for input. The SDK calls
+// getServer on every request (to check the protocol version header) and again
+// whenever it opens a session, which every modern request does (a throwaway
+// one), so it should be cheap; it may return the same *mcp.Server every time,
+// and returning nil answers 400.
+//
+// Routing rules, applied in order; the first that matches decides:
+//
+//  1. A request that is not a POST (GET opening or resuming a session's
+//     stream, DELETE ending a session, anything else) is legacy. Only
+//     sessions use GET and DELETE; the stateful handler answers 400 without
+//     an Mcp-Session-Id, 404 for an unknown one, and 405 for other methods.
+//  2. A POST whose Mcp-Protocol-Version header is >= "2026-07-28" (compared
+//     as a string, like the SDK does) is modern, with or without an
+//     Mcp-Session-Id (the stateful handler would reject it anyway). The body
+//     is not read.
+//  3. Otherwise the router reads the body, at most MaxRequestBodyBytes of it
+//     (413 if longer; 400 if it cannot be read), and puts an identical body
+//     back for the chosen handler. A body that is a JSON-RPC batch is
+//     searched message by message. A body holding an "initialize" request is
+//     legacy: it creates a session.
+//  4. A body holding a "server/discover" request, or a request whose
+//     params._meta["io.modelcontextprotocol/protocolVersion"] is
+//     >= "2026-07-28", is modern. (If such a request lacks the header, the
+//     stateless handler answers 400 as SEP-2575 requires.)
+//  5. A POST carrying an Mcp-Session-Id header is legacy: requests,
+//     notifications and responses (answers to elicitation/create) of an
+//     existing session. The stateful handler answers 404 for a session it
+//     does not know (expired, deleted, or from another process), which tells
+//     the client to initialize again.
+//  6. Any other POST is modern: the stateless handler serves it as a one-shot
+//     request. For a request without _meta (an old client that skips
+//     initialize, or curl) the SDK makes up legacy session state (protocol
+//     from the header, else 2025-03-26; no client capabilities), so the call
+//     works but the server cannot ask the client anything; the stateful
+//     handler could only have failed it ("invalid during session
+//     initialization"). Bodies that are not JSON-RPC also land here and get
+//     the SDK's 400.
+//
+// Whatever the route, the router reads a POST body as the SDK does (its
+// decoder for the envelope, exact member names inside) and refuses, with
+// HTTP 400, a body in which a member it reads appears twice or again in
+// another letter case, a tasks/get, tasks/update or tasks/cancel whose
+// Mcp-Name header is not its params.taskId (whatever the version headers
+// say), and one of those in a batch. See docs/hardening-http.md.
+//
+// The routes never change how the SDK treats a request once it is chosen:
+// each inner handler checks Content-Type, Accept, the body limit, Host and
+// the version header as it would alone. A token verifier (auth.RequireBearerToken)
+// wrapping the returned handler reaches tool handlers of both routes as
+// req.Extra.TokenInfo. Legacy sessions live in this process's memory, so
+// behind a load balancer legacy clients need affinity on Mcp-Session-Id;
+// modern requests may land on any replica.
+func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts *HTTPOptions) *HTTPHandler {
+	if opts == nil {
+		opts = &HTTPOptions{}
+	}
+	maxBody := opts.MaxRequestBodyBytes
+	if maxBody == 0 {
+		maxBody = DefaultMaxRequestBodyBytes
+	}
+	base := mcp.StreamableHTTPOptions{
+		JSONResponse:               opts.JSONResponse,
+		Logger:                     opts.Logger,
+		MaxRequestBodyBytes:        maxBody, // the SDK too reads < 0 as no limit
+		DisableLocalhostProtection: opts.DisableLocalhostProtection,
+	}
+	modern := base
+	modern.Stateless = true
+	legacy := base
+	legacy.SessionTimeout = sessionTimeout(opts.SessionTimeout)
+
+	var origins map[string]bool
+	if len(opts.AllowedOrigins) > 0 {
+		origins = make(map[string]bool, len(opts.AllowedOrigins))
+		for _, o := range opts.AllowedOrigins {
+			origins[httpNormalOrigin(o)] = true
+		}
+	}
+	return &HTTPHandler{
+		modern:   mcp.NewStreamableHTTPHandler(getServer, &modern),
+		legacy:   mcp.NewStreamableHTTPHandler(getServer, &legacy),
+		maxBody:  maxBody,
+		logger:   opts.Logger,
+		sessions: &legacySessions{idle: legacy.SessionTimeout, max: maxSessions(opts.MaxSessionsPerPrincipal)},
+		origins:  origins,
+
+		getServer:           getServer,
+		localhostProtection: !opts.DisableLocalhostProtection,
+	}
+}
+
+// sessionTimeout is the idle timeout of legacy sessions for
+// HTTPOptions.SessionTimeout d: 0 for none.
+func sessionTimeout(d time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return DefaultSessionTimeout
+	case d < 0:
+		return 0
+	}
+	return d
+}
+
+// httpNormalOrigin is the comparable form of an origin: trimmed, lower
+// case, no trailing slash.
+func httpNormalOrigin(o string) string {
+	return strings.ToLower(strings.TrimSuffix(strings.TrimSpace(o), "/"))
+}
+
+// ServeHTTP routes r to the modern or the legacy handler by the rules
+// documented on [NewHTTPHandler].
+func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.origins != nil {
+		if origin, ok := r.Header["Origin"]; ok && (len(origin) != 1 || !h.origins[httpNormalOrigin(origin[0])]) {
+			if h.logger != nil {
+				h.logger.WarnContext(r.Context(), "mcp origin refused", "origin", strings.Join(origin, ", "))
+			}
+			http.Error(w, "Forbidden: origin not allowed", http.StatusForbidden)
+			return
+		}
+	}
+	post, err := h.readPost(r)
+	if err != nil {
+		h.bodyError(w, err)
+		return
+	}
+	if post != nil && !bodyChecked(w, r, post) {
+		return
+	}
+	route, reason, err := routeOf(r, post)
+	if err != nil {
+		h.bodyError(w, err)
+		return
+	}
+	if h.logger != nil {
+		h.logger.DebugContext(r.Context(), "mcp route", "route", route.String(), "reason", reason,
+			"method", r.Method, "protocolVersion", r.Header.Get(httpVersionHeader),
+			"session", r.Header.Get(httpSessionHeader) != "")
+	}
+	if route == RouteLegacy {
+		h.sessions.serve(h.legacy, w, r, reason == "initialize")
+		return
+	}
+	if r.Header.Get(httpVersionHeader) >= httpModernVersion && r.Header.Get(httpMethodHeader) == httpMethodListen {
+		if !h.rebindingSafe(w, r) || h.serveTaskListen(w, r) {
+			return
+		}
+	}
+	h.modern.ServeHTTP(w, r)
+}
+
+// rebindingSafe makes, for a request HTTPHandler serves itself, the
+// DNS-rebinding check the SDK makes for its own (unless
+// DisableLocalhostProtection): a request that reached a loopback address
+// with a Host header that is not loopback gets 403. It reports whether
+// the request may go on.
+func (h *HTTPHandler) rebindingSafe(w http.ResponseWriter, r *http.Request) bool {
+	if !h.localhostProtection {
+		return true
+	}
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || local == nil || !httpLoopback(local.String()) || httpLoopback(r.Host) {
+		return true
+	}
+	http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+	return false
+}
+
+// httpLoopback reports whether a host, with or without a port, is
+// localhost or a loopback address.
+func httpLoopback(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// route decides the route of r and says why in a few words. When it reads the
+// body it replaces r.Body with an in-memory copy of the same bytes.
+func (h *HTTPHandler) route(r *http.Request) (HTTPRoute, string, error) {
+	post, err := h.readPost(r)
+	if err != nil {
+		return 0, "", err
+	}
+	return routeOf(r, post)
+}
+
+// routeOf decides the route of r, whose body holds post (nil: not a POST).
+func routeOf(r *http.Request, post *httpPost) (HTTPRoute, string, error) {
+	if post == nil {
+		return RouteLegacy, "not POST", nil
+	}
+	if v := r.Header.Get(httpVersionHeader); v >= httpModernVersion {
+		return RouteModern, "version header", nil
+	}
+	kind, err := httpScanBody(post.reqs)
+	if err != nil {
+		return 0, "", err
+	}
+	switch kind {
+	case httpBodyInitialize:
+		return RouteLegacy, "initialize", nil
+	case httpBodyModern:
+		return RouteModern, "discover or modern _meta", nil
+	}
+	if r.Header.Get(httpSessionHeader) != "" {
+		return RouteLegacy, "session id", nil
+	}
+	return RouteModern, "sessionless", nil
+}
+
+// peekRequest reads r's body (within the limit, and puts it back for the
+// SDK) as one JSON-RPC request: nil when it is something else (a batch, a
+// response, not JSON-RPC), which the SDK judges. The error is the body's.
+func (h *HTTPHandler) peekRequest(r *http.Request) (*jsonrpc.Request, error) {
+	body, err := h.readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	msg, err := jsonrpc.DecodeMessage(body)
+	if err != nil {
+		return nil, nil
+	}
+	req, _ := msg.(*jsonrpc.Request)
+	return req, nil
+}
+
+// bodyError answers a body that could not be read (writeBodyError).
+func (h *HTTPHandler) bodyError(w http.ResponseWriter, err error) { writeBodyError(w, err) }
+
+// writeBodyError answers a body that could not be read: 413 over the
+// limit, 400 with -32602 when ambiguous, 400 otherwise.
+func writeBodyError(w http.ResponseWriter, err error) {
+	var tooBig *http.MaxBytesError
+	var ambiguous *errAmbiguous
+	if errors.As(err, &ambiguous) {
+		writeJSONRPCError(w, http.StatusBadRequest, ambiguous.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: ambiguous.Error()})
+		return
+	}
+	if errors.As(err, &tooBig) {
+		http.Error(w, fmt.Sprintf("request body exceeds %d bytes", tooBig.Limit), http.StatusRequestEntityTooLarge)
+		return
+	}
+	http.Error(w, "failed to read body", http.StatusBadRequest)
+}
+
+// readBody reads all of r.Body within the limit and restores it.
+func (h *HTTPHandler) readBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, nil
+	}
+	src := io.Reader(r.Body)
+	if h.maxBody > 0 {
+		src = io.LimitReader(r.Body, h.maxBody+1)
+	}
+	body, err := io.ReadAll(src)
+	r.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	if h.maxBody > 0 && int64(len(body)) > h.maxBody {
+		return nil, &http.MaxBytesError{Limit: h.maxBody}
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return body, nil
+}
+
+// httpBodyKind is what the router learns from a POST body.
+type httpBodyKind uint8
+
+const (
+	httpBodyOther      httpBodyKind = iota // nothing decisive (or not JSON-RPC)
+	httpBodyInitialize                     // holds an initialize request
+	httpBodyModern                         // holds server/discover or a request with modern _meta
+)
+
+// httpScanBody classifies the requests of a body. An initialize request
+// anywhere in a batch wins over modern markers. The error is an ambiguous
+// _meta (see exactMember).
+func httpScanBody(reqs []*jsonrpc.Request) (httpBodyKind, error) {
+	kind := httpBodyOther
+	for _, req := range reqs {
+		version, err := httpMetaVersion(req)
+		switch {
+		case err != nil:
+			return 0, err
+		case req.Method == httpMethodInit:
+			return httpBodyInitialize, nil
+		case req.Method == httpMethodDiscover, version >= httpModernVersion:
+			kind = httpBodyModern
+		}
+	}
+	return kind, nil
+}
+
+// NewHTTPServer returns an [http.Server] for an MCP endpoint (h, typically
+// an [HTTPHandler] in a mux) at addr, with the timeouts and limits a server
+// exposed to untrusted clients needs and that the zero http.Server lacks:
+//
+//   - ReadHeaderTimeout 10s: a client that trickles its headers (slowloris)
+//     is dropped instead of holding a connection and goroutine for good.
+//   - ReadTimeout 30s: the whole request, headers and body, must arrive
+//     within it; a 256 KiB body ([DefaultMaxRequestBodyBytes]) needs under
+//     9 KB/s. net/http clears the read deadline once the handler runs and
+//     the body has been read, so it does not cut the long-lived responses
+//     below.
+//   - IdleTimeout 120s: keep-alive connections with no request are closed.
+//   - MaxHeaderBytes 64 KiB (net/http's default is 1 MiB): room for a large
+//     bearer token and the Mcp-* headers.
+//   - No WriteTimeout, deliberately. It is a deadline on the whole response,
+//     and on the 2025-11-25 path a response is an SSE stream that stays open
+//     while a person answers elicitation/create (minutes), as does a legacy
+//     session's GET stream. Those are bounded elsewhere: the legacy answer
+//     wait and [HTTPOptions.SessionTimeout] on the MCP side, IdleTimeout and
+//     the client's disconnect on the HTTP side. Modern (2026-07-28) requests
+//     complete in one response and need no write deadline.
+//
+// Change any field before calling ListenAndServe (or Serve); serve TLS in
+// production, or put the server behind a proxy that does.
+func NewHTTPServer(addr string, h http.Handler) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
+}

@@ -1,0 +1,586 @@
+package machine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Tasks: a tool declared with //elicit:task runs as a task of the
+// io.modelcontextprotocol/tasks extension (SEP-2663) for a client that
+// declares the extension on its request. Its steps without `during` are
+// asked first, in MRTR rounds, as for any tool; then the tools/call answers
+// with a CreateTaskResult, and the handler's Run works on its own context
+// while the client polls tasks/get. Run asks the `during` steps through
+// Task.Ask: the task turns input_required with the questions, the client
+// answers with tasks/update, and Ask returns the strictly decoded answers.
+// A client without the extension gets the tool in the foreground (every
+// step asked before Run) when its task support is optional, and -32021
+// when it is required. The wire (tasks/get, tasks/update, tasks/cancel, the
+// CreateTaskResult, discovery) is in taskwire.go; the store in
+// taskstore.go.
+
+// TasksExtension is the extension's identifier, in capabilities.extensions.
+const TasksExtension = "io.modelcontextprotocol/tasks"
+
+// TaskSupport says whether a tool runs as a task.
+type TaskSupport uint8
+
+const (
+	// TaskForbidden: never a task (every tool without //elicit:task).
+	TaskForbidden TaskSupport = iota
+	// TaskOptional: a task when the request declares the extension, in
+	// the foreground otherwise.
+	TaskOptional
+	// TaskRequired: a task; a request without the extension gets -32021.
+	TaskRequired
+)
+
+// DefaultTaskTTL is how long a task lives by default (ToolOptions.TaskTTL):
+// its work is cancelled and the task forgotten after it.
+const DefaultTaskTTL = time.Hour
+
+// DefaultTaskPollInterval is the pollIntervalMs a task suggests by default
+// (ToolOptions.TaskPollInterval).
+const DefaultTaskPollInterval = time.Second
+
+// Outcome is how the user answered the questions of a Task.Ask.
+type Outcome string
+
+const (
+	Accepted  Outcome = ActionAccept
+	Declined  Outcome = ActionDecline
+	Cancelled Outcome = ActionCancel
+)
+
+// Reply is the answer to a Task.Ask: Accepted with every step's content,
+// or the outcome of the first step (in step order) that was declined or
+// cancelled, in Step.
+type Reply struct {
+	Outcome Outcome
+	// Step is the step that was declined or cancelled; -1 when Accepted.
+	Step     int
+	contents map[int]map[string]any
+}
+
+// Content is the accepted content of step (its form's declared
+// properties, valid for its decoder); nil unless Accepted.
+func (r Reply) Content(step int) map[string]any { return r.contents[step] }
+
+// Task is what a task tool's Run gets: the running task (ID, Progress) and
+// the questions it may ask (Ask). In the foreground (a client without the
+// extension) it has no ID, Progress does nothing and Ask returns the
+// answers given before Run.
+type Task struct {
+	m *Machine
+	// c is the call that created the task (its flow state counts the
+	// task's asks of each During step, their invalid answers and the
+	// reason of the last), or that runs Run in the foreground.
+	c  *call
+	id string // "" in the foreground
+	// ticket counts the task under ToolOptions.TaskLimits while it runs.
+	ticket *taskTicket
+}
+
+// ID is the task id, "" in the foreground.
+func (t *Task) ID() string { return t.id }
+
+// InForeground reports whether Run runs inside the tools/call, for a
+// client without the tasks extension.
+func (t *Task) InForeground() bool { return t.id == "" }
+
+// Progress sets the task's statusMessage (at most 256 bytes kept), which
+// tasks/get shows. In the foreground it does nothing. It is best effort:
+// when the store cannot be reached the message is dropped (and logged),
+// and the work goes on; the error is ctx's, once the task is cancelled or
+// expired.
+func (t *Task) Progress(ctx context.Context, message string) error {
+	if t.id == "" {
+		return ctx.Err()
+	}
+	if _, err := t.m.opts.Tasks.Update(ctx, t.id, func(rec *TaskRecord) error {
+		if !rec.Status.Terminal() {
+			rec.StatusMessage = bounded(message)
+		}
+		return nil
+	}); err != nil && ctx.Err() == nil {
+		t.m.opts.Logger.Warn("elicitgen: task progress not recorded", "tool", t.m.tool, "task", t.id, "err", err)
+	}
+	return ctx.Err()
+}
+
+// ErrNotAsked is Task.Ask's error, in the foreground, for a step that was
+// not asked before Run (its Ask hook skipped it).
+var ErrNotAsked = errors.New("elicitrt: the step was not asked before Run")
+
+// GaveUpError is Task.Ask's error when a step got MaxAttempts invalid
+// answers in a row. A Run that returns it completes the task with a tool
+// error saying so.
+type GaveUpError struct {
+	Step   string
+	Tries  int
+	Reason string
+}
+
+func (e *GaveUpError) Error() string {
+	return fmt.Sprintf("%s: gave up after %d invalid answers: %s", e.Step, e.Tries, e.Reason)
+}
+
+// Ask asks the During steps together and waits for the answers: the task
+// is input_required with one input request per step until tasks/update
+// answers them all (in any number of updates). An invalid answer is asked
+// again with the reason, under a new key; a step asked MaxAttempts times
+// without a valid answer ends Ask with a *GaveUpError. A decline or cancel
+// of any step ends Ask with that Outcome. Ask returns ctx's error when the
+// task is cancelled or expires while it waits. Generated code calls it
+// through the typed Ask methods of the tool's task type.
+func (t *Task) Ask(ctx context.Context, steps ...int) (Reply, error) {
+	m := t.m
+	for _, j := range steps {
+		if j < 0 || j >= len(m.steps) || !m.steps[j].During {
+			return Reply{}, fmt.Errorf("elicitrt: Task.Ask: step %d of %s is not a during step", j, m.tool)
+		}
+	}
+	if t.id == "" {
+		contents := make(map[int]map[string]any, len(steps))
+		for _, j := range steps {
+			a := t.c.st.Answers[j]
+			if a == nil {
+				return Reply{}, fmt.Errorf("%w: %s", ErrNotAsked, m.steps[j].Key)
+			}
+			if o, ok := a[duringOutcomeKey].(string); ok {
+				return Reply{Outcome: Outcome(o), Step: j}, nil
+			}
+			contents[j] = a
+		}
+		return Reply{Outcome: Accepted, Step: -1, contents: contents}, nil
+	}
+	return t.ask(ctx, steps)
+}
+
+// ask is Ask in a task.
+func (t *Task) ask(ctx context.Context, steps []int) (Reply, error) {
+	m, c := t.m, t.c
+	contents := make(map[int]map[string]any, len(steps))
+	pending := slices.Clone(steps)
+	for len(pending) > 0 {
+		for _, j := range pending {
+			if s := c.st.Steps[j]; s.Tries >= m.opts.MaxAttempts {
+				return Reply{}, &GaveUpError{Step: m.steps[j].Key, Tries: s.Tries, Reason: s.Reason}
+			}
+		}
+		if !canShow(c.req, ModeForm) {
+			// Only steps whose defaults answer them get here (see
+			// duringUnavailable).
+			for _, j := range pending {
+				if m.steps[j].Fallback != FallbackDefaults || m.steps[j].Check(map[string]any{}) != nil {
+					return Reply{}, MissingCapability(ModeForm)
+				}
+				contents[j] = map[string]any{}
+			}
+			break
+		}
+		keys := make(map[string]int, len(pending))
+		requests := make(mcp.InputRequestMap, len(pending))
+		for _, j := range pending {
+			c.st.Steps[j].Asks++
+			key := inputKey(m.steps[j].Key, c.st.Steps[j].Asks)
+			keys[key] = j
+			requests[key] = m.steps[j].Params(c.message(j))
+		}
+		raw, err := json.Marshal(requests)
+		if err != nil {
+			return Reply{}, err
+		}
+		var asked map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &asked); err != nil {
+			return Reply{}, err
+		}
+		rec, err := t.update(ctx, func(rec *TaskRecord) error {
+			if rec.Status.Terminal() {
+				return errTaskEnded
+			}
+			rec.Status, rec.InputRequests, rec.Answers = TaskInputRequired, asked, nil
+			return nil
+		})
+		if err != nil || rec == nil {
+			return Reply{}, t.ended(ctx, err)
+		}
+		answers, err := t.await(ctx, keys, rec.Version)
+		if err != nil {
+			return Reply{}, err
+		}
+		// Each answer is judged as in a round; a decline or cancel ends
+		// the ask (the first in step order).
+		next := pending[:0:0]
+		for _, j := range pending {
+			var resp mcp.ElicitResult
+			raw := answers[inputKey(m.steps[j].Key, c.st.Steps[j].Asks)]
+			if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &resp) != nil {
+				c.invalid(j, "the answer is not an elicitation result")
+				next = append(next, j)
+				continue
+			}
+			switch resp.Action {
+			case ActionDecline, ActionCancel:
+				return Reply{Outcome: Outcome(resp.Action), Step: j}, nil
+			case ActionAccept:
+				if c.keepForm(j, resp.Content) {
+					contents[j] = c.st.Answers[j]
+					continue
+				}
+			default:
+				c.invalid(j, "unknown action "+strconv.Quote(bounded(resp.Action)))
+			}
+			next = append(next, j)
+		}
+		pending = next
+	}
+	if _, err := t.update(ctx, func(rec *TaskRecord) error {
+		if rec.Status == TaskInputRequired {
+			rec.Status = TaskWorking
+		}
+		return nil
+	}); err != nil && !errors.Is(err, errTaskEnded) {
+		return Reply{}, err
+	}
+	return Reply{Outcome: Accepted, Step: -1, contents: contents}, nil
+}
+
+// duringOutcomeKey holds, in the kept answer of a During step declined or
+// cancelled in the foreground, the action: no form has a property without
+// a name, and the answers struct decodes it as not answered.
+const duringOutcomeKey = ""
+
+// errTaskEnded aborts an update of a task that reached a terminal status.
+var errTaskEnded = errors.New("elicitrt: the task has ended")
+
+// ended is the error of an ask whose task ended (cancelled, expired):
+// ctx's error once the task's context is cancelled.
+func (t *Task) ended(ctx context.Context, err error) error {
+	if err != nil && !errors.Is(err, errTaskEnded) {
+		return err
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return context.Canceled
+}
+
+// await takes the answers to keys as tasks/update delivers them, until
+// every key has one.
+func (t *Task) await(ctx context.Context, keys map[string]int, version uint64) (map[string]json.RawMessage, error) {
+	store := t.m.opts.Tasks
+	got := make(map[string]json.RawMessage, len(keys))
+	for {
+		rec, err := t.update(ctx, func(rec *TaskRecord) error {
+			if rec.Status.Terminal() {
+				return errTaskEnded
+			}
+			for k, v := range rec.Answers {
+				if _, ok := keys[k]; ok {
+					got[k] = v
+				}
+			}
+			rec.Answers = nil
+			return nil
+		})
+		if err != nil || rec == nil {
+			return nil, t.ended(ctx, err)
+		}
+		if len(got) == len(keys) {
+			return got, nil
+		}
+		if err := store.Wait(ctx, t.id, rec.Version); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			t.storeDown(ctx, err) // and read again
+		}
+	}
+}
+
+// update is TaskStore.Update for the running task, which outlasts a store
+// outage: a store error (Redis unreachable) is logged and the update tried
+// again every storeRetry until it succeeds or the task's context ends. A
+// task waiting for an answer thus waits through an outage instead of
+// failing; tasks/update and tasks/get fail meanwhile (fail closed).
+func (t *Task) update(ctx context.Context, change func(*TaskRecord) error) (*TaskRecord, error) {
+	for {
+		rec, err := t.m.opts.Tasks.Update(ctx, t.id, change)
+		if err == nil || errors.Is(err, errTaskEnded) || ctx.Err() != nil {
+			return rec, err
+		}
+		t.storeDown(ctx, err)
+	}
+}
+
+// storeRetry is how long a running task waits before trying its store
+// again after an error.
+const storeRetry = 500 * time.Millisecond
+
+// storeDown logs a store error of the running task and waits storeRetry
+// (or until its context ends).
+func (t *Task) storeDown(ctx context.Context, err error) {
+	t.m.opts.Logger.Warn("elicitgen: task store unavailable; trying again", "tool", t.m.tool, "task", t.id, "err", err)
+	select {
+	case <-ctx.Done():
+	case <-time.After(storeRetry):
+	}
+}
+
+// newTaskID returns a task id: 128 random bits, base64url.
+func newTaskID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// tasking reports whether this call creates a task once its steps before
+// the During ones are answered: the tool supports tasks, the request
+// declared the extension (never on a 2025-11-25 session) and the server
+// serves the tasks methods (AddTool installed them).
+func (c *call) tasking() bool {
+	return c.m.tasks != TaskForbidden && c.m.kind == kindTool && !c.legacy && taskSlotFrom(c.ctx) != nil && declaresTasks(c.req.ClientCapabilities())
+}
+
+// declaresTasks reports whether caps declare the tasks extension.
+func declaresTasks(caps *mcp.ClientCapabilities) bool {
+	if caps == nil {
+		return false
+	}
+	_, ok := caps.Extensions[TasksExtension]
+	return ok
+}
+
+// MissingTasksExtension is the -32021 error of a required-task tool, and of
+// tasks/* requests, for a request that did not declare the extension.
+func MissingTasksExtension() *jsonrpc.Error {
+	return &jsonrpc.Error{
+		Code:    mcp.CodeMissingRequiredClientCapabilities,
+		Message: "this request needs the client to support the " + TasksExtension + " extension",
+		Data:    json.RawMessage(`{"requiredCapabilities":{"extensions":{"` + TasksExtension + `":{}}}}`),
+	}
+}
+
+// runTask completes a task tool's call: in a task when the call is
+// tasking, in the foreground otherwise.
+func (c *call) runTask() (mcp.Result, error) {
+	m := c.m
+	if !c.task {
+		t := &Task{m: m, c: c}
+		res, err := m.run(c.ctx, t, c.toolRequest(), c.args, c.st.Answers)
+		if res == nil {
+			return nil, err
+		}
+		return res, err
+	}
+	if done, res, err := c.duringUnavailable(); done {
+		return res, err
+	}
+	now := m.opts.Now()
+	rec := &TaskRecord{
+		Format: TaskRecordFormat, ID: newTaskID(), Principal: c.bind.Principal, Tool: m.tool,
+		Status: TaskWorking, CreatedAt: now, UpdatedAt: now, Expires: now.Add(m.opts.TaskTTL),
+		PollInterval: m.opts.TaskPollInterval, Version: 1,
+	}
+	ticket, refused := m.opts.TaskLimits.admit(rec.Principal, rec.ID)
+	if refused != nil {
+		m.opts.Logger.Debug("elicitgen: task refused", "tool", m.tool, "limit", string(refused.Data))
+		return nil, refused
+	}
+	if err := m.opts.Tasks.Create(c.ctx, rec); err != nil {
+		ticket.release()
+		m.opts.Logger.Warn("elicitgen: cannot create a task", "tool", m.tool, "err", err)
+		if errors.Is(err, ErrTaskStoreFull) {
+			return nil, errTaskStoreFull()
+		}
+		return nil, ErrInternal
+	}
+	// The task outlives the request: its own context, with the request's
+	// values (the principal), ended by tasks/cancel or the TTL (a
+	// duration on the real clock, whatever ToolOptions.Now says).
+	slot := taskSlotFrom(c.ctx)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.ctx), m.opts.TaskTTL)
+	c.ctx = ctx // the handler's hooks (messages) run in the task from now on
+	slot.created = rec
+	t := &Task{m: m, c: c, id: rec.ID, ticket: ticket}
+	go t.work(ctx, cancel)
+	return &mcp.CallToolResult{}, nil
+}
+
+// duringUnavailable applies, before a task is created, the fallback of
+// each During step the request cannot show (it declared the extension but
+// not form elicitation), as the foreground would when it reached the
+// step: the call ends (-32021, a tool error or the handler's Unavailable)
+// unless the step answers with its defaults, which Task.Ask then gives.
+func (c *call) duringUnavailable() (done bool, res mcp.Result, err error) {
+	m := c.m
+	for j := range m.steps {
+		step := &m.steps[j]
+		if !step.During || canShow(c.req, step.Mode) {
+			continue
+		}
+		switch step.Fallback {
+		case FallbackDefaults:
+			if step.Check(map[string]any{}) == nil {
+				continue
+			}
+			if step.Missing != "" {
+				return true, toolError(step.Missing), nil
+			}
+		case FallbackArguments:
+			return true, toolError(step.Missing), nil
+		case FallbackHandler:
+			res, err := m.flow.Unavailable(c.ctx, c.req, c.args, j, c.st.Answers)
+			return true, res, err
+		}
+		return true, nil, m.missingCapability(step.Mode)
+	}
+	return false, nil, nil
+}
+
+// toolRequest is the call's tools/call request.
+func (c *call) toolRequest() *mcp.CallToolRequest {
+	req, _ := c.req.raw.(*mcp.CallToolRequest)
+	return req
+}
+
+// work runs the task's Run and records how it ended; a cancelled task
+// stays cancelled whatever Run returns. The task counts under TaskLimits
+// against its principal until it ends, and against the process until
+// both its goroutines (this one and watchCancel) return.
+func (t *Task) work(ctx context.Context, cancel context.CancelFunc) {
+	watched := make(chan struct{})
+	defer func() {
+		cancel()
+		<-watched
+		t.ticket.release()
+	}()
+	go func() {
+		defer close(watched)
+		t.watchCancel(ctx, cancel)
+	}()
+	res, err := t.safeRun(ctx)
+	t.ticket.ended() // before the end is recorded: once a client sees it, it counts no more
+	result, rpcErr := t.outcome(res, err)
+	t.recordEnd(ctx, result, rpcErr)
+}
+
+// outcome is how a task whose Run returned (res, err) ends: its result
+// (completed) or its JSON-RPC error (failed).
+func (t *Task) outcome(res *mcp.CallToolResult, err error) (result, rpcErr json.RawMessage) {
+	m := t.m
+	var gaveUp *GaveUpError
+	switch {
+	case errors.As(err, &gaveUp):
+		result = completeResult(toolError(gaveUp.Error()))
+	case err != nil:
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) {
+			if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+				m.opts.Logger.Error("elicitgen: task failed", "tool", m.tool, "task", t.id, "err", err)
+			}
+			je = ErrInternal
+		}
+		rpcErr, _ = json.Marshal(je)
+	case res == nil || res.InputRequests != nil || res.RequestState != "":
+		m.opts.Logger.Error("elicitgen: a task's Run returned no result, or an input_required one", "tool", m.tool, "task", t.id)
+		rpcErr, _ = json.Marshal(ErrInternal)
+	default:
+		result = completeResult(res)
+		if result == nil {
+			rpcErr, _ = json.Marshal(ErrInternal)
+		}
+	}
+	return result, rpcErr
+}
+
+// recordEnd records the task's end, unless it ended already (cancelled),
+// even if its context has ended (its TTL): on a fresh context, bounded,
+// through a store outage of up to 30 s.
+func (t *Task) recordEnd(ctx context.Context, result, rpcErr json.RawMessage) {
+	endCtx, endCancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer endCancel()
+	if _, err := t.update(endCtx, func(rec *TaskRecord) error {
+		if rec.Status.Terminal() {
+			return errTaskEnded
+		}
+		rec.InputRequests, rec.Answers = nil, nil
+		if rpcErr != nil {
+			rec.Status, rec.Error = TaskFailed, rpcErr
+		} else {
+			rec.Status, rec.Result = TaskCompleted, result
+		}
+		return nil
+	}); err != nil && !errors.Is(err, errTaskEnded) {
+		t.m.opts.Logger.Warn("elicitgen: cannot record the end of a task", "tool", t.m.tool, "task", t.id, "err", err)
+	}
+}
+
+// safeRun calls Run; a panic fails the task with an internal error.
+func (t *Task) safeRun(ctx context.Context) (res *mcp.CallToolResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			t.m.opts.Logger.Error("elicitgen: panic in a task", "tool", t.m.tool, "task", t.id, "panic", r, "stack", string(debug.Stack()))
+			res, err = nil, ErrInternal
+		}
+	}()
+	return t.m.run(ctx, t, t.c.toolRequest(), t.c.args, t.c.st.Answers)
+}
+
+// watchCancel cancels the task's context when the task turns terminal
+// (tasks/cancel, on any instance sharing the store) or disappears.
+func (t *Task) watchCancel(ctx context.Context, cancel context.CancelFunc) {
+	store := t.m.opts.Tasks
+	var version uint64
+	for ctx.Err() == nil {
+		rec, err := store.Get(ctx, t.id)
+		if err == nil && (rec == nil || rec.Status.Terminal()) {
+			t.ticket.ended()
+			cancel()
+			return
+		}
+		if rec != nil {
+			version = rec.Version
+		}
+		if err != nil {
+			// The store is unreachable: look again in a while.
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+			continue
+		}
+		_ = store.Wait(ctx, t.id, version)
+	}
+}
+
+// completeResult is res as a task's inlined result: the tool result with
+// resultType "complete" (the ext-tasks client requires it).
+func completeResult(res *mcp.CallToolResult) json.RawMessage {
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return nil
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return nil
+	}
+	fields["resultType"] = json.RawMessage(`"complete"`)
+	out, err := json.Marshal(fields)
+	if err != nil {
+		return nil
+	}
+	return out
+}

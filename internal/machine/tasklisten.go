@@ -1,0 +1,257 @@
+package machine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Status notifications of tasks (SEP-2663): a client sends
+// subscriptions/listen with notifications.taskIds and gets, on that
+// stream, notifications/tasks carrying the task (the shape tasks/get
+// answers) each time it changes. go-sdk v1.8.0 serves subscriptions/listen
+// but knows no taskIds (its filter type drops the field) and cannot send
+// a notification of a method it does not know, so HTTPHandler serves such
+// a listen request itself, over streamable HTTP:
+//
+//   - it acknowledges (notifications/subscriptions/acknowledged) the task
+//     ids that name a live task of the request's principal, and nothing
+//     else: another user's task, an expired one and a made-up id are left
+//     out, as are the other notification kinds asked in the same request
+//     (a client that wants list changes too opens another stream);
+//   - it sends each acknowledged task at once, then at every change, from
+//     the task store (so a task running on another instance is followed
+//     too);
+//   - it ends the stream with the listen request's empty result once every
+//     acknowledged task has ended (or expired), and when the client goes.
+//
+// A listen request without taskIds, or on a server without task tools, is
+// the SDK's. Over stdio clients poll tasks/get (the SDK's own listen
+// stream answers there, without taskIds in its acknowledgement).
+
+// MaxListenTaskIDs bounds the task ids one subscriptions/listen follows;
+// more is an invalid-params error.
+const MaxListenTaskIDs = 64
+
+const (
+	httpMethodListen       = "subscriptions/listen"
+	notificationAcked      = "notifications/subscriptions/acknowledged"
+	notificationTaskStatus = "notifications/tasks"
+)
+
+// listenRequest is what serveTaskListen reads of a subscriptions/listen.
+type listenRequest struct {
+	Meta          map[string]any `json:"_meta"`
+	Notifications struct {
+		TaskIDs []string `json:"taskIds"`
+	} `json:"notifications"`
+}
+
+// serveTaskListen serves r if it is a subscriptions/listen with taskIds on
+// a server with task tools, and reports whether it did.
+func (h *HTTPHandler) serveTaskListen(w http.ResponseWriter, r *http.Request) bool {
+	req, err := h.peekRequest(r)
+	if err != nil {
+		h.bodyError(w, err)
+		return true
+	}
+	if req == nil || req.Method != httpMethodListen || !req.ID.IsValid() {
+		return false
+	}
+	var p listenRequest
+	if json.Unmarshal(req.Params, &p) != nil || p.Notifications.TaskIDs == nil {
+		return false
+	}
+	server := h.getServer(r)
+	if server == nil {
+		return false
+	}
+	v, ok := taskServices.Load(server)
+	if !ok {
+		return false
+	}
+	svc := v.(*taskService)
+	fail := func(status int, e *jsonrpc.Error) bool {
+		writeJSONRPCError(w, status, req.ID, e)
+		return true
+	}
+	if !declaresTasks(metaCapabilities(p.Meta)) {
+		return fail(http.StatusBadRequest, MissingTasksExtension())
+	}
+	if len(p.Notifications.TaskIDs) > MaxListenTaskIDs {
+		return fail(http.StatusOK, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+			Message: fmt.Sprintf("subscriptions/listen: at most %d taskIds", MaxListenTaskIDs)})
+	}
+	principal := svc.callerOfHTTP(r)
+	closeStream, refused := svc.limits.openStream(principal)
+	if refused != nil {
+		return fail(http.StatusOK, refused)
+	}
+	defer closeStream()
+	ctx := r.Context()
+	ids, first, err := svc.ownTasks(ctx, principal, p.Notifications.TaskIDs)
+	if err != nil {
+		svc.logger.Warn("elicitgen: task store", "method", httpMethodListen, "err", err)
+		return fail(http.StatusOK, ErrInternal)
+	}
+	svc.streamTasks(ctx, w, req.ID, ids, first)
+	return true
+}
+
+// streamTasks acknowledges ids on the event stream w, sends each task's
+// notifications from its record in first on until every one has ended,
+// then the request's result (unless the client went).
+func (svc *taskService) streamTasks(ctx context.Context, w http.ResponseWriter, id jsonrpc.ID, ids []string, first []*TaskRecord) {
+	stream := &taskStream{w: w, flusher: asFlusher(w)}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache, no-transform")
+	w.WriteHeader(http.StatusOK)
+	stream.send(&jsonrpc.Request{Method: notificationAcked,
+		Params: mustJSON(map[string]any{"notifications": map[string]any{"taskIds": ids}})})
+	var wg sync.WaitGroup
+	for i, task := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			svc.follow(ctx, stream, task, first[i])
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() == nil {
+		stream.send(&jsonrpc.Response{ID: id, Result: json.RawMessage(`{"resultType":"complete"}`)})
+	}
+}
+
+// ownTasks returns, of the task ids asked for, those of principal's own
+// tasks that the store knows, once each ([] when none), and their records.
+func (svc *taskService) ownTasks(ctx context.Context, principal string, asked []string) (ids []string, recs []*TaskRecord, err error) {
+	ids = []string{}
+	for _, id := range asked {
+		if slices.Contains(ids, id) {
+			continue
+		}
+		rec, err := svc.store.Get(ctx, id)
+		if err != nil {
+			return nil, nil, err
+		}
+		if rec != nil && rec.Principal == principal {
+			ids = append(ids, id)
+			recs = append(recs, rec)
+		}
+	}
+	return ids, recs, nil
+}
+
+// follow sends the task's notifications from rec on, until it ends or
+// expires, or the client goes.
+func (svc *taskService) follow(ctx context.Context, stream *taskStream, id string, rec *TaskRecord) {
+	for {
+		stream.send(&jsonrpc.Request{Method: notificationTaskStatus, Params: mustJSON(taskNotification(rec))})
+		if rec.Status.Terminal() {
+			return
+		}
+		version := rec.Version
+		for {
+			if err := svc.store.Wait(ctx, id, version); err != nil && ctx.Err() != nil {
+				return
+			}
+			next, err := svc.store.Get(ctx, id)
+			if err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				continue // an outage: Wait again
+			}
+			if next == nil {
+				return // expired
+			}
+			if next.Version != version {
+				rec = next
+				break
+			}
+		}
+	}
+}
+
+// taskNotification is the params of notifications/tasks: the task as
+// tasks/get shows it, without resultType.
+func taskNotification(rec *TaskRecord) *TaskResult {
+	n := taskResult(rec, true)
+	n.ResultType = ""
+	return n
+}
+
+// taskStream writes server-sent events, one JSON-RPC message each.
+type taskStream struct {
+	mu      sync.Mutex
+	w       http.ResponseWriter
+	flusher http.Flusher
+}
+
+func (s *taskStream) send(msg jsonrpc.Message) {
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fmt.Fprintf(s.w, "event: message\ndata: %s\n\n", data)
+	if s.flusher != nil {
+		s.flusher.Flush()
+	}
+}
+
+func asFlusher(w http.ResponseWriter) http.Flusher {
+	f, _ := w.(http.Flusher)
+	return f
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return json.RawMessage("{}")
+	}
+	return b
+}
+
+// callerOfHTTP is the principal of an HTTP request, as the machine names
+// the principal of a tools/call (ToolOptions.Principal, else the verified
+// bearer token's user).
+func (svc *taskService) callerOfHTTP(r *http.Request) string {
+	return principalOf(svc.principal, nil, nil, &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header})
+}
+
+// metaCapabilities are the client capabilities in a request's _meta.
+func metaCapabilities(meta map[string]any) *mcp.ClientCapabilities {
+	raw, ok := meta[mcp.MetaKeyClientCapabilities]
+	if !ok {
+		return nil
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return nil
+	}
+	var caps mcp.ClientCapabilities
+	if json.Unmarshal(b, &caps) != nil {
+		return nil
+	}
+	return &caps
+}
+
+// writeJSONRPCError answers one JSON-RPC error with the HTTP status.
+func writeJSONRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, e *jsonrpc.Error) {
+	data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: e})
+	if err != nil {
+		data = nil
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(data)
+}
