@@ -9,6 +9,8 @@ type Result struct {
 	// Changes lists what was written (or, in check mode, what would be,
 	// with their diffs).
 	Changes []Change
+	// Unchanged counts the generated files whose bytes were already right.
+	Unchanged int
 }
 
 // Run loads, checks and emits, without touching the disk. Diagnostics are
@@ -52,7 +54,7 @@ func Generate(cfg Config, checkOnly bool) (*Result, error) {
 	if len(diags) > 0 {
 		return &Result{Diagnostics: diags}, nil
 	}
-	changes, err := plan(out, cfg.Dir, checkOnly) // only check mode shows diffs
+	changes, unchanged, err := plan(out, cfg.Dir, checkOnly) // only check mode shows diffs
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +63,7 @@ func Generate(cfg Config, checkOnly bool) (*Result, error) {
 			return nil, err
 		}
 	}
-	return &Result{Changes: changes}, nil
+	return &Result{Changes: changes, Unchanged: unchanged}, nil
 }
 
 var (

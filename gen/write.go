@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,38 +22,39 @@ type Change struct {
 }
 
 // plan compares out with the disk: what Write would change, with the
-// diffs only when withDiff. Unchanged files are not listed.
-func plan(out *Output, dir string, withDiff bool) ([]Change, error) {
-	diff := unifiedDiff
-	if !withDiff {
-		diff = func(string, []byte, []byte) string { return "" }
-	}
-	var changes []Change
-	paths := make([]string, 0, len(out.Files))
-	for p := range out.Files {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	for _, p := range paths {
+// diffs only when withDiff, and how many files are unchanged (those are
+// not listed).
+func plan(out *Output, dir string, withDiff bool) (changes []Change, unchanged int, err error) {
+	for _, p := range slices.Sorted(maps.Keys(out.Files)) {
 		want := out.Files[p]
 		have, err := os.ReadFile(p)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			changes = append(changes, Change{Path: p, Action: "create", Diff: diff(rel(dir, p), nil, want)})
+			changes = append(changes, Change{Path: p, Action: "create"})
 		case err != nil:
-			return nil, err
-		case !bytes.Equal(have, want):
-			changes = append(changes, Change{Path: p, Action: "update", Diff: diff(rel(dir, p), have, want)})
+			return nil, 0, err
+		case bytes.Equal(have, want):
+			unchanged++
+			continue
+		default:
+			changes = append(changes, Change{Path: p, Action: "update"})
+		}
+		if withDiff {
+			changes[len(changes)-1].Diff = unifiedDiff(rel(dir, p), have, want)
 		}
 	}
 	for _, p := range out.Stale {
-		have, err := os.ReadFile(p)
-		if err != nil {
-			return nil, err
+		c := Change{Path: p, Action: "remove"}
+		if withDiff {
+			have, err := os.ReadFile(p)
+			if err != nil {
+				return nil, 0, err
+			}
+			c.Diff = unifiedDiff(rel(dir, p), have, nil)
 		}
-		changes = append(changes, Change{Path: p, Action: "remove", Diff: diff(rel(dir, p), have, nil)})
+		changes = append(changes, c)
 	}
-	return changes, nil
+	return changes, unchanged, nil
 }
 
 // Write applies the changes: writes new and updated files, removes stale
