@@ -23,20 +23,20 @@ const (
 	directiveTitle = "//elicit:title"
 )
 
-// Check finds the forms of pkgs and applies every rule. It returns the model
+// checkPackages finds the forms of pkgs and applies every rule. It returns the model
 // and every diagnostic at once, sorted; the model is only to be used when
 // there are none.
-func Check(pkgs []*packages.Package, fset *token.FileSet) (*Model, Diagnostics) {
+func checkPackages(pkgs []*packages.Package, fset *token.FileSet) (*model, Diagnostics) {
 	c := &checker{fset: fset}
-	model := &Model{}
+	m := &model{}
 	sorted := slices.Clone(pkgs)
 	slices.SortFunc(sorted, func(a, b *packages.Package) int { return strings.Compare(a.PkgPath, b.PkgPath) })
 	for _, pkg := range sorted {
 		if p := c.checkPackage(pkg); p != nil {
-			model.Packages = append(model.Packages, p)
+			m.Packages = append(m.Packages, p)
 		}
 	}
-	return model, sortDiagnostics(c.diags)
+	return m, sortDiagnostics(c.diags)
 }
 
 type checker struct {
@@ -58,7 +58,7 @@ type checker struct {
 }
 
 type enumEntry struct {
-	enum *Enum // nil when the type is no good enum
+	enum *enumModel // nil when the type is no good enum
 	// fieldErr, when set, is the problem to report at the first field
 	// that uses the type.
 	fieldErr func(pos token.Pos, field string)
@@ -69,14 +69,14 @@ func (c *checker) errorf(pos token.Pos, format string, args ...any) {
 	c.diags = append(c.diags, Diagnostic{Pos: c.fset.Position(pos), Message: fmt.Sprintf(format, args...)})
 }
 
-func (c *checker) checkPackage(pkg *packages.Package) *Package {
+func (c *checker) checkPackage(pkg *packages.Package) *pkgModel {
 	if pkg.Types == nil || pkg.TypesInfo == nil {
 		return nil
 	}
 	c.pkg = pkg
 	c.enums, c.fixed = map[types.Type]*enumEntry{}, map[*ast.CommentGroup]*ast.CommentGroup{}
 	c.tools = nil
-	p := &Package{Path: pkg.PkgPath, Name: pkg.Name, types: pkg.Types}
+	p := &pkgModel{Path: pkg.PkgPath, Name: pkg.Name, types: pkg.Types}
 	for _, f := range pkg.Syntax {
 		name := sourceName(c.fset, f)
 		if p.Dir == "" {
@@ -90,7 +90,7 @@ func (c *checker) checkPackage(pkg *packages.Package) *Package {
 			continue
 		}
 		bad := c.checkDirectives(f)
-		file := &File{Source: name, Output: strings.TrimSuffix(name, ".go") + generatedSuffix}
+		file := &fileModel{Source: name, Output: strings.TrimSuffix(name, ".go") + generatedSuffix}
 		for _, decl := range f.Decls {
 			gd, ok := decl.(*ast.GenDecl)
 			if !ok || gd.Tok != token.TYPE {
@@ -120,7 +120,7 @@ func (c *checker) checkPackage(pkg *packages.Package) *Package {
 		p.Files = append(p.Files, file)
 	}
 	c.resolveTools(p)
-	slices.SortFunc(p.Files, func(a, b *File) int { return strings.Compare(a.Source, b.Source) })
+	slices.SortFunc(p.Files, func(a, b *fileModel) int { return strings.Compare(a.Source, b.Source) })
 	c.nameGenerated(p)
 	if len(p.Files) == 0 && len(p.Generated) == 0 {
 		return nil
@@ -192,7 +192,7 @@ func isForm(ts *ast.TypeSpec, doc *ast.CommentGroup) bool {
 	return false
 }
 
-func (c *checker) checkTypeSpec(ts *ast.TypeSpec, doc *ast.CommentGroup) *Form {
+func (c *checker) checkTypeSpec(ts *ast.TypeSpec, doc *ast.CommentGroup) *formModel {
 	if !isForm(ts, doc) {
 		return nil
 	}
@@ -218,9 +218,9 @@ func (c *checker) checkTypeSpec(ts *ast.TypeSpec, doc *ast.CommentGroup) *Form {
 	if !ok {
 		return nil
 	}
-	form := &Form{Name: name}
+	form := &formModel{Name: name}
 	shapeOK := true
-	byProperty := map[string]*Field{}
+	byProperty := map[string]*fieldModel{}
 	propertyPos := map[string]token.Pos{}
 	index := 0
 	for _, af := range astStruct.Fields.List {
@@ -234,7 +234,7 @@ func (c *checker) checkTypeSpec(ts *ast.TypeSpec, doc *ast.CommentGroup) *Form {
 			}
 			v := st.Field(index)
 			index++
-			form.Shape = append(form.Shape, ShapeField{Name: v.Name(), Type: v.Type(), Embedded: v.Embedded()})
+			form.Shape = append(form.Shape, shapeField{Name: v.Name(), Type: v.Type(), Embedded: v.Embedded()})
 			if !spellable(v.Type()) {
 				shapeOK = false
 			}
@@ -315,7 +315,7 @@ func (p tagPlace) opt(at map[string]int, key string) token.Pos {
 // checkField turns one struct field into a property, or reports why not.
 // It returns nil for skipped and ignored fields and for those whose property
 // name is unknown; ok is false when the field is rejected.
-func (c *checker) checkField(form *Form, v *types.Var, af *ast.Field, pos token.Pos, rawTag string) (field *Field, ok bool) {
+func (c *checker) checkField(form *formModel, v *types.Var, af *ast.Field, pos token.Pos, rawTag string) (field *fieldModel, ok bool) {
 	t, problems := readTag(rawTag)
 	place := c.placeTag(af, pos, t)
 	spec, more := parseFormTag(t)
@@ -362,7 +362,7 @@ func (c *checker) checkField(form *Form, v *types.Var, af *ast.Field, pos token.
 		c.errorf(at, "property name %q of field %s must not contain spaces, quotes or backslashes", property, v.Name())
 		return nil, false
 	}
-	field = &Field{
+	field = &fieldModel{
 		GoName:   v.Name(),
 		Property: property,
 		Type:     v.Type(),
@@ -432,7 +432,7 @@ func firstParagraph(cg *ast.CommentGroup) string {
 
 // classify decides the field's Kind from its Go type, or reports why the
 // type cannot be a property.
-func (c *checker) classify(f *Field, spec tagSpec, pos token.Pos, place tagPlace) bool {
+func (c *checker) classify(f *fieldModel, spec tagSpec, pos token.Pos, place tagPlace) bool {
 	t := types.Unalias(f.Type)
 	if p, ok := t.(*types.Pointer); ok {
 		f.Pointer = true
@@ -459,7 +459,7 @@ func (c *checker) classify(f *Field, spec tagSpec, pos token.Pos, place tagPlace
 		return false
 	}
 	if isTime(t) {
-		f.Kind = KindTime
+		f.Kind = kindTime
 		return true
 	}
 	switch u := t.Underlying().(type) {
@@ -490,7 +490,7 @@ func isTime(t types.Type) bool {
 	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "time" && n.Obj().Name() == "Time"
 }
 
-func (c *checker) classifyBasic(f *Field, t types.Type, b *types.Basic, spec tagSpec, pos token.Pos, place tagPlace) bool {
+func (c *checker) classifyBasic(f *fieldModel, t types.Type, b *types.Basic, spec tagSpec, pos token.Pos, place tagPlace) bool {
 	info := b.Info()
 	if b.Kind() != types.String {
 		// The 2026-07-28 schema subset has enums of strings only: titled
@@ -519,30 +519,30 @@ func (c *checker) classifyBasic(f *Field, t types.Type, b *types.Basic, spec tag
 			if enum == nil {
 				return false
 			}
-			f.Kind = KindEnum
+			f.Kind = kindEnum
 			f.Enum = enum
 			return true
 		}
 		if len(spec.Enum) > 0 {
-			f.Kind = KindEnum
-			f.Enum = &Enum{}
+			f.Kind = kindEnum
+			f.Enum = &enumModel{}
 			for _, v := range spec.Enum {
-				f.Enum.Values = append(f.Enum.Values, EnumValue{Value: v})
+				f.Enum.Values = append(f.Enum.Values, enumValue{Value: v})
 			}
 			return true
 		}
-		f.Kind = KindString
+		f.Kind = kindString
 	case b.Kind() == types.Bool:
-		f.Kind = KindBool
+		f.Kind = kindBool
 	case b.Kind() == types.Uintptr:
 		c.errorf(pos, "field %s is a uintptr: use an integer type", f.GoName)
 		return false
 	case info&types.IsInteger != 0:
-		f.Kind = KindInteger
+		f.Kind = kindInteger
 		f.HasMin, f.HasMax = true, true
 		f.MinInt, f.MaxInt = intRange(b.Kind())
 	case b.Kind() == types.Float32 || b.Kind() == types.Float64:
-		f.Kind = KindNumber
+		f.Kind = kindNumber
 		f.Float32 = b.Kind() == types.Float32
 	default:
 		c.errorf(pos, "field %s has unsupported type %s: use string, bool, an integer or a float", f.GoName, b.Name())
@@ -574,7 +574,7 @@ func intRange(k types.BasicKind) (int64, int64) {
 	return -safe, safe
 }
 
-func (c *checker) classifySlice(f *Field, s *types.Slice, spec tagSpec, pos token.Pos, place tagPlace) bool {
+func (c *checker) classifySlice(f *fieldModel, s *types.Slice, spec tagSpec, pos token.Pos, place tagPlace) bool {
 	elem := types.Unalias(s.Elem())
 	b, ok := elem.Underlying().(*types.Basic)
 	if !ok || b.Kind() != types.String {
@@ -582,7 +582,7 @@ func (c *checker) classifySlice(f *Field, s *types.Slice, spec tagSpec, pos toke
 			f.GoName, types.TypeString(elem, types.RelativeTo(c.pkg.Types)))
 		return false
 	}
-	f.Kind = KindMulti
+	f.Kind = kindMulti
 	if _, named := elem.(*types.Named); named {
 		if len(spec.Enum) > 0 {
 			c.errorf(place.opt(spec.at, "enum"), "field %s: enum= is for []string; the constants of %s define its values", f.GoName, namedTypeName(elem))
@@ -595,9 +595,9 @@ func (c *checker) classifySlice(f *Field, s *types.Slice, spec tagSpec, pos toke
 		c.errorf(pos, "field %s is a []string without enum=: a multi-select needs its values, as enum=a|b|c or a slice of an enum type", f.GoName)
 		return false
 	}
-	f.Enum = &Enum{}
+	f.Enum = &enumModel{}
 	for _, v := range spec.Enum {
-		f.Enum.Values = append(f.Enum.Values, EnumValue{Value: v})
+		f.Enum.Values = append(f.Enum.Values, enumValue{Value: v})
 	}
 	return true
 }
@@ -606,7 +606,7 @@ func (c *checker) classifySlice(f *Field, s *types.Slice, spec tagSpec, pos toke
 // with their //elicit:title directives. Problems are reported once per type:
 // those of the type itself where they are, one about its use at the first
 // field that uses it.
-func (c *checker) enumOf(t types.Type, pos token.Pos, field string) *Enum {
+func (c *checker) enumOf(t types.Type, pos token.Pos, field string) *enumModel {
 	e := c.enums[t]
 	if e == nil {
 		e = &enumEntry{}
@@ -634,7 +634,7 @@ func (c *checker) titledConstants(t types.Type) bool {
 
 // readEnum reads the enum type t. Problems of the type itself are reported;
 // one to report at the first field using it is returned.
-func (c *checker) readEnum(t types.Type) (*Enum, func(token.Pos, string)) {
+func (c *checker) readEnum(t types.Type) (*enumModel, func(token.Pos, string)) {
 	named := types.Unalias(t).(*types.Named)
 	name := named.Obj().Name()
 	if named.Obj().Pkg() != c.pkg.Types {
@@ -643,7 +643,7 @@ func (c *checker) readEnum(t types.Type) (*Enum, func(token.Pos, string)) {
 				field, types.TypeString(t, nil), c.pkg.Name)
 		}
 	}
-	enum := &Enum{Named: t}
+	enum := &enumModel{Named: t}
 	var titled, untitled []token.Pos
 	seen := map[string]token.Pos{}
 	bad := false
@@ -667,7 +667,7 @@ func (c *checker) readEnum(t types.Type) (*Enum, func(token.Pos, string)) {
 		} else {
 			untitled = append(untitled, id.Pos())
 		}
-		enum.Values = append(enum.Values, EnumValue{Value: value, Title: title})
+		enum.Values = append(enum.Values, enumValue{Value: value, Title: title})
 	}, false)
 	switch {
 	case len(enum.Values) == 0:
@@ -750,7 +750,7 @@ func spellable(t types.Type) bool {
 // test files included (they are not loaded), is unlikely to use; "_" is
 // added while the package (outside elicitgen's files) or another generated
 // declaration has one.
-func (c *checker) nameGenerated(p *Package) {
+func (c *checker) nameGenerated(p *pkgModel) {
 	scope := c.pkg.Types.Scope()
 	taken := func(n string) bool {
 		obj := scope.Lookup(n)
@@ -801,7 +801,7 @@ func (c *checker) nameGenerated(p *Package) {
 // importNames maps every package the file's generated code (and a stub of
 // its tools) may refer to, to the name it goes by: its own, or with "_"
 // added when a package-level identifier or another import has it.
-func (c *checker) importNames(file *File) map[string]string {
+func (c *checker) importNames(file *fileModel) map[string]string {
 	paths := []string{runtimePath, mcpPath, jsonschemaPath, "context", "encoding/json", "fmt", "math", "net/url", "time"}
 	own := map[string]string{runtimePath: runtimeName}
 	var walk func(t types.Type)

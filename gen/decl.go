@@ -22,20 +22,20 @@ const (
 	directiveResource = "//elicit:resource"
 )
 
-// DeclKind is what a declaration declares.
-type DeclKind int
+// declKind is what a declaration declares.
+type declKind int
 
 const (
-	DeclTool     DeclKind = iota // //elicit:tool NAME: tools/call
-	DeclPrompt                   // //elicit:prompt NAME: prompts/get
-	DeclResource                 // //elicit:resource URI [MIME-TYPE]: resources/read
+	declTool     declKind = iota // //elicit:tool NAME: tools/call
+	declPrompt                   // //elicit:prompt NAME: prompts/get
+	declResource                 // //elicit:resource URI [MIME-TYPE]: resources/read
 )
 
-func (k DeclKind) String() string { return [...]string{"tool", "prompt", "resource"}[k] }
+func (k declKind) String() string { return [...]string{"tool", "prompt", "resource"}[k] }
 
-// PromptArg is one argument of a prompt (the spec's PromptArgument): its
+// promptArg is one argument of a prompt (the spec's PromptArgument): its
 // value is a string.
-type PromptArg struct {
+type promptArg struct {
 	Name, Title, Description string
 	Required                 bool
 }
@@ -52,12 +52,12 @@ func isDecl(doc *ast.CommentGroup) bool {
 // reports false when the kind is unknown (two directives); a bad name is
 // reported, and the declaration checked on with it, so that its other
 // problems are reported in the same run.
-func (c *checker) declName(pt pendingTool, t *Tool) bool {
+func (c *checker) declName(pt pendingTool, t *toolModel) bool {
 	var found []*ast.Comment
 	for k, d := range declDirectives {
 		if cm := directiveComment(pt.doc, d); cm != nil {
 			found = append(found, cm)
-			t.Kind = DeclKind(k)
+			t.Kind = declKind(k)
 		}
 	}
 	if len(found) > 1 {
@@ -67,7 +67,7 @@ func (c *checker) declName(pt pendingTool, t *Tool) bool {
 	}
 	cm := found[0]
 	arg, _ := directiveArg(pt.doc, declDirectives[t.Kind])
-	if t.Kind == DeclResource {
+	if t.Kind == declResource {
 		c.resourceName(t, cm, strings.Fields(arg))
 	} else {
 		c.toolName(t, cm, arg)
@@ -83,13 +83,13 @@ func argAt(cm *ast.Comment, word string) token.Pos {
 
 // toolName reads the name of a tool or prompt: one word; a tool's within
 // the spec's tool-name rules.
-func (c *checker) toolName(t *Tool, cm *ast.Comment, arg string) {
+func (c *checker) toolName(t *toolModel, cm *ast.Comment, arg string) {
 	directive := declDirectives[t.Kind]
 	t.MCPName = arg
 	switch {
 	case arg == "":
 		c.errorf(cm.Pos(), "%s needs the %s's name: %s NAME", directive, t.Kind, directive)
-	case t.Kind == DeclTool:
+	case t.Kind == declTool:
 		if problem := toolNameProblem(arg); problem != "" {
 			c.errorf(argAt(cm, arg), "tool name %q %s: a tool name is 1 to 128 characters of A-Z, a-z, 0-9, _, - and . (the spec's tool-name rules, SEP-986): write %s %s",
 				arg, problem, directive, toolNameFix(arg))
@@ -138,7 +138,7 @@ func toolNameFix(name string) string {
 }
 
 // resourceName reads a resource's URI and MIME type from words.
-func (c *checker) resourceName(t *Tool, cm *ast.Comment, words []string) {
+func (c *checker) resourceName(t *toolModel, cm *ast.Comment, words []string) {
 	if len(words) == 0 || len(words) > 2 {
 		c.errorf(cm.Pos(), "%s needs the resource's URI, and at most its MIME type: %s URI [MIME-TYPE]", directiveResource, directiveResource)
 		if len(words) == 0 {
@@ -166,7 +166,7 @@ type declaredAt struct {
 
 // claimName reports a tool, prompt or resource declared twice in the
 // package, at both declarations, each naming the other.
-func (c *checker) claimName(goName string, t *Tool, cm *ast.Comment) {
+func (c *checker) claimName(goName string, t *toolModel, cm *ast.Comment) {
 	if t.MCPName == "" {
 		return
 	}
@@ -179,7 +179,7 @@ func (c *checker) claimName(goName string, t *Tool, cm *ast.Comment) {
 		c.declared[key] = declaredAt{cm.Pos(), goName}
 		return
 	}
-	what := map[DeclKind]string{DeclTool: "tool name", DeclPrompt: "prompt name", DeclResource: "resource URI"}[t.Kind]
+	what := map[declKind]string{declTool: "tool name", declPrompt: "prompt name", declResource: "resource URI"}[t.Kind]
 	say := func(at token.Pos, other string, otherAt token.Pos) {
 		c.errorf(at, "%s %q is declared twice, here and by %s at %s: rename one (a server has one %s of each, and the second registration would replace the first)",
 			what, t.MCPName, other, c.relPos(otherAt), t.Kind)
@@ -213,12 +213,12 @@ func uriProblem(uri string) string {
 }
 
 // declArgs checks the Args field v of a declaration.
-func (c *checker) declArgs(t *Tool, v *types.Var, pos token.Pos) {
-	if t.Kind == DeclTool {
+func (c *checker) declArgs(t *toolModel, v *types.Var, pos token.Pos) {
+	if t.Kind == declTool {
 		c.toolArgs(t, v, pos)
 		return
 	}
-	if t.Kind == DeclResource {
+	if t.Kind == declResource {
 		c.errorf(pos, "resource %s has no arguments besides its URI: drop Args (the handler reads the URI in req.Params.URI)", t.MCPName)
 		return
 	}
@@ -228,7 +228,7 @@ func (c *checker) declArgs(t *Tool, v *types.Var, pos token.Pos) {
 		return
 	}
 	ok = true
-	var args []PromptArg
+	var args []promptArg
 	for i := range st.NumFields() {
 		f := st.Field(i)
 		name, skip := jsonFieldName(st.Tag(i))
@@ -256,7 +256,7 @@ func (c *checker) declArgs(t *Tool, v *types.Var, pos token.Pos) {
 		j, _ := tag.Lookup("json")
 		_, opts, _ := strings.Cut(j, ",")
 		optional := slices.ContainsFunc(strings.Split(opts, ","), func(o string) bool { return o == "omitempty" || o == "omitzero" })
-		args = append(args, PromptArg{Name: name, Description: tag.Get("jsonschema"), Required: !optional})
+		args = append(args, promptArg{Name: name, Description: tag.Get("jsonschema"), Required: !optional})
 	}
 	if ok {
 		t.Args, t.PromptArgs = v.Type(), args
@@ -264,8 +264,8 @@ func (c *checker) declArgs(t *Tool, v *types.Var, pos token.Pos) {
 }
 
 // declStep refuses what a step of a prompt or resource cannot do.
-func (c *checker) declStep(t *Tool, s *ToolStep, where stepAt) {
-	if t.Kind == DeclTool {
+func (c *checker) declStep(t *toolModel, s *stepModel, where stepAt) {
+	if t.Kind == declTool {
 		return
 	}
 	if s.Fallback == "preview" {
@@ -274,7 +274,7 @@ func (c *checker) declStep(t *Tool, s *ToolStep, where stepAt) {
 	if !s.Prefill {
 		return
 	}
-	if t.Kind == DeclResource {
+	if t.Kind == declResource {
 		c.errorf(where.prefill, "step %s of resource %s: a resource has no arguments to prefill from: drop prefill", s.GoName, t.MCPName)
 		return
 	}
@@ -283,7 +283,7 @@ func (c *checker) declStep(t *Tool, s *ToolStep, where stepAt) {
 	}
 	for _, fd := range s.Form.Fields {
 		switch fd.Kind {
-		case KindString, KindEnum, KindTime:
+		case kindString, kindEnum, kindTime:
 		default:
 			c.errorf(where.prefill, "step %s of prompt %s prefills property %q of form %s, which is not a string: prompt arguments are strings, so only string, single-select and time properties can be prefilled; drop prefill",
 				s.GoName, t.MCPName, fd.Property, s.Form.Name)
@@ -294,20 +294,20 @@ func (c *checker) declStep(t *Tool, s *ToolStep, where stepAt) {
 
 // promptPrefillArgs appends a prompt's prefilled properties to its
 // arguments, optional, after Args' own.
-func promptPrefillArgs(t *Tool) {
+func promptPrefillArgs(t *toolModel) {
 	for _, s := range t.Steps {
 		if !s.Prefill || s.Form == nil {
 			continue
 		}
 		for _, fd := range s.Form.Fields {
-			t.PromptArgs = append(t.PromptArgs, PromptArg{Name: fd.Property, Title: fd.Title, Description: fd.Description})
+			t.PromptArgs = append(t.PromptArgs, promptArg{Name: fd.Property, Title: fd.Title, Description: fd.Description})
 		}
 	}
 }
 
 // argsExpr is the argument type of t's handler: Args, or struct{} for a
 // prompt without arguments.
-func argsExpr(pkg *Package, t *Tool) *jen.Statement {
+func argsExpr(pkg *pkgModel, t *toolModel) *jen.Statement {
 	if t.Args == nil {
 		return jen.Struct()
 	}
@@ -315,18 +315,18 @@ func argsExpr(pkg *Package, t *Tool) *jen.Statement {
 }
 
 // requestType and resultType are the SDK types of t's kind.
-func requestType(t *Tool) *jen.Statement {
+func requestType(t *toolModel) *jen.Statement {
 	return jen.Op("*").Qual(mcpPath, [...]string{"CallToolRequest", "GetPromptRequest", "ReadResourceRequest"}[t.Kind])
 }
 
-func resultType(t *Tool) *jen.Statement {
+func resultType(t *toolModel) *jen.Statement {
 	return jen.Op("*").Qual(mcpPath, [...]string{"CallToolResult", "GetPromptResult", "ReadResourceResult"}[t.Kind])
 }
 
 // registerDecl is the body of a prompt's or resource's Register function.
-func registerDecl(pkg *Package, t *Tool, steps []jen.Code, typed jen.Dict) []jen.Code {
+func registerDecl(pkg *pkgModel, t *toolModel, steps []jen.Code, typed jen.Dict) []jen.Code {
 	stepList := jen.Index().Qual(runtimePath, "Step").Values(steps...)
-	if t.Kind == DeclPrompt {
+	if t.Kind == declPrompt {
 		args := argsExpr(pkg, t)
 		var list []jen.Code
 		for _, a := range t.PromptArgs {
@@ -372,8 +372,8 @@ func registerDecl(pkg *Package, t *Tool, steps []jen.Code, typed jen.Dict) []jen
 
 // stubResult is the placeholder result of a stub's Complete, Declined,
 // Cancelled or Unavailable method of a prompt or resource, saying text.
-func stubResult(t *Tool, text jen.Code) jen.Code {
-	if t.Kind == DeclPrompt {
+func stubResult(t *toolModel, text jen.Code) jen.Code {
+	if t.Kind == declPrompt {
 		return jen.Qual(runtimePath, "PromptText").Call(jen.Lit(""), text)
 	}
 	return jen.Qual(runtimePath, "ResourceText").Call(jen.Id("req").Dot("Params").Dot("URI"), jen.Lit(t.MIMEType), text)
@@ -381,8 +381,8 @@ func stubResult(t *Tool, text jen.Code) jen.Code {
 
 // writeEnumNames writes a titled single-select in the deprecated form of
 // the spec's LegacyTitledEnumSchema: "enum":[values],"enumNames":[titles].
-func writeEnumNames(o *object, e *Enum) {
-	list := func(key string, value func(EnumValue) string) {
+func writeEnumNames(o *object, e *enumModel) {
+	list := func(key string, value func(enumValue) string) {
 		o.key(key)
 		o.b.WriteByte('[')
 		for i, v := range e.Values {
@@ -393,14 +393,14 @@ func writeEnumNames(o *object, e *Enum) {
 		}
 		o.b.WriteByte(']')
 	}
-	list("enum", func(v EnumValue) string { return v.Value })
-	list("enumNames", func(v EnumValue) string { return v.Title })
+	list("enum", func(v enumValue) string { return v.Value })
+	list("enumNames", func(v enumValue) string { return v.Title })
 }
 
 // toolArgs checks the Args field v of a tool: a struct, without
 // time.Duration fields. A bad one is reported and still taken, so that
 // the tool is not also said to have no Args.
-func (c *checker) toolArgs(t *Tool, v *types.Var, pos token.Pos) {
+func (c *checker) toolArgs(t *toolModel, v *types.Var, pos token.Pos) {
 	t.Args = v.Type()
 	st, ok := types.Unalias(v.Type()).Underlying().(*types.Struct)
 	if !ok {

@@ -14,7 +14,7 @@
 //	                  Diagnostics, all at once
 //	Emit  (emit.go)   prints the Model with jennifer (emit_tool.go: tools),
 //	                  gofmt-clean bytes keyed by output path; its errors are
-//	                  internal ones (ErrInternal)
+//	                  internal ones (errInternal)
 //	Write (write.go)  writes changed files, removes stale ones of ours, or in
 //	                  check mode only reports differences
 //

@@ -25,28 +25,28 @@ const (
 	runtimeName = "elicitrt"
 )
 
-// Output is what Emit produces: the bytes of every generated file keyed by
+// output is what Emit produces: the bytes of every generated file keyed by
 // absolute path, and the generated files of ours that no source produces
 // any more.
-type Output struct {
+type output struct {
 	Files map[string][]byte
 	Stale []string
 }
 
-// ErrInternal is in every error Emit returns: Check made every decision
+// errInternal is in every error Emit returns: Check made every decision
 // and refused every bad input, so a model that cannot be printed is a bug
 // of elicitgen, never the user's.
-var ErrInternal = errors.New("elicitgen internal error (please report it)")
+var errInternal = errors.New("elicitgen internal error (please report it)")
 
-// Emit prints the model. It never touches the disk, and its errors are
-// all ErrInternal.
-func Emit(m *Model) (*Output, error) {
-	out := &Output{Files: map[string][]byte{}}
+// emit prints the model. It never touches the disk, and its errors are
+// all errInternal.
+func emit(m *model) (*output, error) {
+	out := &output{Files: map[string][]byte{}}
 	for _, pkg := range m.Packages {
 		for _, file := range pkg.Files {
 			src, err := emitFile(pkg, file)
 			if err != nil {
-				return nil, fmt.Errorf("%w: rendering %s: %v", ErrInternal, file.Output, err)
+				return nil, fmt.Errorf("%w: rendering %s: %v", errInternal, file.Output, err)
 			}
 			out.Files[file.Output] = src
 		}
@@ -61,9 +61,9 @@ func Emit(m *Model) (*Output, error) {
 
 // emitFile prints one generated file: the version lock, each form, each
 // tool.
-func emitFile(pkg *Package, file *File) ([]byte, error) {
+func emitFile(pkg *pkgModel, file *fileModel) ([]byte, error) {
 	f := newFile(pkg, file.Imports)
-	f.HeaderComment("// " + Header)
+	f.HeaderComment("// " + header)
 	f.HeaderComment("// source: " + filepath.Base(file.Source))
 	v := jen.Lit(contract.GenVersion)
 	f.Comment("The build fails on the next lines when this file and the elicitgen runtime")
@@ -86,7 +86,7 @@ func emitFile(pkg *Package, file *File) ([]byte, error) {
 // newFile starts a jennifer file of package pkg whose imports go by the
 // names of imports (import path → name; Check chose them, aliasing those
 // that a package-level identifier takes).
-func newFile(pkg *Package, imports map[string]string) *jen.File {
+func newFile(pkg *pkgModel, imports map[string]string) *jen.File {
 	f := jen.NewFilePathName(pkg.Path, pkg.Name)
 	for path, name := range imports {
 		if name == lastElem(path) && path != runtimePath {
@@ -183,8 +183,8 @@ func typeExpr(pkgPath string, t types.Type) *jen.Statement {
 
 // formEmitter prints one form.
 type formEmitter struct {
-	pkg    *Package
-	form   *Form
+	pkg    *pkgModel
+	form   *formModel
 	taken  map[string]string // the file's imports: their names are taken
 	locals map[string]string // local name → name used
 }
@@ -283,7 +283,7 @@ func (e *formEmitter) emit(f *jen.File) {
 		)
 	}
 	for _, fd := range form.Fields {
-		if fd.Kind == KindMulti {
+		if fd.Kind == kindMulti {
 			body = append(body, e.decodeMulti(fd))
 		} else {
 			body = append(body, e.decodeField(fd))
@@ -320,7 +320,7 @@ func (e *formEmitter) blockFields() []jen.Code {
 	var fields []jen.Code
 	for _, fd := range e.form.Fields {
 		switch {
-		case fd.Kind == KindMulti:
+		case fd.Kind == kindMulti:
 			fields = append(fields, jen.Id(fd.GoName).Index(jen.Lit(len(fd.Enum.Values))).Add(e.typ(multiElem(fd))))
 		case fd.Pointer:
 			fields = append(fields, jen.Id(fd.GoName).Add(e.typ(fd.Value)))
@@ -329,7 +329,7 @@ func (e *formEmitter) blockFields() []jen.Code {
 	return fields
 }
 
-func multiElem(fd *Field) types.Type { return fd.Value.Underlying().(*types.Slice).Elem() }
+func multiElem(fd *fieldModel) types.Type { return fd.Value.Underlying().(*types.Slice).Elem() }
 
 // newBlock is the statement that allocates the block unless it exists.
 func (e *formEmitter) newBlock() jen.Code {
@@ -382,10 +382,10 @@ func bounds(n *jen.Statement, hasMin, hasMax bool, lo, hi jen.Code) jen.Code {
 }
 
 // decodeField is the decoding of one scalar property into v.
-func (e *formEmitter) decodeField(fd *Field) jen.Code {
+func (e *formEmitter) decodeField(fd *fieldModel) jen.Code {
 	raw, ok, s := e.id("raw"), e.id("ok"), e.id("s")
 	convert := func(x *jen.Statement) *jen.Statement {
-		if _, basic := types.Unalias(fd.Value).(*types.Basic); basic && (fd.Kind == KindString || fd.Kind == KindBool || fd.Kind == KindNumber && !fd.Float32) {
+		if _, basic := types.Unalias(fd.Value).(*types.Basic); basic && (fd.Kind == kindString || fd.Kind == kindBool || fd.Kind == kindNumber && !fd.Float32) {
 			return x
 		}
 		return e.typ(fd.Value).Call(x)
@@ -393,10 +393,10 @@ func (e *formEmitter) decodeField(fd *Field) jen.Code {
 	var checks []check
 	var value *jen.Statement
 	switch fd.Kind {
-	case KindString, KindEnum, KindTime:
+	case kindString, kindEnum, kindTime:
 		checks = append(checks, check{jen.List(s.Clone(), ok.Clone()).Op(":=").Add(raw).Assert(jen.String()), jen.Op("!").Add(ok), rt("ReasonString")})
 		switch fd.Kind {
-		case KindString:
+		case kindString:
 			if fd.HasMin || fd.HasMax {
 				lo, hi := jen.Lit(0), jen.Code(jen.Lit(int(fd.MaxInt)))
 				if fd.HasMin {
@@ -418,13 +418,13 @@ func (e *formEmitter) decodeField(fd *Field) jen.Code {
 				checks = append(checks, check{jen.List(jen.Id("_"), ok).Op(":=").Add(rt("ParseDateTime")).Call(s), jen.Op("!").Add(ok), rt("ReasonDateTime")})
 			}
 			value = convert(s)
-		case KindEnum:
+		case kindEnum:
 			checks = append(checks, check{nil, jen.Id(fd.Enum.Index).Call(s).Op("<").Lit(0), jen.Lit("must be one of " + fd.Enum.list())})
 			value = s
 			if fd.Enum.Named != nil {
 				value = e.typ(fd.Value).Call(s)
 			}
-		case KindTime:
+		case kindTime:
 			tm := e.id("tm")
 			parse, reason := "ParseDateTime", "ReasonDateTime"
 			if fd.Format == "date" {
@@ -433,17 +433,17 @@ func (e *formEmitter) decodeField(fd *Field) jen.Code {
 			checks = append(checks, check{jen.List(tm.Clone(), ok).Op(":=").Add(rt(parse)).Call(s), jen.Op("!").Add(ok), rt(reason)})
 			value = tm
 		}
-	case KindBool:
+	case kindBool:
 		b := e.id("b")
 		checks = append(checks, check{jen.List(b.Clone(), ok).Op(":=").Add(raw).Assert(jen.Bool()), jen.Op("!").Add(ok), rt("ReasonBoolean")})
 		value = convert(b)
-	case KindInteger:
+	case kindInteger:
 		n, reason := e.id("n"), e.id("reason")
 		checks = append(checks,
 			check{jen.List(n.Clone(), reason.Clone()).Op(":=").Add(rt("Integer")).Call(raw), reason.Clone().Op("!=").Lit(""), reason},
 			check{nil, bounds(n, true, true, jen.Lit(int(fd.MinInt)), jen.Lit(int(fd.MaxInt))), jen.Lit(fmt.Sprintf("must be an integer from %d to %d", fd.MinInt, fd.MaxInt))})
 		value = e.typ(fd.Value).Call(n)
-	case KindNumber:
+	case kindNumber:
 		n, reason := e.id("n"), e.id("reason")
 		checks = append(checks, check{jen.List(n.Clone(), reason.Clone()).Op(":=").Add(rt("Number")).Call(raw), reason.Clone().Op("!=").Lit(""), reason})
 		if fd.HasMin || fd.HasMax {
@@ -467,12 +467,12 @@ func (e *formEmitter) decodeField(fd *Field) jen.Code {
 
 // present is the property's if statement: body when present, the
 // required failure or the default when absent.
-func (e *formEmitter) present(fd *Field, body ...jen.Code) jen.Code {
+func (e *formEmitter) present(fd *fieldModel, body ...jen.Code) jen.Code {
 	s := jen.If(jen.List(e.id("raw"), e.id("ok")).Op(":=").Id("content").Index(jen.Lit(fd.Property)), e.id("ok")).Block(body...)
 	switch {
 	case fd.Required:
 		return s.Else().Block(e.fail(fd.Property, rt("ReasonRequired")))
-	case fd.Default != nil && fd.Kind == KindMulti && len(fd.Default.List) > 0:
+	case fd.Default != nil && fd.Kind == kindMulti && len(fd.Default.List) > 0:
 		// A fresh slice of the default items, in the block.
 		items := []jen.Code{e.id("blk").Dot(fd.GoName).Index(jen.Empty(), jen.Lit(0))}
 		for _, v := range fd.Default.List {
@@ -486,18 +486,18 @@ func (e *formEmitter) present(fd *Field, body ...jen.Code) jen.Code {
 }
 
 // defaultValue spells the default value of a property.
-func (e *formEmitter) defaultValue(fd *Field) jen.Code {
+func (e *formEmitter) defaultValue(fd *fieldModel) jen.Code {
 	d := fd.Default
 	switch fd.Kind {
-	case KindString, KindEnum:
+	case kindString, kindEnum:
 		return jen.Lit(d.String) // untyped constants assign to named types too
-	case KindBool:
+	case kindBool:
 		return jen.Lit(d.Bool)
-	case KindInteger:
+	case kindInteger:
 		return jen.Lit(int(d.Int))
-	case KindNumber:
+	case kindNumber:
 		return jen.Lit(d.Num)
-	case KindMulti:
+	case kindMulti:
 		items := make([]jen.Code, len(d.List))
 		for i, s := range d.List {
 			items[i] = jen.Lit(s)
@@ -515,7 +515,7 @@ func (e *formEmitter) defaultValue(fd *Field) jen.Code {
 
 // decodeMulti is the decoding of a multi-select: the items go to the
 // field's array in the block, a fixed-size seen array finds duplicates.
-func (e *formEmitter) decodeMulti(fd *Field) jen.Code {
+func (e *formEmitter) decodeMulti(fd *fieldModel) jen.Code {
 	raw, ok := e.id("raw"), e.id("ok")
 	list, reason, items, seen, it, s, i := e.id("list"), e.id("reason"), e.id("items"), e.id("seen"), e.id("it"), e.id("s"), e.id("i")
 	elemType := multiElem(fd) // Value may be a named slice type
@@ -552,7 +552,7 @@ func (e *formEmitter) decodeMulti(fd *Field) jen.Code {
 	)
 }
 
-func boundsReason(fd *Field, unit string) string {
+func boundsReason(fd *fieldModel, unit string) string {
 	units := func(n int64) string {
 		if n == 1 {
 			return strings.TrimSuffix(unit, "s")
@@ -568,7 +568,7 @@ func boundsReason(fd *Field, unit string) string {
 	return fmt.Sprintf("must have at most %d %s", fd.MaxInt, units(fd.MaxInt))
 }
 
-func numberReason(fd *Field) string {
+func numberReason(fd *fieldModel) string {
 	lo, hi := strconv.FormatFloat(fd.MinNum, 'g', -1, 64), strconv.FormatFloat(fd.MaxNum, 'g', -1, 64)
 	switch {
 	case fd.HasMin && fd.HasMax:

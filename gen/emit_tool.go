@@ -9,7 +9,7 @@ import (
 
 // emitTool writes a tool's step type, answers struct, handler interface and
 // Register function.
-func emitTool(f *jen.File, pkg *Package, t *Tool) {
+func emitTool(f *jen.File, pkg *pkgModel, t *toolModel) {
 	name := t.Name
 	stepType := name + "Step"
 	answersType := name + "Answers"
@@ -84,9 +84,9 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) {
 	var mapType = map[string]jen.Code{}
 	for _, m := range t.Methods {
 		switch m.Kind {
-		case MethodComplete, MethodDeclined, MethodCancelled, MethodUnavailable:
+		case methodComplete, methodDeclined, methodCancelled, methodUnavailable:
 			typed[jen.Id(m.Name)] = jen.Id("h").Dot(m.Name)
-		case MethodRun:
+		case methodRun:
 			typed[jen.Id("Tasks")] = jen.Qual(runtimePath, map[string]string{"optional": "TaskOptional", "required": "TaskRequired"}[t.Task])
 			typed[jen.Id("Run")] = jen.Func().Params(
 				jen.Id("ctx").Qual("context", "Context"),
@@ -98,7 +98,7 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) {
 				jen.Return(jen.Id("h").Dot(m.Name).Call(jen.Id("ctx"), jen.Id("req"), jen.Id(t.TaskType()).Values(jen.Id("t")), jen.Id("a"), jen.Id("ans"))),
 			)
 		default:
-			field := map[MethodKind]string{MethodMessage: "Messages", MethodAsk: "Asks", MethodURL: "Links", MethodPreview: "Previews"}[m.Kind]
+			field := map[methodKind]string{methodMessage: "Messages", methodAsk: "Asks", methodURL: "Links", methodPreview: "Previews"}[m.Kind]
 			perStep[field] = append(perStep[field], jen.Id(stepType+m.Step.GoName).Op(":").Id("h").Dot(m.Name))
 			mapType[field] = jen.Map(jen.Id(stepType)).Func().Add(methodSignature(pkg, t, m, false))
 		}
@@ -107,7 +107,7 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) {
 		typed[jen.Id(field)] = jen.Add(mapType[field]).Values(entries...)
 	}
 
-	if t.Kind != DeclTool {
+	if t.Kind != declTool {
 		f.Commentf("Register%s adds the %s %s to server: the runtime's interpreter runs its", name, t.MCPName, t.Kind)
 		f.Comment("step table over multi round-trip requests and calls h's typed methods. opts may be nil.")
 		f.Func().Id("Register"+name).Params(
@@ -157,7 +157,7 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) {
 
 // emitTask writes a task tool's task type: the running task, with a typed
 // asker per group of During steps.
-func emitTask(f *jen.File, t *Tool) {
+func emitTask(f *jen.File, t *toolModel) {
 	typ := t.TaskType()
 	f.Commentf("%s is the running task of the %s tool: progress and the questions asked while it runs.", typ, t.MCPName)
 	f.Type().Id(typ).Struct(jen.Op("*").Qual(runtimePath, "Task"))
@@ -189,7 +189,7 @@ func emitTask(f *jen.File, t *Tool) {
 }
 
 // askerDoc is the doc comment of a task type's asker of keys.
-func askerDoc(a Asker, keys []string) []string {
+func askerDoc(a asker, keys []string) []string {
 	if len(keys) == 1 {
 		return []string{
 			fmt.Sprintf("%s asks the %s step while the task runs and waits for the answer, which is", a.Name, keys[0]),
@@ -242,7 +242,7 @@ func lits(ss []string) []jen.Code {
 
 // methodSignature spells a handler method's parameters and results.
 // Without named, the parameters are types only (a func type).
-func methodSignature(pkg *Package, t *Tool, m HandlerMethod, named bool) *jen.Statement {
+func methodSignature(pkg *pkgModel, t *toolModel, m handlerMethod, named bool) *jen.Statement {
 	param := func(name string, typ jen.Code) jen.Code {
 		if named {
 			return jen.Id(name).Add(typ)
@@ -255,23 +255,23 @@ func methodSignature(pkg *Package, t *Tool, m HandlerMethod, named bool) *jen.St
 		param("args", argsExpr(pkg, t)),
 		param("answers", jen.Id(t.Name+"Answers")),
 	}
-	if m.Kind == MethodRun {
+	if m.Kind == methodRun {
 		params = slices.Insert(params, 2, param("task", jen.Id(t.TaskType())))
 	}
-	if t.Kind == DeclResource {
+	if t.Kind == declResource {
 		params = slices.Delete(params, 2, 3) // a resource has no arguments
 	}
 	switch m.Kind {
-	case MethodDeclined, MethodCancelled, MethodUnavailable:
+	case methodDeclined, methodCancelled, methodUnavailable:
 		params = append(params, param("step", jen.Id(t.Name+"Step")))
-	case MethodURL:
+	case methodURL:
 		params = append(params, param("token", jen.String()))
 	}
 	sig := jen.Params(params...)
 	switch m.Kind {
-	case MethodMessage, MethodURL, MethodPreview:
+	case methodMessage, methodURL, methodPreview:
 		return sig.String()
-	case MethodAsk:
+	case methodAsk:
 		return sig.Bool()
 	}
 	return sig.Parens(jen.List(resultType(t), jen.Error()))
@@ -279,7 +279,7 @@ func methodSignature(pkg *Package, t *Tool, m HandlerMethod, named bool) *jen.St
 
 // confirmations names t's confirm steps for the handler's doc comments
 // ("the confirm step's confirm"), or "" when it has none.
-func confirmations(t *Tool) string {
+func confirmations(t *toolModel) string {
 	var names []string
 	for _, s := range t.Steps {
 		if s.Confirm != "" {
@@ -294,20 +294,20 @@ func confirmations(t *Tool) string {
 
 // methodDoc is the doc comment of a handler method, in the interface and
 // in the stub.
-func methodDoc(t *Tool, m HandlerMethod) []string {
+func methodDoc(t *toolModel, m handlerMethod) []string {
 	switch m.Kind {
-	case MethodComplete:
+	case methodComplete:
 		if no := confirmations(t); no != "" {
 			return wrap("Complete runs once every step to be asked has been answered: "+no+" only with true (false is a decline).", 90)
 		}
 		return []string{"Complete runs once every step to be asked has been answered."}
-	case MethodRun:
+	case methodRun:
 		where := "in a task for a client that declares the tasks extension, in the foreground otherwise (where task's askers return the answers given before Run)"
 		if t.Task == "required" {
 			where = "in a task (a client that does not declare the tasks extension is refused)"
 		}
 		when := "Run does the tool's work: "
-		if slices.ContainsFunc(t.Steps, func(s *ToolStep) bool { return !s.During }) {
+		if slices.ContainsFunc(t.Steps, func(s *stepModel) bool { return !s.During }) {
 			when = "Run does the tool's work once the steps without during have been answered: "
 		}
 		how := ". It reports progress with task.Progress."
@@ -315,7 +315,7 @@ func methodDoc(t *Tool, m HandlerMethod) []string {
 			how = ". It reports progress with task.Progress and asks the during steps with task's Ask methods."
 		}
 		return wrap(when+where+how, 90)
-	case MethodDeclined:
+	case methodDeclined:
 		doc := []string{"Declined runs when the user declined the step: a normal outcome, which ends in a complete result."}
 		if len(t.Askers()) > 0 {
 			doc = []string{"Declined runs when the user declined a step asked before Run: a normal outcome, which ends in a",
@@ -329,19 +329,19 @@ func methodDoc(t *Tool, m HandlerMethod) []string {
 			doc = append(doc, wrap("An answer of false to "+no+" is its decline, and arrives here, never at "+work+".", 90)...)
 		}
 		return doc
-	case MethodCancelled:
+	case methodCancelled:
 		if len(t.Askers()) > 0 {
 			return []string{"Cancelled runs when the user dismissed a step asked before Run without choosing. (A during",
 				"step's cancel reaches Run, as its asker's Outcome.)"}
 		}
 		return []string{"Cancelled runs when the user dismissed the step without choosing."}
-	case MethodUnavailable:
+	case methodUnavailable:
 		return []string{"Unavailable runs when the request cannot show a step whose fallback is handler."}
-	case MethodMessage:
+	case methodMessage:
 		return []string{fmt.Sprintf("%s returns the message that asks the %s step.", m.Name, m.Step.Key)}
-	case MethodAsk:
+	case methodAsk:
 		return []string{fmt.Sprintf("%s reports whether the %s step is asked at all.", m.Name, m.Step.Key)}
-	case MethodPreview:
+	case methodPreview:
 		return []string{
 			fmt.Sprintf("%s says what confirming the %s step will do, for a client that cannot", m.Name, m.Step.Key),
 			"show it: the call completes with this preview and a single-use confirmation token.",
@@ -355,7 +355,7 @@ func methodDoc(t *Tool, m HandlerMethod) []string {
 
 // stepValue is the step table's entry of s: a URL step's, or a form
 // step's with its options.
-func stepValue(s *ToolStep) jen.Code {
+func stepValue(s *stepModel) jen.Code {
 	if s.URL {
 		d := jen.Dict{
 			jen.Id("Key"):      jen.Lit(s.Key),

@@ -17,7 +17,7 @@ var formats = []string{"email", "uri", "date", "date-time"}
 
 // checkOptions applies the tag options that depend on the field's kind:
 // bounds, format, default, enum=, and required on a pointer.
-func (c *checker) checkOptions(f *Field, spec tagSpec, place tagPlace) bool {
+func (c *checker) checkOptions(f *fieldModel, spec tagSpec, place tagPlace) bool {
 	ok := true
 	at := "" // the option the next failure is about
 	fail := func(format string, args ...any) {
@@ -30,14 +30,14 @@ func (c *checker) checkOptions(f *Field, spec tagSpec, place tagPlace) bool {
 	}
 	at = "enumnames"
 	if spec.EnumNames {
-		if f.Kind != KindEnum || f.Enum == nil || !f.Enum.Titled {
+		if f.Kind != kindEnum || f.Enum == nil || !f.Enum.Titled {
 			fail("enumnames on field %s: it sends a titled single-select's titles as the deprecated enumNames, and %s is not a titled single-select (a string type whose constants carry //elicit:title)", f.GoName, f.GoName)
 		} else {
 			f.EnumNames = true
 		}
 	}
 	at = "enum"
-	if len(spec.Enum) > 0 && f.Kind != KindEnum && f.Kind != KindMulti {
+	if len(spec.Enum) > 0 && f.Kind != kindEnum && f.Kind != kindMulti {
 		fail("enum= on field %s: only string and []string fields take an inline enum", f.GoName)
 	}
 
@@ -47,20 +47,20 @@ func (c *checker) checkOptions(f *Field, spec tagSpec, place tagPlace) bool {
 		switch {
 		case !slices.Contains(formats, f.Format):
 			fail("unsupported format %q on field %s: the formats are email, uri, date and date-time", f.Format, f.GoName)
-		case f.Kind == KindTime && f.Format != "date" && f.Format != "date-time":
+		case f.Kind == kindTime && f.Format != "date" && f.Format != "date-time":
 			fail("format %q on time.Time field %s: use date or date-time", f.Format, f.GoName)
-		case f.Kind != KindString && f.Kind != KindTime:
+		case f.Kind != kindString && f.Kind != kindTime:
 			fail("format on field %s: format applies to plain string fields only", f.GoName)
 		}
 	}
-	if f.Kind == KindTime && f.Format == "" {
+	if f.Kind == kindTime && f.Format == "" {
 		f.Format = "date-time"
 	}
 
 	// bounds
 	if spec.Min != "" || spec.Max != "" {
 		switch f.Kind {
-		case KindInteger:
+		case kindInteger:
 			lo, hi := f.MinInt, f.MaxInt // the range of the Go type
 			parse := func(opt, s string) int64 {
 				at = opt
@@ -81,7 +81,7 @@ func (c *checker) checkOptions(f *Field, spec tagSpec, place tagPlace) bool {
 			if spec.Max != "" {
 				f.MaxInt = parse("max", spec.Max)
 			}
-		case KindNumber:
+		case kindNumber:
 			limit := math.MaxFloat64
 			if f.Float32 {
 				limit = math.MaxFloat32
@@ -101,9 +101,9 @@ func (c *checker) checkOptions(f *Field, spec tagSpec, place tagPlace) bool {
 			if spec.Max != "" {
 				f.MaxNum, f.HasMax = parse("max", spec.Max)
 			}
-		case KindString, KindMulti:
+		case kindString, kindMulti:
 			what := "a length"
-			if f.Kind == KindMulti {
+			if f.Kind == kindMulti {
 				what = "an item count"
 			}
 			parse := func(opt, s string) (int64, bool) {
@@ -121,7 +121,7 @@ func (c *checker) checkOptions(f *Field, spec tagSpec, place tagPlace) bool {
 			if spec.Max != "" {
 				f.MaxInt, f.HasMax = parse("max", spec.Max)
 			}
-			if f.Kind == KindMulti && f.Enum != nil && f.HasMin && f.MinInt > int64(len(f.Enum.Values)) {
+			if f.Kind == kindMulti && f.Enum != nil && f.HasMin && f.MinInt > int64(len(f.Enum.Values)) {
 				at = "min"
 				fail("min=%d on field %s: there are only %d values to choose", f.MinInt, f.GoName, len(f.Enum.Values))
 			}
@@ -156,10 +156,10 @@ func (c *checker) checkOptions(f *Field, spec tagSpec, place tagPlace) bool {
 
 // parseDefault types a default by its field and checks it against the
 // field's enum, bounds and format. reason is "" when it fits.
-func parseDefault(f *Field, raw string) (*Default, string) {
-	d := &Default{Raw: raw}
+func parseDefault(f *fieldModel, raw string) (*propDefault, string) {
+	d := &propDefault{Raw: raw}
 	switch f.Kind {
-	case KindString:
+	case kindString:
 		d.String = raw
 		n := int64(utf8.RuneCountInString(raw))
 		if f.HasMin && n < f.MinInt || f.HasMax && n > f.MaxInt {
@@ -168,13 +168,13 @@ func parseDefault(f *Field, raw string) (*Default, string) {
 		if r := formatReason(f.Format, raw); r != "" {
 			return nil, r
 		}
-	case KindBool:
+	case kindBool:
 		b, err := strconv.ParseBool(raw)
 		if err != nil || (raw != "true" && raw != "false") {
 			return nil, "is not a boolean (true or false)"
 		}
 		d.Bool = b
-	case KindInteger:
+	case kindInteger:
 		n, err := strconv.ParseInt(raw, 10, 64)
 		if err != nil {
 			return nil, "is not an integer"
@@ -183,7 +183,7 @@ func parseDefault(f *Field, raw string) (*Default, string) {
 			return nil, "is out of bounds"
 		}
 		d.Int = n
-	case KindNumber:
+	case kindNumber:
 		n, err := strconv.ParseFloat(raw, 64)
 		if err != nil || math.IsInf(n, 0) || math.IsNaN(n) {
 			return nil, "is not a number"
@@ -192,12 +192,12 @@ func parseDefault(f *Field, raw string) (*Default, string) {
 			return nil, "is out of bounds"
 		}
 		d.Num = n
-	case KindEnum:
+	case kindEnum:
 		if !f.Enum.has(raw) {
 			return nil, "is not one of the enum values " + f.Enum.list()
 		}
 		d.String = raw
-	case KindMulti:
+	case kindMulti:
 		d.List = []string{}
 		if raw != "" {
 			d.List = strings.Split(raw, "|")
@@ -216,7 +216,7 @@ func parseDefault(f *Field, raw string) (*Default, string) {
 		if f.HasMin && n < f.MinInt || f.HasMax && n > f.MaxInt {
 			return nil, "does not fit the item count bounds"
 		}
-	case KindTime:
+	case kindTime:
 		var t time.Time
 		var good bool
 		if f.Format == "date" {
@@ -255,7 +255,7 @@ func formatReason(name, s string) string {
 	return ""
 }
 
-func (e *Enum) has(v string) bool {
+func (e *enumModel) has(v string) bool {
 	for _, x := range e.Values {
 		if x.Value == v {
 			return true
@@ -265,7 +265,7 @@ func (e *Enum) has(v string) bool {
 }
 
 // list renders the values as "dev, staging, prod".
-func (e *Enum) list() string {
+func (e *enumModel) list() string {
 	vals := make([]string, len(e.Values))
 	for i, v := range e.Values {
 		vals[i] = v.Value

@@ -9,7 +9,7 @@ import (
 // buildSchema renders the form's requestedSchema: the 2026-07-28 subset
 // only (root type, properties, required; per property only the keywords its
 // variant allows), properties in field order, compact.
-func buildSchema(form *Form) []byte {
+func buildSchema(form *formModel) []byte {
 	size := 64
 	for _, f := range form.Fields {
 		size += 64 + len(f.Property) + len(f.Title) + len(f.Description)
@@ -73,19 +73,19 @@ func (o *object) raw(k, v string) {
 	o.b.WriteString(v)
 }
 
-func writeProperty(b *bytes.Buffer, f *Field) {
+func writeProperty(b *bytes.Buffer, f *fieldModel) {
 	b.WriteByte('{')
 	o := &object{b: b, first: true}
 	switch f.Kind {
-	case KindString, KindEnum, KindTime:
+	case kindString, kindEnum, kindTime:
 		o.str("type", "string")
-	case KindBool:
+	case kindBool:
 		o.str("type", "boolean")
-	case KindInteger:
+	case kindInteger:
 		o.str("type", "integer")
-	case KindNumber:
+	case kindNumber:
 		o.str("type", "number")
-	case KindMulti:
+	case kindMulti:
 		o.str("type", "array")
 	}
 	if f.Title != "" {
@@ -95,7 +95,7 @@ func writeProperty(b *bytes.Buffer, f *Field) {
 		o.str("description", f.Description)
 	}
 	switch f.Kind {
-	case KindString:
+	case kindString:
 		if f.HasMin {
 			o.raw("minLength", strconv.FormatInt(f.MinInt, 10))
 		}
@@ -105,25 +105,25 @@ func writeProperty(b *bytes.Buffer, f *Field) {
 		if f.Format != "" {
 			o.str("format", f.Format)
 		}
-	case KindTime:
+	case kindTime:
 		o.str("format", f.Format)
-	case KindInteger:
+	case kindInteger:
 		o.raw("minimum", strconv.FormatInt(f.MinInt, 10))
 		o.raw("maximum", strconv.FormatInt(f.MaxInt, 10))
-	case KindNumber:
+	case kindNumber:
 		if f.HasMin {
 			o.raw("minimum", number(f.MinNum))
 		}
 		if f.HasMax {
 			o.raw("maximum", number(f.MaxNum))
 		}
-	case KindEnum:
+	case kindEnum:
 		if f.EnumNames {
 			writeEnumNames(o, f.Enum)
 			break
 		}
 		writeEnum(o, f.Enum, "oneOf")
-	case KindMulti:
+	case kindMulti:
 		if f.HasMin {
 			o.raw("minItems", strconv.FormatInt(f.MinInt, 10))
 		}
@@ -142,15 +142,15 @@ func writeProperty(b *bytes.Buffer, f *Field) {
 	if d := f.Default; d != nil {
 		o.key("default")
 		switch f.Kind {
-		case KindString, KindEnum:
+		case kindString, kindEnum:
 			writeString(b, d.String)
-		case KindBool:
+		case kindBool:
 			b.WriteString(strconv.FormatBool(d.Bool))
-		case KindInteger:
+		case kindInteger:
 			b.WriteString(strconv.FormatInt(d.Int, 10))
-		case KindNumber:
+		case kindNumber:
 			b.WriteString(number(d.Num))
-		case KindMulti:
+		case kindMulti:
 			b.WriteByte('[')
 			for i, v := range d.List {
 				if i > 0 {
@@ -159,7 +159,7 @@ func writeProperty(b *bytes.Buffer, f *Field) {
 				writeString(b, v)
 			}
 			b.WriteByte(']')
-		case KindTime:
+		case kindTime:
 			writeString(b, d.Raw)
 		}
 	}
@@ -168,7 +168,7 @@ func writeProperty(b *bytes.Buffer, f *Field) {
 
 // writeEnum writes an untitled "enum":[...] or a titled
 // titledKey:[{"const":..,"title":..}].
-func writeEnum(o *object, e *Enum, titledKey string) {
+func writeEnum(o *object, e *enumModel, titledKey string) {
 	if !e.Titled {
 		o.key("enum")
 		o.b.WriteByte('[')

@@ -20,14 +20,14 @@ const (
 )
 
 type pendingTool struct {
-	file *File
+	file *fileModel
 	spec *ast.TypeSpec
 	doc  *ast.CommentGroup
 }
 
 // resolveTools checks the package's tool declarations against its forms.
-func (c *checker) resolveTools(p *Package) {
-	forms := map[string]*Form{}
+func (c *checker) resolveTools(p *pkgModel) {
+	forms := map[string]*formModel{}
 	for _, f := range p.Files {
 		for _, form := range f.Forms {
 			forms[form.Name] = form
@@ -48,19 +48,19 @@ func (c *checker) resolveTools(p *Package) {
 	p.Files = files
 }
 
-func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
+func (c *checker) checkTool(pt pendingTool, forms map[string]*formModel) *toolModel {
 	ts := pt.spec
-	tool := &Tool{Name: ts.Name.Name, Description: docText(pt.doc, ts.Name.Name)}
+	tool := &toolModel{Name: ts.Name.Name, Description: docText(pt.doc, ts.Name.Name)}
 	if !c.declName(pt, tool) {
 		return nil
 	}
 	name := tool.MCPName
 	what := tool.Kind.String() + " " + name // "tool deploy", "prompt summary", "resource notes://{id}"
 	c.taskDirective(pt, tool)
-	if cm := directiveComment(pt.doc, directiveAnnotations); cm != nil && tool.Kind != DeclTool {
+	if cm := directiveComment(pt.doc, directiveAnnotations); cm != nil && tool.Kind != declTool {
 		c.errorf(cm.Pos(), "//elicit:annotations is for tools: a %s has no annotations", tool.Kind)
 	}
-	if cm := directiveComment(pt.doc, directiveAnnotations); cm != nil && tool.Kind == DeclTool {
+	if cm := directiveComment(pt.doc, directiveAnnotations); cm != nil && tool.Kind == declTool {
 		known := []string{"destructive", "idempotent", "openworld", "readonly"}
 		var destructive token.Pos
 		for i := len(directiveAnnotations); i < len(cm.Text); {
@@ -126,7 +126,7 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 				c.declArgs(tool, v, pos)
 				continue
 			}
-			var prev *ToolStep // the step before, for together
+			var prev *stepModel // the step before, for together
 			if n := len(tool.Steps); n > 0 {
 				prev = tool.Steps[n-1]
 			}
@@ -144,7 +144,7 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 			places = append(places, where)
 		}
 	}
-	if tool.Args == nil && tool.Kind == DeclTool {
+	if tool.Args == nil && tool.Kind == declTool {
 		c.errorf(ts.Name.Pos(), "tool %s has no Args field: declare the argument struct as a field named Args (struct{} for none)", name)
 		return nil
 	}
@@ -154,7 +154,7 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 	// A tool may ask nothing (a sync tool registered beside the ones that
 	// ask, with the same typed handler); a prompt or resource that asks
 	// nothing needs no elicitgen.
-	if len(tool.Steps) == 0 && !taskMarked && tool.Kind != DeclTool {
+	if len(tool.Steps) == 0 && !taskMarked && tool.Kind != declTool {
 		c.errorf(ts.Name.Pos(), "%s has no steps: add a field whose type is a form", what)
 		return nil
 	}
@@ -176,7 +176,7 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 	if !c.checkPrefill(tool, places) {
 		return nil
 	}
-	if tool.Kind == DeclPrompt {
+	if tool.Kind == declPrompt {
 		promptPrefillArgs(tool)
 	}
 	if !c.freeNames(ts.Name.Pos(), tool) {
@@ -199,37 +199,37 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 // Complete can end the flow: a tool with no steps has none, and a during
 // step's decline reaches Run), Unavailable when a step's fallback is
 // handler, then each step's own methods in step order.
-func handlerMethods(t *Tool) []HandlerMethod {
-	ms := []HandlerMethod{{Name: "Complete", Kind: MethodComplete}}
+func handlerMethods(t *toolModel) []handlerMethod {
+	ms := []handlerMethod{{Name: "Complete", Kind: methodComplete}}
 	if t.Task != "" {
-		ms[0] = HandlerMethod{Name: "Run", Kind: MethodRun}
+		ms[0] = handlerMethod{Name: "Run", Kind: methodRun}
 	}
-	if slices.ContainsFunc(t.Steps, func(s *ToolStep) bool { return !s.During }) {
-		ms = append(ms, HandlerMethod{Name: "Declined", Kind: MethodDeclined}, HandlerMethod{Name: "Cancelled", Kind: MethodCancelled})
+	if slices.ContainsFunc(t.Steps, func(s *stepModel) bool { return !s.During }) {
+		ms = append(ms, handlerMethod{Name: "Declined", Kind: methodDeclined}, handlerMethod{Name: "Cancelled", Kind: methodCancelled})
 	}
-	if slices.ContainsFunc(t.Steps, func(s *ToolStep) bool { return s.Fallback == "handler" }) {
-		ms = append(ms, HandlerMethod{Name: "Unavailable", Kind: MethodUnavailable})
+	if slices.ContainsFunc(t.Steps, func(s *stepModel) bool { return s.Fallback == "handler" }) {
+		ms = append(ms, handlerMethod{Name: "Unavailable", Kind: methodUnavailable})
 	}
 	for _, s := range t.Steps {
 		if s.MessageHandler {
-			ms = append(ms, HandlerMethod{Name: s.GoName + "Message", Kind: MethodMessage, Step: s})
+			ms = append(ms, handlerMethod{Name: s.GoName + "Message", Kind: methodMessage, Step: s})
 		}
 		if s.AskHandler {
-			ms = append(ms, HandlerMethod{Name: "Ask" + s.GoName, Kind: MethodAsk, Step: s})
+			ms = append(ms, handlerMethod{Name: "Ask" + s.GoName, Kind: methodAsk, Step: s})
 		}
 		if s.URL {
-			ms = append(ms, HandlerMethod{Name: s.GoName + "URL", Kind: MethodURL, Step: s})
+			ms = append(ms, handlerMethod{Name: s.GoName + "URL", Kind: methodURL, Step: s})
 		}
 		if s.Fallback == "preview" {
-			ms = append(ms, HandlerMethod{Name: "Preview" + s.GoName, Kind: MethodPreview, Step: s})
+			ms = append(ms, handlerMethod{Name: "Preview" + s.GoName, Kind: methodPreview, Step: s})
 		}
 	}
 	return ms
 }
 
 // methodOwners names what two methods of one name are for.
-func methodOwners(a, b HandlerMethod) string {
-	owner := func(m HandlerMethod) string {
+func methodOwners(a, b handlerMethod) string {
+	owner := func(m handlerMethod) string {
 		if m.Step == nil {
 			return "the handler's own " + m.Name
 		}
@@ -243,9 +243,9 @@ type stepAt struct {
 	field, once, prefill, fallback, during, together token.Pos
 }
 
-func (c *checker) checkStep(decl string, v *types.Var, af *ast.Field, pos token.Pos, rawTag string, forms map[string]*Form, prev *ToolStep) (*ToolStep, stepAt) {
+func (c *checker) checkStep(decl string, v *types.Var, af *ast.Field, pos token.Pos, rawTag string, forms map[string]*formModel, prev *stepModel) (*stepModel, stepAt) {
 	named, _ := types.Unalias(v.Type()).(*types.Named)
-	var form *Form
+	var form *formModel
 	isURL := named != nil && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == runtimePath && named.Obj().Name() == "URLStep"
 	if named != nil && named.Obj().Pkg() == c.pkg.Types {
 		form = forms[named.Obj().Name()]
@@ -261,7 +261,7 @@ func (c *checker) checkStep(decl string, v *types.Var, af *ast.Field, pos token.
 		c.errorf(place.at(p.off), "%s", p.msg)
 	}
 	at := func(key string) token.Pos { return place.opt(spec.at, key) }
-	step := &ToolStep{
+	step := &stepModel{
 		GoName: v.Name(), Key: strings.ToLower(v.Name()), Form: form, URL: isURL,
 		Message: spec.Message, MessageHandler: spec.MessageHandler, AskHandler: spec.AskHandler,
 		Prefill: spec.Prefill, Once: spec.Once, Together: spec.Together, During: spec.During, Fallback: cmp.Or(spec.Fallback, "error"),
@@ -306,7 +306,7 @@ func (c *checker) checkStep(decl string, v *types.Var, af *ast.Field, pos token.
 
 // checkTogether checks the together option of step, which joins the round
 // of prev (nil for the first step); at is the option's position.
-func (c *checker) checkTogether(step, prev *ToolStep, at token.Pos) {
+func (c *checker) checkTogether(step, prev *stepModel, at token.Pos) {
 	if !step.Together {
 		return
 	}
@@ -324,7 +324,7 @@ func (c *checker) checkTogether(step, prev *ToolStep, at token.Pos) {
 
 // checkOnce checks a once step: a confirmation, which only a person
 // answers.
-func (c *checker) checkOnce(step *ToolStep, spec stepSpec, at func(string) token.Pos) {
+func (c *checker) checkOnce(step *stepModel, spec stepSpec, at func(string) token.Pos) {
 	if !step.Once {
 		return
 	}
@@ -338,7 +338,7 @@ func (c *checker) checkOnce(step *ToolStep, spec stepSpec, at func(string) token
 
 // prefillProps lists the properties of form that a prefill step reads from
 // the arguments, and those it needs to skip the question.
-func prefillProps(step *ToolStep, form *Form) {
+func prefillProps(step *stepModel, form *formModel) {
 	for _, fd := range form.Fields {
 		step.PrefillProps = append(step.PrefillProps, fd.Property)
 		if fd.Required {
@@ -355,7 +355,7 @@ func prefillProps(step *ToolStep, form *Form) {
 }
 
 // taskDirective reads //elicit:task optional|required into t.Task.
-func (c *checker) taskDirective(pt pendingTool, t *Tool) {
+func (c *checker) taskDirective(pt pendingTool, t *toolModel) {
 	var found []*ast.Comment
 	for _, cm := range pt.doc.List {
 		if cm.Text == directiveTask || strings.HasPrefix(cm.Text, directiveTask+" ") {
@@ -365,7 +365,7 @@ func (c *checker) taskDirective(pt pendingTool, t *Tool) {
 	if len(found) == 0 {
 		return
 	}
-	if t.Kind != DeclTool {
+	if t.Kind != declTool {
 		c.errorf(found[0].Pos(), "//elicit:task is for tools: only tools/call runs as a task, and %s declares a %s", pt.spec.Name.Name, t.Kind)
 		return
 	}
@@ -411,7 +411,7 @@ func (c *checker) taskDirective(pt pendingTool, t *Tool) {
 // form steps, never once, prefill or fallback=preview (those belong before
 // the work starts), all after the steps without during, and together only
 // with a during step before.
-func (c *checker) checkDuring(tool *Tool, places []stepAt, taskMarked bool) {
+func (c *checker) checkDuring(tool *toolModel, places []stepAt, taskMarked bool) {
 	what := tool.Kind.String() + " " + tool.MCPName
 	firstDuring := -1
 	for i, s := range tool.Steps {
@@ -427,7 +427,7 @@ func (c *checker) checkDuring(tool *Tool, places []stepAt, taskMarked bool) {
 			firstDuring = i
 		}
 		if !taskMarked {
-			if tool.Kind == DeclTool {
+			if tool.Kind == declTool {
 				c.errorf(at.during, "step %s: during asks while a task runs, and %s is no task: add //elicit:task optional or //elicit:task required next to //elicit:tool %s, or drop during", s.GoName, what, tool.MCPName)
 			} else {
 				c.errorf(at.during, "step %s: during is for tools marked //elicit:task; a %s never runs as a task", s.GoName, tool.Kind)
@@ -456,13 +456,13 @@ func (c *checker) checkDuring(tool *Tool, places []stepAt, taskMarked bool) {
 // checkPreview checks a step whose fallback is preview: a confirmation
 // (once) whose form is one required boolean, which a confirmation token
 // sets to true.
-func (c *checker) checkPreview(step *ToolStep, form *Form, v *types.Var, at token.Pos) {
+func (c *checker) checkPreview(step *stepModel, form *formModel, v *types.Var, at token.Pos) {
 	switch {
 	case !step.Once:
 		c.errorf(at, "step %s: fallback=preview is for a confirmation: add once (the token it gives completes the flow once)", v.Name())
 	case step.URL:
 		c.errorf(at, "URL step %s: fallback=preview is for a confirmation form; a URL step's fallback is error or handler", v.Name())
-	case len(form.Fields) != 1 || !form.Fields[0].Required || form.Fields[0].Kind != KindBool:
+	case len(form.Fields) != 1 || !form.Fields[0].Required || form.Fields[0].Kind != kindBool:
 		c.errorf(at, "step %s: fallback=preview confirms with a token, which answers a form of one required boolean; form %s is not one (give it a single field such as Confirm bool `elicit:\"confirm,required\"`)", v.Name(), form.Name)
 	default:
 		step.Accept = form.Fields[0].Property
@@ -473,18 +473,18 @@ func (c *checker) checkPreview(step *ToolStep, form *Form, v *types.Var, at toke
 // checkConfirm checks a confirm step: a form whose one required field is
 // a boolean, which only true answers, and which only a person answers (no
 // prefill, no fallback=defaults); during is checked with the during rules.
-func (c *checker) checkConfirm(step *ToolStep, form *Form, spec stepSpec, at func(string) token.Pos) {
+func (c *checker) checkConfirm(step *stepModel, form *formModel, spec stepSpec, at func(string) token.Pos) {
 	if step.URL {
 		c.errorf(at("confirm"), "URL step %s: confirm is for a confirmation form whose one required field is a boolean; a URL step has no answer to say no with", step.GoName)
 		return
 	}
-	var required []*Field
+	var required []*fieldModel
 	for _, fd := range form.Fields {
 		if fd.Required {
 			required = append(required, fd)
 		}
 	}
-	if len(required) != 1 || required[0].Kind != KindBool {
+	if len(required) != 1 || required[0].Kind != kindBool {
 		c.errorf(at("confirm"), "step %s: confirm needs a form whose one required field is a boolean (only true confirms, false declines), and %s: ask with a form such as struct{ Confirm bool `elicit:\"confirm,required\"` }",
 			step.GoName, requiredText(form, required))
 		return
@@ -499,7 +499,7 @@ func (c *checker) checkConfirm(step *ToolStep, form *Form, spec stepSpec, at fun
 }
 
 // requiredText says what required fields form has, for a confirm error.
-func requiredText(form *Form, required []*Field) string {
+func requiredText(form *formModel, required []*fieldModel) string {
 	switch len(required) {
 	case 0:
 		return fmt.Sprintf("form %s has no required field", form.Name)
@@ -516,7 +516,7 @@ func requiredText(form *Form, required []*Field) string {
 // checkPrefill finds the properties that two steps prefill, or that a step
 // prefills and an argument also names (the input schema has one property
 // of each name), and computes the tool's prefill schema.
-func (c *checker) checkPrefill(tool *Tool, places []stepAt) bool {
+func (c *checker) checkPrefill(tool *toolModel, places []stepAt) bool {
 	args := argumentNames(tool.Args)
 	argsName := types.TypeString(tool.Args, types.RelativeTo(c.pkg.Types))
 	by := map[string]int{} // property → index of the step that prefills it
@@ -549,7 +549,7 @@ func (c *checker) checkPrefill(tool *Tool, places []stepAt) bool {
 			props[p] = schema.Properties[p]
 		}
 	}
-	if i := slices.IndexFunc(tool.Steps, func(s *ToolStep) bool { return s.Accept != "" }); i >= 0 {
+	if i := slices.IndexFunc(tool.Steps, func(s *stepModel) bool { return s.Accept != "" }); i >= 0 {
 		if f, dup := args[contract.PreviewTokenArgument]; dup {
 			c.errorf(places[i].fallback, "step %s of tool %s: fallback=preview adds the argument %q, which is also field %s of %s: rename that field",
 				tool.Steps[i].GoName, tool.MCPName, contract.PreviewTokenArgument, f, argsName)
@@ -615,7 +615,7 @@ func argumentNames(t types.Type) map[string]string {
 
 // missingText is the tool error of the arguments fallback: each required
 // property (or each property, when none is required) with its values.
-func missingText(form *Form) string {
+func missingText(form *formModel) string {
 	var parts []string
 	for pass := 0; pass < 2 && len(parts) == 0; pass++ {
 		for _, f := range form.Fields {
@@ -633,7 +633,7 @@ func missingText(form *Form) string {
 }
 
 // generatedNames lists the package-level identifiers generated for t.
-func generatedNames(t *Tool) []string {
+func generatedNames(t *toolModel) []string {
 	names := []string{t.Name + "Step", t.Name + "Answers", t.Name + "Handler", "Register" + t.Name}
 	if t.Task != "" {
 		names = append(names, t.TaskType())
@@ -646,7 +646,7 @@ func generatedNames(t *Tool) []string {
 
 // freeNames reports, with a diagnostic each, the identifiers generated for
 // t that the package already declares outside elicitgen's files.
-func (c *checker) freeNames(pos token.Pos, t *Tool) bool {
+func (c *checker) freeNames(pos token.Pos, t *toolModel) bool {
 	ok := true
 	for _, n := range generatedNames(t) {
 		obj := c.pkg.Types.Scope().Lookup(n)

@@ -24,7 +24,7 @@ type Change struct {
 // plan compares out with the disk: what Write would change, with the
 // diffs only when withDiff, and how many files are unchanged (those are
 // not listed).
-func plan(out *Output, dir string, withDiff bool) (changes []Change, unchanged int, err error) {
+func plan(out *output, dir string, withDiff bool) (changes []Change, unchanged int, err error) {
 	for _, p := range slices.Sorted(maps.Keys(out.Files)) {
 		want := out.Files[p]
 		have, err := os.ReadFile(p)
@@ -57,10 +57,10 @@ func plan(out *Output, dir string, withDiff bool) (changes []Change, unchanged i
 	return changes, unchanged, nil
 }
 
-// Write applies the changes: writes new and updated files, removes stale
+// write applies the changes: writes new and updated files, removes stale
 // ones. Files whose bytes are unchanged are never rewritten, so their
 // modification times (and the build cache) are kept.
-func Write(out *Output, changes []Change) error {
+func write(out *output, changes []Change) error {
 	for _, c := range changes {
 		var err error
 		if c.Action == "remove" {
@@ -129,15 +129,15 @@ func unifiedDiff(name string, a, b []byte) string {
 				end++
 				continue
 			}
-			run := end
-			for run < len(ops) && ops[run].kind == ' ' {
-				run++
+			same := end
+			for same < len(ops) && ops[same].kind == ' ' {
+				same++
 			}
-			if run == len(ops) || run-end > 2*context {
+			if same == len(ops) || same-end > 2*context {
 				end = min(end+context, len(ops))
 				break
 			}
-			end = run
+			end = same
 		}
 		aStart, bStart := ops[start].ai, ops[start].bi
 		var aLen, bLen int
