@@ -203,21 +203,6 @@ func askerDoc(a asker, keys []string) []string {
 	}
 }
 
-// joinAnd joins words as "a, b and c".
-func joinAnd(words []string) string {
-	if len(words) == 1 {
-		return words[0]
-	}
-	out := ""
-	for i, w := range words[:len(words)-1] {
-		if i > 0 {
-			out += ", "
-		}
-		out += w
-	}
-	return out + " and " + words[len(words)-1]
-}
-
 func fallbackConst(s string) string {
 	switch s {
 	case "defaults":
@@ -230,14 +215,6 @@ func fallbackConst(s string) string {
 		return "FallbackPreview"
 	}
 	return "FallbackError"
-}
-
-func lits(ss []string) []jen.Code {
-	out := make([]jen.Code, len(ss))
-	for i, s := range ss {
-		out[i] = jen.Lit(s)
-	}
-	return out
 }
 
 // methodSignature spells a handler method's parameters and results.
@@ -401,4 +378,69 @@ func stepValue(s *stepModel) jen.Code {
 		d[jen.Id("PrefillNeeds")] = jen.Index().String().Values(lits(s.PrefillNeeds)...)
 	}
 	return jen.Values(d)
+}
+
+// argsExpr is the argument type of t's handler: Args, or struct{} for a
+// prompt without arguments.
+func argsExpr(pkg *pkgModel, t *toolModel) *jen.Statement {
+	if t.Args == nil {
+		return jen.Struct()
+	}
+	return typeExpr(pkg.Path, t.Args)
+}
+
+// requestType and resultType are the SDK types of t's kind.
+func requestType(t *toolModel) *jen.Statement {
+	return jen.Op("*").Qual(mcpPath, [...]string{"CallToolRequest", "GetPromptRequest", "ReadResourceRequest"}[t.Kind])
+}
+
+func resultType(t *toolModel) *jen.Statement {
+	return jen.Op("*").Qual(mcpPath, [...]string{"CallToolResult", "GetPromptResult", "ReadResourceResult"}[t.Kind])
+}
+
+// registerDecl is the body of a prompt's or resource's Register function.
+func registerDecl(pkg *pkgModel, t *toolModel, steps []jen.Code, typed jen.Dict) []jen.Code {
+	stepList := jen.Index().Qual(runtimePath, "Step").Values(steps...)
+	if t.Kind == declPrompt {
+		args := argsExpr(pkg, t)
+		var list []jen.Code
+		for _, a := range t.PromptArgs {
+			d := jen.Dict{jen.Id("Name"): jen.Lit(a.Name)}
+			if a.Title != "" {
+				d[jen.Id("Title")] = jen.Lit(a.Title)
+			}
+			if a.Description != "" {
+				d[jen.Id("Description")] = jen.Lit(a.Description)
+			}
+			if a.Required {
+				d[jen.Id("Required")] = jen.True()
+			}
+			list = append(list, jen.Values(d))
+		}
+		prompt := jen.Dict{jen.Id("Name"): jen.Lit(t.MCPName), jen.Id("Description"): jen.Lit(t.Description)}
+		if len(list) > 0 {
+			prompt[jen.Id("Arguments")] = jen.Index().Op("*").Qual(mcpPath, "PromptArgument").Values(list...)
+		}
+		return []jen.Code{
+			jen.Id("m").Op(":=").Qual(runtimePath, "NewPromptMachine").Call(jen.Lit(t.MCPName), stepList,
+				jen.Qual(runtimePath, "TypedPrompt").Types(args.Clone(), jen.Id(t.Name+"Answers"), jen.Id(t.Name+"Step")).Values(typed), jen.Id("opts")),
+			jen.Qual(runtimePath, "AddPrompt").Types(args.Clone()).Call(jen.Id("server"), jen.Op("&").Qual(mcpPath, "Prompt").Values(prompt), jen.Id("m")),
+		}
+	}
+	res := jen.Dict{jen.Id("Name"): jen.Lit(t.Name), jen.Id("Description"): jen.Lit(t.Description)}
+	if t.MIMEType != "" {
+		res[jen.Id("MIMEType")] = jen.Lit(t.MIMEType)
+	}
+	add, typ := "AddResource", "Resource"
+	if t.Template {
+		add, typ = "AddResourceTemplate", "ResourceTemplate"
+		res[jen.Id("URITemplate")] = jen.Lit(t.MCPName)
+	} else {
+		res[jen.Id("URI")] = jen.Lit(t.MCPName)
+	}
+	return []jen.Code{
+		jen.Id("m").Op(":=").Qual(runtimePath, "NewResourceMachine").Call(jen.Lit(t.MCPName), stepList,
+			jen.Qual(runtimePath, "TypedResource").Types(jen.Id(t.Name+"Answers"), jen.Id(t.Name+"Step")).Values(typed), jen.Id("opts")),
+		jen.Qual(runtimePath, add).Call(jen.Id("server"), jen.Op("&").Qual(mcpPath, typ).Values(res), jen.Id("m")),
+	}
 }

@@ -54,7 +54,7 @@ func Generate(cfg Config, checkOnly bool) (*Result, error) {
 	if len(diags) > 0 {
 		return &Result{Diagnostics: diags}, nil
 	}
-	changes, unchanged, err := plan(out, cfg.Dir, checkOnly) // only check mode shows diffs
+	changes, unchanged, err := compare(out, cfg.Dir, checkOnly) // only check mode shows diffs
 	if err != nil {
 		return nil, err
 	}
@@ -105,4 +105,17 @@ func withoutPending(diags Diagnostics, m *model) Diagnostics {
 		kept = append(kept, d)
 	}
 	return kept
+}
+
+// Config says what to generate for.
+type Config struct {
+	// Dir is the directory patterns are resolved in and diagnostics are made
+	// relative to. Empty means the current directory.
+	Dir string
+	// Patterns are go/packages patterns; empty means ".".
+	Patterns []string
+	// BuildFlags are passed to the go command (for example "-tags=foo").
+	BuildFlags []string
+	// Env, when set, is the environment of the go command.
+	Env []string
 }

@@ -224,3 +224,21 @@ func number(f float64) string {
 	out, _ := json.Marshal(f)
 	return string(out)
 }
+
+// writeEnumNames writes a titled single-select in the deprecated form of
+// the spec's LegacyTitledEnumSchema: "enum":[values],"enumNames":[titles].
+func writeEnumNames(o *object, e *enumModel) {
+	list := func(key string, value func(enumValue) string) {
+		o.key(key)
+		o.b.WriteByte('[')
+		for i, v := range e.Values {
+			if i > 0 {
+				o.b.WriteByte(',')
+			}
+			writeString(o.b, value(v))
+		}
+		o.b.WriteByte(']')
+	}
+	list("enum", func(v enumValue) string { return v.Value })
+	list("enumNames", func(v enumValue) string { return v.Title })
+}

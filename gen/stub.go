@@ -208,3 +208,12 @@ func wrap(text string, width int) []string {
 	}
 	return lines
 }
+
+// stubResult is the placeholder result of a stub's Complete, Declined,
+// Cancelled or Unavailable method of a prompt or resource, saying text.
+func stubResult(t *toolModel, text jen.Code) jen.Code {
+	if t.Kind == declPrompt {
+		return jen.Qual(runtimePath, "PromptText").Call(jen.Lit(""), text)
+	}
+	return jen.Qual(runtimePath, "ResourceText").Call(jen.Id("req").Dot("Params").Dot("URI"), jen.Lit(t.MIMEType), text)
+}

@@ -7,17 +7,122 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/elicitgen/elicitgen/internal/contract"
 )
 
-const (
-	directiveTool        = "//elicit:tool"
-	directiveAnnotations = "//elicit:annotations"
-	directiveTask        = "//elicit:task"
-)
+// declArgs checks the Args field v of a declaration.
+func (c *checker) declArgs(t *toolModel, v *types.Var, pos token.Pos) {
+	if t.Kind == declTool {
+		c.toolArgs(t, v, pos)
+		return
+	}
+	if t.Kind == declResource {
+		c.errorf(pos, "resource %s has no arguments besides its URI: drop Args (the handler reads the URI in req.Params.URI)", t.MCPName)
+		return
+	}
+	st, ok := types.Unalias(v.Type()).Underlying().(*types.Struct)
+	if !ok {
+		c.errorf(pos, "Args of prompt %s must be a struct type (the prompt's arguments)", t.MCPName)
+		return
+	}
+	ok = true
+	var args []promptArg
+	for i := range st.NumFields() {
+		f := st.Field(i)
+		name, skip := jsonFieldName(st.Tag(i))
+		if skip {
+			continue
+		}
+		if f.Embedded() {
+			c.errorf(f.Pos(), "prompt %s: embedded field %s of its Args: declare each argument as a field of its own", t.MCPName, f.Name())
+			ok = false
+			continue
+		}
+		if !f.Exported() {
+			continue
+		}
+		if b, isBasic := types.Unalias(f.Type()).Underlying().(*types.Basic); !isBasic || b.Kind() != types.String {
+			c.errorf(f.Pos(), "prompt %s: argument field %s is %s: prompt arguments are strings (prompts/get carries them as a map of strings); declare it string and parse it in the handler",
+				t.MCPName, f.Name(), types.TypeString(f.Type(), types.RelativeTo(c.pkg.Types)))
+			ok = false
+			continue
+		}
+		if name == "" {
+			name = f.Name()
+		}
+		tag := reflect.StructTag(st.Tag(i))
+		j, _ := tag.Lookup("json")
+		_, opts, _ := strings.Cut(j, ",")
+		optional := slices.ContainsFunc(strings.Split(opts, ","), func(o string) bool { return o == "omitempty" || o == "omitzero" })
+		args = append(args, promptArg{Name: name, Description: tag.Get("jsonschema"), Required: !optional})
+	}
+	if ok {
+		t.Args, t.PromptArgs = v.Type(), args
+	}
+}
+
+// declStep refuses what a step of a prompt or resource cannot do.
+func (c *checker) declStep(t *toolModel, s *stepModel, where stepAt) {
+	if t.Kind == declTool {
+		return
+	}
+	if s.Fallback == "preview" {
+		c.errorf(where.fallback, "step %s of %s %s: fallback=preview is for tools (its token rides in the tool's arguments); use fallback=error or fallback=handler", s.GoName, t.Kind, t.MCPName)
+	}
+	if !s.Prefill {
+		return
+	}
+	if t.Kind == declResource {
+		c.errorf(where.prefill, "step %s of resource %s: a resource has no arguments to prefill from: drop prefill", s.GoName, t.MCPName)
+		return
+	}
+	if s.Form == nil {
+		return
+	}
+	for _, fd := range s.Form.Fields {
+		switch fd.Kind {
+		case kindString, kindEnum, kindTime:
+		default:
+			c.errorf(where.prefill, "step %s of prompt %s prefills property %q of form %s, which is not a string: prompt arguments are strings, so only string, single-select and time properties can be prefilled; drop prefill",
+				s.GoName, t.MCPName, fd.Property, s.Form.Name)
+			return
+		}
+	}
+}
+
+// promptPrefillArgs appends a prompt's prefilled properties to its
+// arguments, optional, after Args' own.
+func promptPrefillArgs(t *toolModel) {
+	for _, s := range t.Steps {
+		if !s.Prefill || s.Form == nil {
+			continue
+		}
+		for _, fd := range s.Form.Fields {
+			t.PromptArgs = append(t.PromptArgs, promptArg{Name: fd.Property, Title: fd.Title, Description: fd.Description})
+		}
+	}
+}
+
+// toolArgs checks the Args field v of a tool: a struct, without
+// time.Duration fields. A bad one is reported and still taken, so that
+// the tool is not also said to have no Args.
+func (c *checker) toolArgs(t *toolModel, v *types.Var, pos token.Pos) {
+	t.Args = v.Type()
+	st, ok := types.Unalias(v.Type()).Underlying().(*types.Struct)
+	if !ok {
+		c.errorf(pos, "Args of tool %s must be a struct type (the tool's arguments), not %s", t.MCPName, types.TypeString(v.Type(), types.RelativeTo(c.pkg.Types)))
+		return
+	}
+	for i := range st.NumFields() {
+		if f := st.Field(i); isDuration(f.Type()) {
+			c.errorf(f.Pos(), "argument field %s is a time.Duration, which the model would have to send as an integer of nanoseconds: %s", f.Name(), durationHint)
+		}
+	}
+}
 
 type pendingTool struct {
 	file *fileModel
@@ -194,39 +299,6 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*formModel) *toolMo
 	return tool
 }
 
-// handlerMethods is the method set of t's handler interface: the
-// outcomes (Declined and Cancelled only when a step asked before Run or
-// Complete can end the flow: a tool with no steps has none, and a during
-// step's decline reaches Run), Unavailable when a step's fallback is
-// handler, then each step's own methods in step order.
-func handlerMethods(t *toolModel) []handlerMethod {
-	ms := []handlerMethod{{Name: "Complete", Kind: methodComplete}}
-	if t.Task != "" {
-		ms[0] = handlerMethod{Name: "Run", Kind: methodRun}
-	}
-	if slices.ContainsFunc(t.Steps, func(s *stepModel) bool { return !s.During }) {
-		ms = append(ms, handlerMethod{Name: "Declined", Kind: methodDeclined}, handlerMethod{Name: "Cancelled", Kind: methodCancelled})
-	}
-	if slices.ContainsFunc(t.Steps, func(s *stepModel) bool { return s.Fallback == "handler" }) {
-		ms = append(ms, handlerMethod{Name: "Unavailable", Kind: methodUnavailable})
-	}
-	for _, s := range t.Steps {
-		if s.MessageHandler {
-			ms = append(ms, handlerMethod{Name: s.GoName + "Message", Kind: methodMessage, Step: s})
-		}
-		if s.AskHandler {
-			ms = append(ms, handlerMethod{Name: "Ask" + s.GoName, Kind: methodAsk, Step: s})
-		}
-		if s.URL {
-			ms = append(ms, handlerMethod{Name: s.GoName + "URL", Kind: methodURL, Step: s})
-		}
-		if s.Fallback == "preview" {
-			ms = append(ms, handlerMethod{Name: "Preview" + s.GoName, Kind: methodPreview, Step: s})
-		}
-	}
-	return ms
-}
-
 // methodOwners names what two methods of one name are for.
 func methodOwners(a, b handlerMethod) string {
 	owner := func(m handlerMethod) string {
@@ -351,59 +423,6 @@ func prefillProps(step *stepModel, form *formModel) {
 				step.PrefillNeeds = append(step.PrefillNeeds, fd.Property)
 			}
 		}
-	}
-}
-
-// taskDirective reads //elicit:task optional|required into t.Task.
-func (c *checker) taskDirective(pt pendingTool, t *toolModel) {
-	var found []*ast.Comment
-	for _, cm := range pt.doc.List {
-		if cm.Text == directiveTask || strings.HasPrefix(cm.Text, directiveTask+" ") {
-			found = append(found, cm)
-		}
-	}
-	if len(found) == 0 {
-		return
-	}
-	if t.Kind != declTool {
-		c.errorf(found[0].Pos(), "//elicit:task is for tools: only tools/call runs as a task, and %s declares a %s", pt.spec.Name.Name, t.Kind)
-		return
-	}
-	for _, cm := range found[1:] {
-		c.errorf(cm.Pos(), "//elicit:task given twice on %s: keep one", pt.spec.Name.Name)
-	}
-	cm := found[0]
-	type word struct {
-		text string
-		at   token.Pos
-	}
-	var words []word
-	for i := len(directiveTask); i < len(cm.Text); {
-		for i < len(cm.Text) && (cm.Text[i] == ' ' || cm.Text[i] == '\t') {
-			i++
-		}
-		j := i
-		for j < len(cm.Text) && cm.Text[j] != ' ' && cm.Text[j] != '\t' {
-			j++
-		}
-		if i < j {
-			words = append(words, word{cm.Text[i:j], cm.Pos() + token.Pos(i)})
-		}
-		i = j
-	}
-	switch {
-	case len(words) == 0:
-		c.errorf(cm.Pos(), "//elicit:task needs a value: optional (a task for a client that declares the tasks extension, the foreground for others) or required (a task; a client without the extension is refused)")
-	case words[0].text != "optional" && words[0].text != "required":
-		hint := ""
-		if near := nearest(words[0].text, []string{"optional", "required"}); near != "" {
-			hint = ": did you mean " + near + "?"
-		}
-		c.errorf(words[0].at, "unknown //elicit:task value %q%s (the values are optional and required)", words[0].text, hint)
-	case len(words) > 1:
-		c.errorf(words[1].at, "//elicit:task takes one value, optional or required; %q is one too many", words[1].text)
-	default:
-		t.Task = words[0].text
 	}
 }
 
@@ -630,18 +649,6 @@ func missingText(form *formModel) string {
 		}
 	}
 	return strings.Join(parts, "; ")
-}
-
-// generatedNames lists the package-level identifiers generated for t.
-func generatedNames(t *toolModel) []string {
-	names := []string{t.Name + "Step", t.Name + "Answers", t.Name + "Handler", "Register" + t.Name}
-	if t.Task != "" {
-		names = append(names, t.TaskType())
-	}
-	for _, s := range t.Steps {
-		names = append(names, t.Name+"Step"+s.GoName)
-	}
-	return names
 }
 
 // freeNames reports, with a diagnostic each, the identifiers generated for

@@ -2,6 +2,10 @@ package gen
 
 import (
 	"errors"
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
 	"math"
 	"slices"
 	"strconv"
@@ -11,6 +15,134 @@ import (
 
 	"github.com/elicitgen/elicitgen/internal/format"
 )
+
+type enumEntry struct {
+	enum *enumModel // nil when the type is no good enum
+	// fieldErr, when set, is the problem to report at the first field
+	// that uses the type.
+	fieldErr func(pos token.Pos, field string)
+	used     bool
+}
+
+// enumOf collects the constants of the named string type t, in source order,
+// with their //elicit:title directives. Problems are reported once per type:
+// those of the type itself where they are, one about its use at the first
+// field that uses it.
+func (c *checker) enumOf(t types.Type, pos token.Pos, field string) *enumModel {
+	e := c.enums[t]
+	if e == nil {
+		e = &enumEntry{}
+		e.enum, e.fieldErr = c.readEnum(t)
+		c.enums[t] = e
+	}
+	if !e.used && e.fieldErr != nil {
+		e.fieldErr(pos, field)
+	}
+	e.used = true
+	return e.enum
+}
+
+// titledConstants reports whether t, a named type of the package, has a
+// constant with an //elicit:title directive.
+func (c *checker) titledConstants(t types.Type) bool {
+	named, ok := types.Unalias(t).(*types.Named)
+	if !ok || named.Obj().Pkg() != c.pkg.Types {
+		return false
+	}
+	found := false
+	c.eachConst(t, func(*ast.Ident, *types.Const, string, bool) { found = true }, true)
+	return found
+}
+
+// readEnum reads the enum type t. Problems of the type itself are reported;
+// one to report at the first field using it is returned.
+func (c *checker) readEnum(t types.Type) (*enumModel, func(token.Pos, string)) {
+	named := types.Unalias(t).(*types.Named)
+	name := named.Obj().Name()
+	if named.Obj().Pkg() != c.pkg.Types {
+		return nil, func(pos token.Pos, field string) {
+			c.errorf(pos, "field %s: enum type %s is declared in another package; elicitgen reads an enum's constants and titles from source, so declare it in package %s",
+				field, types.TypeString(t, nil), c.pkg.Name)
+		}
+	}
+	enum := &enumModel{Named: t}
+	var titled, untitled []token.Pos
+	seen := map[string]token.Pos{}
+	bad := false
+	c.eachConst(t, func(id *ast.Ident, obj *types.Const, title string, has bool) {
+		if obj.Val().Kind() != constant.String {
+			return
+		}
+		value := constant.StringVal(obj.Val())
+		if prev, dup := seen[value]; dup {
+			c.errorf(id.Pos(), "enum type %s: constant %s repeats the value %q of %s", name, id.Name, value, c.relPos(prev))
+			bad = true
+			return
+		}
+		seen[value] = id.Pos()
+		if has && title == "" {
+			c.errorf(id.Pos(), "enum type %s: constant %s has an empty //elicit:title", name, id.Name)
+			bad = true
+		}
+		if has {
+			titled = append(titled, id.Pos())
+		} else {
+			untitled = append(untitled, id.Pos())
+		}
+		enum.Values = append(enum.Values, enumValue{Value: value, Title: title})
+	}, false)
+	switch {
+	case len(enum.Values) == 0:
+		return nil, func(pos token.Pos, field string) {
+			c.errorf(pos, "field %s: enum type %s has no constants: declare its values as constants of type %s in package %s", field, name, name, c.pkg.Name)
+		}
+	case len(titled) > 0 && len(untitled) > 0:
+		for _, p := range untitled {
+			c.errorf(p, "enum type %s: this constant has no //elicit:title while others have one; title every constant or none", name)
+		}
+		return nil, nil
+	case bad:
+		return nil, nil
+	}
+	enum.Titled = len(titled) > 0
+	return enum, nil
+}
+
+// eachConst calls fn, in source order, for each constant of type t declared
+// in the package's own files, with its //elicit:title (has reports the
+// directive); only for the titled ones when titledOnly.
+func (c *checker) eachConst(t types.Type, fn func(id *ast.Ident, obj *types.Const, title string, has bool), titledOnly bool) {
+	for _, file := range c.pkg.Syntax {
+		if isOurs(sourceName(c.fset, file), file) {
+			continue
+		}
+		for _, decl := range file.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for _, id := range vs.Names {
+					obj, ok := c.pkg.TypesInfo.Defs[id].(*types.Const)
+					if !ok || !types.Identical(obj.Type(), t) {
+						continue
+					}
+					title, has := directiveArg(c.fixDoc(vs.Doc), directiveTitle)
+					if !has {
+						title, has = directiveArg(c.fixDoc(vs.Comment), directiveTitle)
+					}
+					if !has && len(gd.Specs) == 1 {
+						title, has = directiveArg(c.fixDoc(gd.Doc), directiveTitle)
+					}
+					if has || !titledOnly {
+						fn(id, obj, title, has)
+					}
+				}
+			}
+		}
+	}
+}
 
 // formats lists the string formats of the 2026-07-28 schema subset.
 var formats = []string{"email", "uri", "date", "date-time"}
@@ -253,22 +385,4 @@ func formatReason(name, s string) string {
 		}
 	}
 	return ""
-}
-
-func (e *enumModel) has(v string) bool {
-	for _, x := range e.Values {
-		if x.Value == v {
-			return true
-		}
-	}
-	return false
-}
-
-// list renders the values as "dev, staging, prod".
-func (e *enumModel) list() string {
-	vals := make([]string, len(e.Values))
-	for i, v := range e.Values {
-		vals[i] = v.Value
-	}
-	return strings.Join(vals, ", ")
 }
