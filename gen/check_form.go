@@ -143,9 +143,9 @@ func (p tagPlace) at(off int) token.Pos {
 func (p tagPlace) tag() token.Pos { return p.at(-1) }
 
 // opt is the position of an option of spec, or of the tag.
-func (p tagPlace) opt(at map[string]int, key string) token.Pos {
-	if off, ok := at[key]; ok {
-		return p.at(off)
+func (p tagPlace) opt(at map[string]tagOption, key string) token.Pos {
+	if o, ok := at[key]; ok {
+		return p.at(o.off)
 	}
 	return p.tag()
 }
@@ -287,6 +287,7 @@ func (c *checker) classify(f *fieldModel, spec tagSpec, pos token.Pos, place tag
 	}
 	if isTime(t) {
 		f.Kind = kindTime
+		f.Format = cmp.Or(f.Format, "date-time") // format= may say date
 		return true
 	}
 	switch u := t.Underlying().(type) {

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/elicitgen/elicitgen/internal/format"
@@ -147,221 +146,313 @@ func (c *checker) eachConst(t types.Type, fn func(id *ast.Ident, obj *types.Cons
 // formats lists the string formats of the 2026-07-28 schema subset.
 var formats = []string{"email", "uri", "date", "date-time"}
 
-// checkOptions applies the tag options that depend on the field's kind:
-// bounds, format, default, enum=, and required on a pointer.
+// An optionRule is the rule of a form field's option that depends on what
+// the field is (min and max share one). A rule applies when the tag gives
+// one of its keys; its problems are reported at the first key given.
+type optionRule struct {
+	keys []string
+	// values, when set, are the option's only values; badValue is the
+	// problem with another, formatted with the value and the field's name.
+	values   []string
+	badValue string
+	// kinds, when set, are the kinds of field the option is for;
+	// notForKind is the problem on another, formatted with the field's name.
+	kinds      []propKind
+	notForKind string
+	// check checks the option against the field, and applies it.
+	check func(o *optionCheck)
+}
+
+// optionRules are checked in this order, each on the field as the rules
+// before it left it; default, last, only on a field without problems.
+var optionRules = []optionRule{
+	{keys: []string{"required"}, check: (*optionCheck).required},
+	{keys: []string{"enumnames"}, check: (*optionCheck).enumNames},
+	{
+		keys:  []string{"enum"},
+		kinds: []propKind{kindEnum, kindMulti}, notForKind: "enum= on field %s: only string and []string fields take an inline enum",
+	},
+	{
+		keys:   []string{"format"},
+		values: formats, badValue: "unsupported format %q on field %s: the formats are email, uri, date and date-time",
+		kinds: []propKind{kindString, kindTime}, notForKind: "format on field %s: format applies to plain string fields only",
+		check: (*optionCheck).format,
+	},
+	{
+		keys:  []string{"min", "max"},
+		kinds: []propKind{kindInteger, kindNumber, kindString, kindMulti}, notForKind: "min/max on field %s: bounds apply to numbers, string lengths and multi-select item counts",
+		check: (*optionCheck).bounds,
+	},
+	{keys: []string{"default"}, check: (*optionCheck).defaultValue},
+}
+
+// optionCheck is the check of one field's options.
+type optionCheck struct {
+	c     *checker
+	f     *fieldModel
+	spec  tagSpec
+	place tagPlace
+	ok    bool // no problem so far
+}
+
+// fail reports a problem at option key.
+func (o *optionCheck) fail(key, format string, args ...any) {
+	o.c.errorf(o.place.opt(o.spec.at, key), format, args...)
+	o.ok = false
+}
+
+// checkOptions applies the tag options that depend on the field's kind,
+// by optionRules: bounds, format, default, enum=, enumnames, and required
+// on a pointer.
 func (c *checker) checkOptions(f *fieldModel, spec tagSpec, place tagPlace) bool {
-	ok := true
-	at := "" // the option the next failure is about
-	fail := func(format string, args ...any) {
-		c.errorf(place.opt(spec.at, at), format, args...)
-		ok = false
-	}
-	at = "required"
-	if f.Required && f.Pointer {
-		fail("field %s is a pointer, which makes it optional, and also required: drop required, or use a non-pointer type", f.GoName)
-	}
-	at = "enumnames"
-	if spec.EnumNames {
-		if f.Kind != kindEnum || f.Enum == nil || !f.Enum.Titled {
-			fail("enumnames on field %s: it sends a titled single-select's titles as the deprecated enumNames, and %s is not a titled single-select (a string type whose constants carry //elicit:title)", f.GoName, f.GoName)
-		} else {
-			f.EnumNames = true
+	o := &optionCheck{c: c, f: f, spec: spec, place: place, ok: true}
+	for _, r := range optionRules {
+		i := slices.IndexFunc(r.keys, func(k string) bool { _, given := spec.at[k]; return given })
+		if i < 0 {
+			continue
+		}
+		key := r.keys[i]
+		switch value := spec.at[key].value; {
+		case r.values != nil && !slices.Contains(r.values, value):
+			o.fail(key, r.badValue, value, f.GoName)
+		case r.kinds != nil && !slices.Contains(r.kinds, f.Kind):
+			o.fail(key, r.notForKind, f.GoName)
+		case r.check != nil:
+			r.check(o)
 		}
 	}
-	at = "enum"
-	if len(spec.Enum) > 0 && f.Kind != kindEnum && f.Kind != kindMulti {
-		fail("enum= on field %s: only string and []string fields take an inline enum", f.GoName)
-	}
+	return o.ok
+}
 
-	// format
-	at = "format"
-	if f.Format != "" {
+func (o *optionCheck) required() {
+	if o.f.Pointer {
+		o.fail("required", "field %s is a pointer, which makes it optional, and also required: drop required, or use a non-pointer type", o.f.GoName)
+	}
+}
+
+func (o *optionCheck) enumNames() {
+	f := o.f
+	if f.Kind != kindEnum || f.Enum == nil || !f.Enum.Titled {
+		o.fail("enumnames", "enumnames on field %s: it sends a titled single-select's titles as the deprecated enumNames, and %s is not a titled single-select (a string type whose constants carry //elicit:title)", f.GoName, f.GoName)
+		return
+	}
+	f.EnumNames = true
+}
+
+func (o *optionCheck) format() {
+	if f := o.f; f.Kind == kindTime && f.Format != "date" && f.Format != "date-time" {
+		o.fail("format", "format %q on time.Time field %s: use date or date-time", f.Format, f.GoName)
+	}
+}
+
+// bounds reads min and max by the field's kind: values of a number,
+// lengths of a string, item counts of a multi-select.
+func (o *optionCheck) bounds() {
+	f := o.f
+	switch f.Kind {
+	case kindInteger:
+		o.intBounds()
+	case kindNumber:
+		o.numberBounds()
+	default:
+		o.countBounds()
+	}
+	if o.ok && f.HasMin && f.HasMax && (f.MinInt > f.MaxInt || f.MinNum > f.MaxNum) {
+		o.fail("min", "min > max on field %s", f.GoName)
+	}
+}
+
+// intBounds reads the bounds of an integer, within its Go type's range.
+func (o *optionCheck) intBounds() {
+	f := o.f
+	lo, hi := f.MinInt, f.MaxInt // the range of the Go type
+	parse := func(opt string) int64 {
+		s := o.spec.at[opt].value
+		n, err := strconv.ParseInt(s, 10, 64)
 		switch {
-		case !slices.Contains(formats, f.Format):
-			fail("unsupported format %q on field %s: the formats are email, uri, date and date-time", f.Format, f.GoName)
-		case f.Kind == kindTime && f.Format != "date" && f.Format != "date-time":
-			fail("format %q on time.Time field %s: use date or date-time", f.Format, f.GoName)
-		case f.Kind != kindString && f.Kind != kindTime:
-			fail("format on field %s: format applies to plain string fields only", f.GoName)
-		}
-	}
-	if f.Kind == kindTime && f.Format == "" {
-		f.Format = "date-time"
-	}
-
-	// bounds
-	if spec.Min != "" || spec.Max != "" {
-		switch f.Kind {
-		case kindInteger:
-			lo, hi := f.MinInt, f.MaxInt // the range of the Go type
-			parse := func(opt, s string) int64 {
-				at = opt
-				n, err := strconv.ParseInt(s, 10, 64)
-				switch {
-				case err != nil && errors.Is(err, strconv.ErrRange), err == nil && (n < lo || n > hi):
-					fail("%s=%s on field %s: outside the range of %s (%d to %d)", opt, s, f.GoName, f.Value, lo, hi)
-				case err != nil:
-					fail("%s=%s on field %s: want an integer", opt, s, f.GoName)
-				default:
-					return n
-				}
-				return 0
-			}
-			if spec.Min != "" {
-				f.MinInt = parse("min", spec.Min)
-			}
-			if spec.Max != "" {
-				f.MaxInt = parse("max", spec.Max)
-			}
-		case kindNumber:
-			limit := math.MaxFloat64
-			if f.Float32 {
-				limit = math.MaxFloat32
-			}
-			parse := func(opt, s string) (float64, bool) {
-				at = opt
-				n, err := strconv.ParseFloat(s, 64)
-				if err != nil || math.IsInf(n, 0) || math.IsNaN(n) || math.Abs(n) > limit {
-					fail("%s=%s on field %s: want a number in the range of %s", opt, s, f.GoName, f.Value)
-					return 0, false
-				}
-				return n, true
-			}
-			if spec.Min != "" {
-				f.MinNum, f.HasMin = parse("min", spec.Min)
-			}
-			if spec.Max != "" {
-				f.MaxNum, f.HasMax = parse("max", spec.Max)
-			}
-		case kindString, kindMulti:
-			what := "a length"
-			if f.Kind == kindMulti {
-				what = "an item count"
-			}
-			parse := func(opt, s string) (int64, bool) {
-				at = opt
-				n, err := strconv.ParseInt(s, 10, 64)
-				if err != nil || n < 0 || n > math.MaxInt32 {
-					fail("%s=%s on field %s: want %s, a whole number from 0", opt, s, f.GoName, what)
-					return 0, false
-				}
-				return n, true
-			}
-			if spec.Min != "" {
-				f.MinInt, f.HasMin = parse("min", spec.Min)
-			}
-			if spec.Max != "" {
-				f.MaxInt, f.HasMax = parse("max", spec.Max)
-			}
-			if f.Kind == kindMulti && f.Enum != nil && f.HasMin && f.MinInt > int64(len(f.Enum.Values)) {
-				at = "min"
-				fail("min=%d on field %s: there are only %d values to choose", f.MinInt, f.GoName, len(f.Enum.Values))
-			}
+		case err != nil && errors.Is(err, strconv.ErrRange), err == nil && (n < lo || n > hi):
+			o.fail(opt, "%s=%s on field %s: outside the range of %s (%d to %d)", opt, s, f.GoName, f.Value, lo, hi)
+		case err != nil:
+			o.fail(opt, "%s=%s on field %s: want an integer", opt, s, f.GoName)
 		default:
-			at = "max"
-			if spec.Min != "" {
-				at = "min"
-			}
-			fail("min/max on field %s: bounds apply to numbers, string lengths and multi-select item counts", f.GoName)
+			return n
 		}
-		if ok && f.HasMin && f.HasMax && (f.MinInt > f.MaxInt || f.MinNum > f.MaxNum) {
-			at = "min"
-			fail("min > max on field %s", f.GoName)
-		}
+		return 0
 	}
+	if o.spec.Min != "" {
+		f.MinInt = parse("min")
+	}
+	if o.spec.Max != "" {
+		f.MaxInt = parse("max")
+	}
+}
 
-	// default
-	at = "default"
-	if spec.Default != nil && ok {
-		if f.Pointer {
-			fail("default on field %s: a pointer field is nil when absent; use a non-pointer type to have a default", f.GoName)
-		} else if f.Required {
-			fail("default on required field %s: a required property has no use for a default; drop one of them", f.GoName)
-		} else if d, reason := parseDefault(f, *spec.Default); reason != "" {
-			fail("default=%s on field %s %s", *spec.Default, f.GoName, reason)
+// numberBounds reads the bounds of a float, within its Go type's range.
+func (o *optionCheck) numberBounds() {
+	f := o.f
+	limit := math.MaxFloat64
+	if f.Float32 {
+		limit = math.MaxFloat32
+	}
+	parse := func(opt string) (float64, bool) {
+		s := o.spec.at[opt].value
+		n, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsInf(n, 0) || math.IsNaN(n) || math.Abs(n) > limit {
+			o.fail(opt, "%s=%s on field %s: want a number in the range of %s", opt, s, f.GoName, f.Value)
+			return 0, false
+		}
+		return n, true
+	}
+	if o.spec.Min != "" {
+		f.MinNum, f.HasMin = parse("min")
+	}
+	if o.spec.Max != "" {
+		f.MaxNum, f.HasMax = parse("max")
+	}
+}
+
+// countBounds reads the bounds of a string's length or of a multi-select's
+// item count.
+func (o *optionCheck) countBounds() {
+	f := o.f
+	what := "a length"
+	if f.Kind == kindMulti {
+		what = "an item count"
+	}
+	parse := func(opt string) (int64, bool) {
+		s := o.spec.at[opt].value
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 0 || n > math.MaxInt32 {
+			o.fail(opt, "%s=%s on field %s: want %s, a whole number from 0", opt, s, f.GoName, what)
+			return 0, false
+		}
+		return n, true
+	}
+	if o.spec.Min != "" {
+		f.MinInt, f.HasMin = parse("min")
+	}
+	if o.spec.Max != "" {
+		f.MaxInt, f.HasMax = parse("max")
+	}
+	if f.Kind == kindMulti && f.Enum != nil && f.HasMin && f.MinInt > int64(len(f.Enum.Values)) {
+		o.fail("min", "min=%d on field %s: there are only %d values to choose", f.MinInt, f.GoName, len(f.Enum.Values))
+	}
+}
+
+// defaultValue types the default by the field. A field with a problem
+// already is not asked about its default too.
+func (o *optionCheck) defaultValue() {
+	f, raw := o.f, *o.spec.Default
+	switch {
+	case !o.ok:
+	case f.Pointer:
+		o.fail("default", "default on field %s: a pointer field is nil when absent; use a non-pointer type to have a default", f.GoName)
+	case f.Required:
+		o.fail("default", "default on required field %s: a required property has no use for a default; drop one of them", f.GoName)
+	default:
+		if d, reason := parseDefault(f, raw); reason != "" {
+			o.fail("default", "default=%s on field %s %s", raw, f.GoName, reason)
 		} else {
 			f.Default = d
 		}
 	}
-	return ok
 }
 
 // parseDefault types a default by its field and checks it against the
 // field's enum, bounds and format. reason is "" when it fits.
 func parseDefault(f *fieldModel, raw string) (*propDefault, string) {
 	d := &propDefault{Raw: raw}
-	switch f.Kind {
-	case kindString:
+	if reason := defaultParsers[f.Kind](f, raw, d); reason != "" {
+		return nil, reason
+	}
+	return d, ""
+}
+
+// defaultParsers type a default, by the kind of its field, into d, and say
+// why it does not fit the field ("" when it does).
+var defaultParsers = map[propKind]func(f *fieldModel, raw string, d *propDefault) string{
+	kindString: func(f *fieldModel, raw string, d *propDefault) string {
 		d.String = raw
 		n := int64(utf8.RuneCountInString(raw))
 		if f.HasMin && n < f.MinInt || f.HasMax && n > f.MaxInt {
-			return nil, "does not fit the length bounds"
+			return "does not fit the length bounds"
 		}
-		if r := formatReason(f.Format, raw); r != "" {
-			return nil, r
-		}
-	case kindBool:
+		return formatReason(f.Format, raw)
+	},
+	kindBool: func(_ *fieldModel, raw string, d *propDefault) string {
 		b, err := strconv.ParseBool(raw)
 		if err != nil || (raw != "true" && raw != "false") {
-			return nil, "is not a boolean (true or false)"
+			return "is not a boolean (true or false)"
 		}
 		d.Bool = b
-	case kindInteger:
+		return ""
+	},
+	kindInteger: func(f *fieldModel, raw string, d *propDefault) string {
 		n, err := strconv.ParseInt(raw, 10, 64)
-		if err != nil {
-			return nil, "is not an integer"
-		}
-		if n < f.MinInt || n > f.MaxInt {
-			return nil, "is out of bounds"
+		switch {
+		case err != nil:
+			return "is not an integer"
+		case n < f.MinInt || n > f.MaxInt:
+			return "is out of bounds"
 		}
 		d.Int = n
-	case kindNumber:
+		return ""
+	},
+	kindNumber: func(f *fieldModel, raw string, d *propDefault) string {
 		n, err := strconv.ParseFloat(raw, 64)
-		if err != nil || math.IsInf(n, 0) || math.IsNaN(n) {
-			return nil, "is not a number"
-		}
-		if f.HasMin && n < f.MinNum || f.HasMax && n > f.MaxNum || f.Float32 && math.Abs(n) > math.MaxFloat32 {
-			return nil, "is out of bounds"
+		switch {
+		case err != nil || math.IsInf(n, 0) || math.IsNaN(n):
+			return "is not a number"
+		case f.HasMin && n < f.MinNum || f.HasMax && n > f.MaxNum || f.Float32 && math.Abs(n) > math.MaxFloat32:
+			return "is out of bounds"
 		}
 		d.Num = n
-	case kindEnum:
+		return ""
+	},
+	kindEnum: func(f *fieldModel, raw string, d *propDefault) string {
 		if !f.Enum.has(raw) {
-			return nil, "is not one of the enum values " + f.Enum.list()
+			return "is not one of the enum values " + f.Enum.list()
 		}
 		d.String = raw
-	case kindMulti:
-		d.List = []string{}
-		if raw != "" {
-			d.List = strings.Split(raw, "|")
-		}
-		seen := map[string]bool{}
-		for _, v := range d.List {
-			if !f.Enum.has(v) {
-				return nil, "has " + strconv.Quote(v) + ", which is not one of the enum values " + f.Enum.list()
-			}
-			if seen[v] {
-				return nil, "repeats " + strconv.Quote(v)
-			}
-			seen[v] = true
-		}
-		n := int64(len(d.List))
-		if f.HasMin && n < f.MinInt || f.HasMax && n > f.MaxInt {
-			return nil, "does not fit the item count bounds"
-		}
-	case kindTime:
-		var t time.Time
-		var good bool
+		return ""
+	},
+	kindMulti: multiDefault,
+	kindTime: func(f *fieldModel, raw string, d *propDefault) string {
+		parse := format.ParseDateTime
 		if f.Format == "date" {
-			t, good = format.ParseDate(raw)
-		} else {
-			t, good = format.ParseDateTime(raw)
+			parse = format.ParseDate
 		}
+		t, good := parse(raw)
 		if !good {
-			return nil, "is not a valid " + f.Format
+			return "is not a valid " + f.Format
 		}
 		d.Time = t
+		return ""
+	},
+}
+
+// multiDefault types the default of a multi-select: values of its enum,
+// each once, as many as its bounds allow, separated by "|".
+func multiDefault(f *fieldModel, raw string, d *propDefault) string {
+	d.List = []string{}
+	if raw != "" {
+		d.List = strings.Split(raw, "|")
 	}
-	return d, ""
+	seen := map[string]bool{}
+	for _, v := range d.List {
+		if !f.Enum.has(v) {
+			return "has " + strconv.Quote(v) + ", which is not one of the enum values " + f.Enum.list()
+		}
+		if seen[v] {
+			return "repeats " + strconv.Quote(v)
+		}
+		seen[v] = true
+	}
+	n := int64(len(d.List))
+	if f.HasMin && n < f.MinInt || f.HasMax && n > f.MaxInt {
+		return "does not fit the item count bounds"
+	}
+	return ""
 }
 
 // formatReason checks a string against a format at generate time.

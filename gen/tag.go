@@ -333,8 +333,9 @@ type tagSpec struct {
 	Enum      []string
 	NotSecret bool
 	EnumNames bool // enumnames: titles as the deprecated enumNames
-	// at maps each option given to its offset in the elicit value.
-	at map[string]int
+	// at maps each option given to it: its value, and its offset in the
+	// elicit value (where a problem with it is reported).
+	at map[string]tagOption
 }
 
 // formGrammar lists every option of a form field's tag, with whether it
@@ -360,7 +361,7 @@ func parseFormTag(t elicitTag) (tagSpec, []tagProblem) {
 	if !t.present {
 		return tagSpec{}, nil
 	}
-	spec := tagSpec{Present: true, at: map[string]int{}}
+	spec := tagSpec{Present: true, at: map[string]tagOption{}}
 	if t.value == "-" {
 		spec.Skip = true
 		return spec, nil
@@ -368,7 +369,7 @@ func parseFormTag(t elicitTag) (tagSpec, []tagProblem) {
 	spec.Name = t.name
 	options, problems := applyGrammar(t, formGrammar)
 	for _, o := range options {
-		spec.at[o.key] = o.off
+		spec.at[o.key] = o
 		switch o.key {
 		case "required":
 			spec.Required = true
@@ -416,7 +417,7 @@ type stepSpec struct {
 	During         bool
 	Confirm        bool
 	Fallback       string // "" when not given
-	at             map[string]int
+	at             map[string]tagOption
 }
 
 // stepGrammar lists the options of a step's elicit tag.
@@ -427,10 +428,10 @@ var stepGrammar = grammar{
 
 // parseStepTag reads a tool step's elicit tag. Values are checked by Check.
 func parseStepTag(t elicitTag) (stepSpec, []tagProblem) {
-	spec := stepSpec{Key: t.name, at: map[string]int{}}
+	spec := stepSpec{Key: t.name, at: map[string]tagOption{}}
 	options, problems := applyGrammar(t, stepGrammar)
 	for _, o := range options {
-		spec.at[o.key] = o.off
+		spec.at[o.key] = o
 		switch o.key {
 		case "message":
 			if o.value == "handler" && !o.quoted {
