@@ -11,10 +11,16 @@ import (
 	"unicode/utf8"
 )
 
-// Directives, in doc comments.
+// The //elicit: directives, in doc comments.
 const (
-	directiveForm  = "//elicit:form"
-	directiveTitle = "//elicit:title"
+	directivePrefix      = "//elicit:"
+	directiveForm        = "//elicit:form"
+	directiveTitle       = "//elicit:title"
+	directiveTool        = "//elicit:tool"
+	directivePrompt      = "//elicit:prompt"
+	directiveResource    = "//elicit:resource"
+	directiveAnnotations = "//elicit:annotations"
+	directiveTask        = "//elicit:task"
 )
 
 // directives are the //elicit: directives, by their word.
@@ -45,15 +51,24 @@ func directiveArg(doc *ast.CommentGroup, d string) (string, bool) {
 // directiveComment returns the comment of doc that carries directive d, or
 // nil.
 func directiveComment(doc *ast.CommentGroup, d string) *ast.Comment {
+	if cms := directiveComments(doc, d); len(cms) > 0 {
+		return cms[0]
+	}
+	return nil
+}
+
+// directiveComments returns the comments of doc that carry directive d.
+func directiveComments(doc *ast.CommentGroup, d string) []*ast.Comment {
 	if doc == nil {
 		return nil
 	}
+	var out []*ast.Comment
 	for _, c := range doc.List {
 		if c.Text == d || strings.HasPrefix(c.Text, d+" ") {
-			return c
+			out = append(out, c)
 		}
 	}
-	return nil
+	return out
 }
 
 // firstParagraph is the comment's text up to its first blank line, on one
@@ -67,42 +82,70 @@ func firstParagraph(cg *ast.CommentGroup) string {
 	return strings.Join(strings.Fields(para), " ")
 }
 
-const (
-	directiveTool        = "//elicit:tool"
-	directiveAnnotations = "//elicit:annotations"
-	directiveTask        = "//elicit:task"
+// A wordsRule is the rule of a directive that only a tool takes, whose
+// argument is words of a fixed set.
+type wordsRule struct {
+	directive string
+	seps      string   // the characters between words
+	known     []string // the words, in the order messages list them
+	// unknown is the problem with another word: formatted with it (%q)
+	// and a did-you-mean.
+	unknown string
+	// notTool is the problem on a prompt or resource: formatted with the
+	// declaration's Go name and its kind.
+	notTool string
+}
+
+var (
+	annotationsRule = wordsRule{
+		directive: directiveAnnotations, seps: ", ", known: []string{"readonly", "destructive", "idempotent", "openworld"},
+		unknown: "unknown annotation %q%s (known: readonly, destructive, idempotent, openworld)",
+		notTool: "//elicit:annotations is for tools: a %[2]s has no annotations",
+	}
+	taskRule = wordsRule{
+		directive: directiveTask, seps: " \t", known: []string{"optional", "required"},
+		unknown: "unknown //elicit:task value %q%s (the values are optional and required)",
+		notTool: "//elicit:task is for tools: only tools/call runs as a task, and %[1]s declares a %[2]s",
+	}
 )
 
-// taskDirective reads //elicit:task optional|required into t.Task.
-func (c *checker) taskDirective(pt pendingTool, t *toolModel) {
-	var found []*ast.Comment
-	for _, cm := range pt.doc.List {
-		if cm.Text == directiveTask || strings.HasPrefix(cm.Text, directiveTask+" ") {
-			found = append(found, cm)
-		}
+// annotations are what each word of //elicit:annotations sets.
+var annotations = map[string]func(t *toolModel){
+	"readonly":    func(t *toolModel) { t.ReadOnly = true },
+	"destructive": func(t *toolModel) { t.Destructive = true },
+	"idempotent":  func(t *toolModel) { t.Idempotent = true },
+	"openworld":   func(t *toolModel) { t.OpenWorld = true },
+}
+
+// toolDirective returns the first comment of pt that carries r's
+// directive, when pt is a tool; on a prompt or resource it reports the
+// directive, and returns nil.
+func (c *checker) toolDirective(pt pendingTool, t *toolModel, r wordsRule) *ast.Comment {
+	cm := directiveComment(pt.doc, r.directive)
+	if cm != nil && t.Kind != declTool {
+		c.errorf(cm.Pos(), r.notTool, pt.spec.Name.Name, t.Kind)
+		return nil
 	}
-	if len(found) == 0 {
-		return
-	}
-	if t.Kind != declTool {
-		c.errorf(found[0].Pos(), "//elicit:task is for tools: only tools/call runs as a task, and %s declares a %s", pt.spec.Name.Name, t.Kind)
-		return
-	}
-	for _, cm := range found[1:] {
-		c.errorf(cm.Pos(), "//elicit:task given twice on %s: keep one", pt.spec.Name.Name)
-	}
-	cm := found[0]
-	type word struct {
-		text string
-		at   token.Pos
-	}
+	return cm
+}
+
+// word is a word of a directive, where it stands.
+type word struct {
+	text string
+	at   token.Pos
+}
+
+// directiveWords splits the argument of the directive comment cm into its
+// words by r.
+func directiveWords(cm *ast.Comment, r wordsRule) []word {
 	var words []word
-	for i := len(directiveTask); i < len(cm.Text); {
-		for i < len(cm.Text) && (cm.Text[i] == ' ' || cm.Text[i] == '\t') {
+	sep := func(b byte) bool { return strings.IndexByte(r.seps, b) >= 0 }
+	for i := len(r.directive); i < len(cm.Text); {
+		for i < len(cm.Text) && sep(cm.Text[i]) {
 			i++
 		}
 		j := i
-		for j < len(cm.Text) && cm.Text[j] != ' ' && cm.Text[j] != '\t' {
+		for j < len(cm.Text) && !sep(cm.Text[j]) {
 			j++
 		}
 		if i < j {
@@ -110,26 +153,63 @@ func (c *checker) taskDirective(pt pendingTool, t *toolModel) {
 		}
 		i = j
 	}
+	return words
+}
+
+// knownWord reports whether w is one of r's words; when not, it reports
+// the problem, with the word meant when one is close.
+func (c *checker) knownWord(w word, r wordsRule) bool {
+	if slices.Contains(r.known, w.text) {
+		return true
+	}
+	hint := ""
+	if near := nearest(w.text, slices.Clone(r.known)); near != "" {
+		hint = ": did you mean " + near + "?"
+	}
+	c.errorf(w.at, r.unknown, w.text, hint)
+	return false
+}
+
+// toolAnnotations reads //elicit:annotations into t.
+func (c *checker) toolAnnotations(pt pendingTool, t *toolModel) {
+	cm := c.toolDirective(pt, t, annotationsRule)
+	if cm == nil {
+		return
+	}
+	var destructive token.Pos
+	for _, w := range directiveWords(cm, annotationsRule) {
+		if c.knownWord(w, annotationsRule) {
+			annotations[w.text](t)
+		}
+		if w.text == "destructive" {
+			destructive = w.at
+		}
+	}
+	if t.ReadOnly && t.Destructive {
+		c.errorf(destructive, "tool %s cannot be both readonly and destructive", t.MCPName)
+	}
+}
+
+// taskDirective reads //elicit:task optional|required into t.Task.
+func (c *checker) taskDirective(pt pendingTool, t *toolModel) {
+	cm := c.toolDirective(pt, t, taskRule)
+	if cm == nil {
+		return
+	}
+	for _, again := range directiveComments(pt.doc, directiveTask)[1:] {
+		c.errorf(again.Pos(), "//elicit:task given twice on %s: keep one", pt.spec.Name.Name)
+	}
+	words := directiveWords(cm, taskRule)
 	switch {
 	case len(words) == 0:
 		c.errorf(cm.Pos(), "//elicit:task needs a value: optional (a task for a client that declares the tasks extension, the foreground for others) or required (a task; a client without the extension is refused)")
-	case words[0].text != "optional" && words[0].text != "required":
-		hint := ""
-		if near := nearest(words[0].text, []string{"optional", "required"}); near != "" {
-			hint = ": did you mean " + near + "?"
-		}
-		c.errorf(words[0].at, "unknown //elicit:task value %q%s (the values are optional and required)", words[0].text, hint)
+	case !c.knownWord(words[0], taskRule):
 	case len(words) > 1:
 		c.errorf(words[1].at, "//elicit:task takes one value, optional or required; %q is one too many", words[1].text)
 	default:
 		t.Task = words[0].text
 	}
 }
-
-const (
-	directivePrompt   = "//elicit:prompt"
-	directiveResource = "//elicit:resource"
-)
 
 var declDirectives = []string{directiveTool, directivePrompt, directiveResource}
 
@@ -344,8 +424,6 @@ func directiveFix(text string) (fixed, msg string) {
 	}
 	return fixed, fmt.Sprintf("unknown directive //elicit:%s%s: the directives are //elicit:form, //elicit:tool, //elicit:task, //elicit:prompt, //elicit:resource, //elicit:annotations and //elicit:title", word, hint)
 }
-
-const directivePrefix = "//elicit:"
 
 // checkDirectives reports every comment of f that is almost a directive
 // (spaced, misspelt, unknown). A comment group whose every such line is

@@ -153,55 +153,18 @@ func (c *checker) resolveTools(p *pkgModel) {
 	p.Files = files
 }
 
+// checkTool checks a tool, prompt or resource declaration against the
+// package's forms: its directives, Args, steps and the rules between them,
+// and the names it makes. It returns nil when the declaration cannot be
+// generated.
 func (c *checker) checkTool(pt pendingTool, forms map[string]*formModel) *toolModel {
 	ts := pt.spec
 	tool := &toolModel{Name: ts.Name.Name, Description: docText(pt.doc, ts.Name.Name)}
 	if !c.declName(pt, tool) {
 		return nil
 	}
-	name := tool.MCPName
-	what := tool.Kind.String() + " " + name // "tool deploy", "prompt summary", "resource notes://{id}"
 	c.taskDirective(pt, tool)
-	if cm := directiveComment(pt.doc, directiveAnnotations); cm != nil && tool.Kind != declTool {
-		c.errorf(cm.Pos(), "//elicit:annotations is for tools: a %s has no annotations", tool.Kind)
-	}
-	if cm := directiveComment(pt.doc, directiveAnnotations); cm != nil && tool.Kind == declTool {
-		known := []string{"destructive", "idempotent", "openworld", "readonly"}
-		var destructive token.Pos
-		for i := len(directiveAnnotations); i < len(cm.Text); {
-			for i < len(cm.Text) && (cm.Text[i] == ',' || cm.Text[i] == ' ') {
-				i++
-			}
-			j := i
-			for j < len(cm.Text) && cm.Text[j] != ',' && cm.Text[j] != ' ' {
-				j++
-			}
-			if i == j {
-				break
-			}
-			a, at := cm.Text[i:j], cm.Pos()+token.Pos(i)
-			i = j
-			switch a {
-			case "readonly":
-				tool.ReadOnly = true
-			case "destructive":
-				tool.Destructive, destructive = true, at
-			case "idempotent":
-				tool.Idempotent = true
-			case "openworld":
-				tool.OpenWorld = true
-			default:
-				hint := ""
-				if near := nearest(a, slices.Clone(known)); near != "" {
-					hint = ": did you mean " + near + "?"
-				}
-				c.errorf(at, "unknown annotation %q%s (known: readonly, destructive, idempotent, openworld)", a, hint)
-			}
-		}
-		if tool.ReadOnly && tool.Destructive {
-			c.errorf(destructive, "tool %s cannot be both readonly and destructive", name)
-		}
-	}
+	c.toolAnnotations(pt, tool)
 	st, ok := ts.Type.(*ast.StructType)
 	if !ok || (ts.TypeParams != nil && len(ts.TypeParams.List) > 0) {
 		c.errorf(ts.Name.Pos(), "tool declaration %s must be a non-generic struct type", ts.Name.Name)
@@ -211,7 +174,39 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*formModel) *toolMo
 	if obj == nil {
 		return nil
 	}
-	tstruct := obj.Type().Underlying().(*types.Struct)
+	places := c.checkFields(tool, st, obj.Type().Underlying().(*types.Struct), forms)
+	what := tool.Kind.String() + " " + tool.MCPName // "tool deploy", "prompt summary", "resource notes://{id}"
+	if tool.Args == nil && tool.Kind == declTool {
+		c.errorf(ts.Name.Pos(), "tool %s has no Args field: declare the argument struct as a field named Args (struct{} for none)", tool.MCPName)
+		return nil
+	}
+	// A malformed //elicit:task is reported already: no more about it.
+	taskMarked := directiveComment(pt.doc, directiveTask) != nil
+	c.checkDuring(tool, places, taskMarked)
+	// A tool may ask nothing (a sync tool registered beside the ones that
+	// ask, with the same typed handler); a prompt or resource that asks
+	// nothing needs no elicitgen.
+	if len(tool.Steps) == 0 && !taskMarked && tool.Kind != declTool {
+		c.errorf(ts.Name.Pos(), "%s has no steps: add a field whose type is a form", what)
+		return nil
+	}
+	c.checkRounds(ts.Name.Pos(), tool, places)
+	if !c.checkPrefill(tool, places) {
+		return nil
+	}
+	if tool.Kind == declPrompt {
+		promptPrefillArgs(tool)
+	}
+	if !c.freeNames(ts.Name.Pos(), tool) || !c.checkMethods(tool, places) {
+		return nil
+	}
+	return tool
+}
+
+// checkFields checks the fields of a declaration's struct: Args, and the
+// steps, each with its key unique. It returns the places of the steps.
+func (c *checker) checkFields(tool *toolModel, st *ast.StructType, tstruct *types.Struct, forms map[string]*formModel) []stepAt {
+	what := tool.Kind.String() + " " + tool.MCPName
 	keys := map[string]bool{}
 	var places []stepAt // of tool.Steps
 	index := 0
@@ -249,20 +244,13 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*formModel) *toolMo
 			places = append(places, where)
 		}
 	}
-	if tool.Args == nil && tool.Kind == declTool {
-		c.errorf(ts.Name.Pos(), "tool %s has no Args field: declare the argument struct as a field named Args (struct{} for none)", name)
-		return nil
-	}
-	// A malformed //elicit:task is reported already: no more about it.
-	taskMarked := directiveComment(pt.doc, directiveTask) != nil
-	c.checkDuring(tool, places, taskMarked)
-	// A tool may ask nothing (a sync tool registered beside the ones that
-	// ask, with the same typed handler); a prompt or resource that asks
-	// nothing needs no elicitgen.
-	if len(tool.Steps) == 0 && !taskMarked && tool.Kind != declTool {
-		c.errorf(ts.Name.Pos(), "%s has no steps: add a field whose type is a form", what)
-		return nil
-	}
+	return places
+}
+
+// checkRounds checks what the steps of a tool make of its rounds: not
+// more than a call takes, and once only on the last step.
+func (c *checker) checkRounds(pos token.Pos, tool *toolModel, places []stepAt) {
+	what := tool.Kind.String() + " " + tool.MCPName
 	rounds := 0
 	for _, s := range tool.Steps {
 		if !s.Together {
@@ -270,7 +258,7 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*formModel) *toolMo
 		}
 	}
 	if rounds > contract.DefaultMaxRounds {
-		c.errorf(ts.Name.Pos(), "%s asks %d rounds of questions (%d steps); a call takes at most %d (MRTR clients stop after 10 attempts): merge steps into fewer forms, or ask some together",
+		c.errorf(pos, "%s asks %d rounds of questions (%d steps); a call takes at most %d (MRTR clients stop after 10 attempts): merge steps into fewer forms, or ask some together",
 			what, rounds, len(tool.Steps), contract.DefaultMaxRounds)
 	}
 	for i, s := range tool.Steps[:max(len(tool.Steps)-1, 0)] {
@@ -278,25 +266,21 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*formModel) *toolMo
 			c.errorf(places[i].once, "%s: once belongs on the final step (it makes completing the flow single use), not on %s", what, s.GoName)
 		}
 	}
-	if !c.checkPrefill(tool, places) {
-		return nil
-	}
-	if tool.Kind == declPrompt {
-		promptPrefillArgs(tool)
-	}
-	if !c.freeNames(ts.Name.Pos(), tool) {
-		return nil
-	}
+}
+
+// checkMethods gives tool its handler's method set, and reports two
+// methods of one name.
+func (c *checker) checkMethods(tool *toolModel, places []stepAt) bool {
 	tool.Methods = handlerMethods(tool)
 	byName := map[string]int{}
 	for i, m := range tool.Methods {
 		if j, dup := byName[m.Name]; dup {
-			c.errorf(places[slices.Index(tool.Steps, m.Step)].field, "%s: the handler would need two methods named %s (%s): rename a step", what, m.Name, methodOwners(tool.Methods[j], m))
-			return nil
+			c.errorf(places[slices.Index(tool.Steps, m.Step)].field, "%s %s: the handler would need two methods named %s (%s): rename a step", tool.Kind, tool.MCPName, m.Name, methodOwners(tool.Methods[j], m))
+			return false
 		}
 		byName[m.Name] = i
 	}
-	return tool
+	return true
 }
 
 // methodOwners names what two methods of one name are for.
