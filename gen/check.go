@@ -114,3 +114,34 @@ func (c *checker) relPos(p token.Pos) string {
 	pos := c.fset.Position(p)
 	return fmt.Sprintf("%s:%d", filepath.Base(pos.Filename), pos.Line)
 }
+
+// structField is one field of a struct type, with its syntax.
+type structField struct {
+	v   *types.Var
+	af  *ast.Field
+	pos token.Pos // of its name, or of the field when embedded
+	tag string
+}
+
+// structFields lists the fields of a struct type as declared (astStruct)
+// and typed (st), in order.
+func structFields(astStruct *ast.StructType, st *types.Struct) []structField {
+	var out []structField
+	for _, af := range astStruct.Fields.List {
+		names := af.Names
+		if len(names) == 0 {
+			names = []*ast.Ident{nil} // embedded
+		}
+		for _, ident := range names {
+			if len(out) >= st.NumFields() {
+				return out
+			}
+			sf := structField{v: st.Field(len(out)), af: af, pos: af.Pos(), tag: st.Tag(len(out))}
+			if ident != nil {
+				sf.pos = ident.Pos()
+			}
+			out = append(out, sf)
+		}
+	}
+	return out
+}

@@ -40,67 +40,22 @@ func (c *checker) checkTypeSpec(ts *ast.TypeSpec, doc *ast.CommentGroup) *formMo
 	if !isForm(ts, doc) {
 		return nil
 	}
-	name := ts.Name.Name
-	if ts.Assign.IsValid() {
-		c.errorf(ts.Name.Pos(), "alias %s cannot be a form: mark the struct type it names", name)
+	astStruct, st := c.formStruct(ts)
+	if st == nil {
 		return nil
 	}
-	if ts.TypeParams != nil && len(ts.TypeParams.List) > 0 {
-		c.errorf(ts.Name.Pos(), "generic type %s cannot be a form: a form's schema is fixed at generate time", name)
-		return nil
-	}
-	astStruct, ok := ts.Type.(*ast.StructType)
-	if !ok {
-		c.errorf(ts.Name.Pos(), "%s is marked //elicit:form but is not a struct type", name)
-		return nil
-	}
-	obj, _ := c.pkg.TypesInfo.Defs[ts.Name].(*types.TypeName)
-	if obj == nil {
-		return nil
-	}
-	st, ok := obj.Type().Underlying().(*types.Struct)
-	if !ok {
-		return nil
-	}
-	form := &formModel{Name: name}
+	form := &formModel{Name: ts.Name.Name}
 	shapeOK := true
-	byProperty := map[string]*fieldModel{}
-	propertyPos := map[string]token.Pos{}
-	index := 0
-	for _, af := range astStruct.Fields.List {
-		names := af.Names
-		if len(names) == 0 {
-			names = []*ast.Ident{nil} // embedded
-		}
-		for _, ident := range names {
-			if index >= st.NumFields() {
-				break
-			}
-			v := st.Field(index)
-			index++
-			form.Shape = append(form.Shape, shapeField{Name: v.Name(), Type: v.Type(), Embedded: v.Embedded()})
-			if !spellable(v.Type()) {
-				shapeOK = false
-			}
-			pos := af.Pos()
-			if ident != nil {
-				pos = ident.Pos()
-			}
-			field, fieldOK := c.checkField(form, v, af, pos, st.Tag(index-1))
-			if field == nil {
-				continue
-			}
-			// A rejected field still claims its property name, so that a
-			// clash is reported in the same run.
-			if prev, dup := byProperty[field.Property]; dup {
-				c.errorf(pos, "property name %q of field %s is also used by field %s at %s", field.Property, field.GoName, prev.GoName, c.relPos(propertyPos[field.Property]))
-				continue
-			}
-			byProperty[field.Property] = field
-			propertyPos[field.Property] = pos
-			if fieldOK {
-				form.Fields = append(form.Fields, field)
-			}
+	claimed := map[string]claim{}
+	for _, sf := range structFields(astStruct, st) {
+		v := sf.v
+		form.Shape = append(form.Shape, shapeField{Name: v.Name(), Type: v.Type(), Embedded: v.Embedded()})
+		shapeOK = shapeOK && spellable(v.Type())
+		field, fieldOK := c.checkField(sf)
+		// A rejected field still claims its property name, so that a
+		// clash is reported in the same run.
+		if field != nil && c.claimProperty(claimed, field, sf.pos) && fieldOK {
+			form.Fields = append(form.Fields, field)
 		}
 	}
 	if !shapeOK {
@@ -108,6 +63,49 @@ func (c *checker) checkTypeSpec(ts *ast.TypeSpec, doc *ast.CommentGroup) *formMo
 	}
 	form.Schema = buildSchema(form)
 	return form
+}
+
+// formStruct is the struct of a form's type spec, as written and as
+// typed; nil when it cannot be a form (reported, unless the type checker
+// did).
+func (c *checker) formStruct(ts *ast.TypeSpec) (*ast.StructType, *types.Struct) {
+	name := ts.Name.Name
+	if ts.Assign.IsValid() {
+		c.errorf(ts.Name.Pos(), "alias %s cannot be a form: mark the struct type it names", name)
+		return nil, nil
+	}
+	if ts.TypeParams != nil && len(ts.TypeParams.List) > 0 {
+		c.errorf(ts.Name.Pos(), "generic type %s cannot be a form: a form's schema is fixed at generate time", name)
+		return nil, nil
+	}
+	astStruct, ok := ts.Type.(*ast.StructType)
+	if !ok {
+		c.errorf(ts.Name.Pos(), "%s is marked //elicit:form but is not a struct type", name)
+		return nil, nil
+	}
+	obj, _ := c.pkg.TypesInfo.Defs[ts.Name].(*types.TypeName)
+	if obj == nil {
+		return nil, nil
+	}
+	st, _ := obj.Type().Underlying().(*types.Struct)
+	return astStruct, st
+}
+
+// claim is the field that named a property first, and where.
+type claim struct {
+	field *fieldModel
+	pos   token.Pos
+}
+
+// claimProperty claims field's property name for it, or reports the
+// field that has it.
+func (c *checker) claimProperty(claimed map[string]claim, field *fieldModel, pos token.Pos) bool {
+	if prev, dup := claimed[field.Property]; dup {
+		c.errorf(pos, "property name %q of field %s is also used by field %s at %s", field.Property, field.GoName, prev.field.GoName, c.relPos(prev.pos))
+		return false
+	}
+	claimed[field.Property] = claim{field, pos}
+	return true
 }
 
 // tagPlace places the offsets of a field's elicit value in the source.
@@ -153,51 +151,20 @@ func (p tagPlace) opt(at map[string]tagOption, key string) token.Pos {
 // checkField turns one struct field into a property, or reports why not.
 // It returns nil for skipped and ignored fields and for those whose property
 // name is unknown; ok is false when the field is rejected.
-func (c *checker) checkField(form *formModel, v *types.Var, af *ast.Field, pos token.Pos, rawTag string) (field *fieldModel, ok bool) {
-	t, problems := readTag(rawTag)
-	place := c.placeTag(af, pos, t)
+func (c *checker) checkField(sf structField) (field *fieldModel, ok bool) {
+	v, pos := sf.v, sf.pos
+	t, problems := readTag(sf.tag)
+	place := c.placeTag(sf.af, pos, t)
 	spec, more := parseFormTag(t)
 	problems = append(problems, more...)
 	for _, p := range problems {
 		c.errorf(place.at(p.off), "%s", p.msg)
 	}
-	if len(problems) > 0 {
+	if len(problems) > 0 || spec.Skip {
 		return nil, false
 	}
-	if spec.Skip {
-		return nil, false
-	}
-	if v.Embedded() {
-		c.errorf(pos, "embedded field %s: a form is flat; declare its fields directly, or skip it with elicit:\"-\"", v.Name())
-		return nil, false
-	}
-	if !v.Exported() {
-		if spec.Present {
-			c.errorf(pos, "unexported field %s has an elicit tag: only exported fields become properties", v.Name())
-		}
-		return nil, false
-	}
-	property := spec.Name
-	if property == "" {
-		jsonName, skip := jsonFieldName(rawTag)
-		switch {
-		case skip && spec.Present:
-			c.errorf(place.tag(), "field %s is skipped by its json tag: name the property in the elicit tag, or skip it with elicit:\"-\"", v.Name())
-			return nil, false
-		case skip:
-			return nil, false
-		case jsonName != "":
-			property = jsonName
-		default:
-			property = v.Name()
-		}
-	}
-	if strings.ContainsAny(property, " \t\r\n\"\\") {
-		at := place.tag()
-		if spec.Name != "" {
-			at = place.at(t.nameOff)
-		}
-		c.errorf(at, "property name %q of field %s must not contain spaces, quotes or backslashes", property, v.Name())
+	property, ok := c.propertyName(sf, spec, t, place)
+	if !ok {
 		return nil, false
 	}
 	field = &fieldModel{
@@ -209,27 +176,73 @@ func (c *checker) checkField(form *formModel, v *types.Var, af *ast.Field, pos t
 		Title:    spec.Title,
 		Format:   spec.Format,
 	}
-	doc := c.fixDoc(af.Doc)
+	doc := c.fixDoc(sf.af.Doc)
 	title, _ := directiveArg(doc, directiveTitle)
 	field.Title = cmp.Or(field.Title, title, nameTitle(v.Name()))
-	field.Description = cmp.Or(docText(doc, v.Name()), docText(c.fixDoc(af.Comment), v.Name()))
+	field.Description = cmp.Or(docText(doc, v.Name()), docText(c.fixDoc(sf.af.Comment), v.Name()))
 
 	if !c.classify(field, spec, pos, place) {
 		return field, false
 	}
 	ok = c.checkOptions(field, spec, place)
-	if !spec.NotSecret {
-		names := []string{field.GoName, field.Property, field.Title}
-		if n := namedTypeName(field.Value); n != "" {
-			names = append(names, n)
-		}
-		if w := secretWord(names...); w != "" {
-			c.errorf(pos, "field %s looks secret (%q): form mode must not collect passwords, API keys, tokens or payment credentials; "+
-				"collect it through a URL step instead (a tool step of type elicitrt.URLStep: the user enters it on your own page), or add notsecret to its elicit tag if it is not a secret", field.GoName, w)
-			ok = false
-		}
+	if !spec.NotSecret && !c.checkSecret(field, pos) {
+		ok = false
 	}
 	return field, ok
+}
+
+// propertyName is the property name of the field: its tag's, its json
+// tag's, or its Go name. ok is false for a field that is no property
+// (embedded, unexported, skipped by json), or whose name cannot be one.
+func (c *checker) propertyName(sf structField, spec tagSpec, t elicitTag, place tagPlace) (string, bool) {
+	v, pos := sf.v, sf.pos
+	if v.Embedded() {
+		c.errorf(pos, "embedded field %s: a form is flat; declare its fields directly, or skip it with elicit:\"-\"", v.Name())
+		return "", false
+	}
+	if !v.Exported() {
+		if spec.Present {
+			c.errorf(pos, "unexported field %s has an elicit tag: only exported fields become properties", v.Name())
+		}
+		return "", false
+	}
+	property := spec.Name
+	if property == "" {
+		jsonName, skip := jsonFieldName(sf.tag)
+		switch {
+		case skip && spec.Present:
+			c.errorf(place.tag(), "field %s is skipped by its json tag: name the property in the elicit tag, or skip it with elicit:\"-\"", v.Name())
+			return "", false
+		case skip:
+			return "", false
+		}
+		property = cmp.Or(jsonName, v.Name())
+	}
+	if strings.ContainsAny(property, " \t\r\n\"\\") {
+		at := place.tag()
+		if spec.Name != "" {
+			at = place.at(t.nameOff)
+		}
+		c.errorf(at, "property name %q of field %s must not contain spaces, quotes or backslashes", property, v.Name())
+		return "", false
+	}
+	return property, true
+}
+
+// checkSecret reports a field that looks secret: form mode must not
+// collect it.
+func (c *checker) checkSecret(field *fieldModel, pos token.Pos) bool {
+	names := []string{field.GoName, field.Property, field.Title}
+	if n := namedTypeName(field.Value); n != "" {
+		names = append(names, n)
+	}
+	w := secretWord(names...)
+	if w == "" {
+		return true
+	}
+	c.errorf(pos, "field %s looks secret (%q): form mode must not collect passwords, API keys, tokens or payment credentials; "+
+		"collect it through a URL step instead (a tool step of type elicitrt.URLStep: the user enters it on your own page), or add notsecret to its elicit tag if it is not a secret", field.GoName, w)
+	return false
 }
 
 // namedTypeName is the name of t's named type, or of its element's for a

@@ -209,40 +209,27 @@ func (c *checker) checkFields(tool *toolModel, st *ast.StructType, tstruct *type
 	what := tool.Kind.String() + " " + tool.MCPName
 	keys := map[string]bool{}
 	var places []stepAt // of tool.Steps
-	index := 0
-	for _, af := range st.Fields.List {
-		names := af.Names
-		if len(names) == 0 {
-			names = []*ast.Ident{nil}
+	for _, sf := range structFields(st, tstruct) {
+		if sf.v.Name() == "Args" {
+			c.declArgs(tool, sf.v, sf.pos)
+			continue
 		}
-		for _, id := range names {
-			v := tstruct.Field(index)
-			index++
-			pos := af.Pos()
-			if id != nil {
-				pos = id.Pos()
-			}
-			if v.Name() == "Args" {
-				c.declArgs(tool, v, pos)
-				continue
-			}
-			var prev *stepModel // the step before, for together
-			if n := len(tool.Steps); n > 0 {
-				prev = tool.Steps[n-1]
-			}
-			step, where := c.checkStep(what, v, af, pos, tstruct.Tag(index-1), forms, prev)
-			if step == nil {
-				continue
-			}
-			c.declStep(tool, step, where)
-			if keys[step.Key] {
-				c.errorf(pos, "step key %q used twice in %s", step.Key, what)
-				continue
-			}
-			keys[step.Key] = true
-			tool.Steps = append(tool.Steps, step)
-			places = append(places, where)
+		var prev *stepModel // the step before, for together
+		if n := len(tool.Steps); n > 0 {
+			prev = tool.Steps[n-1]
 		}
+		step, where := c.checkStep(what, sf, forms, prev)
+		if step == nil {
+			continue
+		}
+		c.declStep(tool, step, where)
+		if keys[step.Key] {
+			c.errorf(sf.pos, "step key %q used twice in %s", step.Key, what)
+			continue
+		}
+		keys[step.Key] = true
+		tool.Steps = append(tool.Steps, step)
+		places = append(places, where)
 	}
 	return places
 }
@@ -299,19 +286,15 @@ type stepAt struct {
 	field, once, prefill, fallback, during, together token.Pos
 }
 
-func (c *checker) checkStep(decl string, v *types.Var, af *ast.Field, pos token.Pos, rawTag string, forms map[string]*formModel, prev *stepModel) (*stepModel, stepAt) {
-	named, _ := types.Unalias(v.Type()).(*types.Named)
-	var form *formModel
-	isURL := named != nil && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == runtimePath && named.Obj().Name() == "URLStep"
-	if named != nil && named.Obj().Pkg() == c.pkg.Types {
-		form = forms[named.Obj().Name()]
-	}
+func (c *checker) checkStep(decl string, sf structField, forms map[string]*formModel, prev *stepModel) (*stepModel, stepAt) {
+	v, pos := sf.v, sf.pos
+	form, isURL := stepType(v.Type(), c.pkg.Types, forms)
 	if form == nil && !isURL {
 		c.errorf(pos, "step %s of %s: its type must be a form declared in package %s, or elicitrt.URLStep", v.Name(), decl, c.pkg.Name)
 		return nil, stepAt{}
 	}
-	t, problems := readTag(rawTag)
-	place := c.placeTag(af, pos, t)
+	t, problems := readTag(sf.tag)
+	place := c.placeTag(sf.af, pos, t)
 	spec, more := parseStepTag(t)
 	for _, p := range append(problems, more...) {
 		c.errorf(place.at(p.off), "%s", p.msg)
@@ -358,6 +341,20 @@ func (c *checker) checkStep(decl string, v *types.Var, af *ast.Field, pos token.
 		prefillProps(step, form)
 	}
 	return step, where
+}
+
+// stepType reads the type of a step: a form of package pkg, or
+// elicitrt.URLStep; neither when form is nil and isURL false.
+func stepType(t types.Type, pkg *types.Package, forms map[string]*formModel) (form *formModel, isURL bool) {
+	named, _ := types.Unalias(t).(*types.Named)
+	if named == nil {
+		return nil, false
+	}
+	obj := named.Obj()
+	if obj.Pkg() == pkg {
+		form = forms[obj.Name()]
+	}
+	return form, obj.Pkg() != nil && obj.Pkg().Path() == runtimePath && obj.Name() == "URLStep"
 }
 
 // checkTogether checks the together option of step, which joins the round
