@@ -51,23 +51,37 @@ func (e *formEmitter) typ(t types.Type) *jen.Statement { return typeExpr(e.pkg.P
 // ElicitSchema, ElicitParams, the enum index functions the form declares,
 // and DecodeElicit.
 func (e *formEmitter) emit(f *jen.File) {
-	form := e.form
-	name := form.Name
-	if form.Shape != nil {
-		var fields []jen.Code
-		for _, sf := range form.Shape {
-			if sf.Embedded {
-				// Spelled as its type alone: a named field of the same type
-				// would not convert.
-				fields = append(fields, e.typ(sf.Type))
-			} else {
-				fields = append(fields, jen.Id(sf.Name).Add(e.typ(sf.Type)))
-			}
-		}
-		f.Commentf(`A "cannot convert" error here means %s changed after elicitgen ran: run go generate.`, name)
-		f.Func().Id("_").Params().Block(jen.Id("_").Op("=").Struct(fields...).Call(jen.Id(name).Values()))
+	if e.form.Shape != nil {
+		e.emitShape(f)
 	}
+	e.emitSchema(f)
+	for _, fd := range e.form.Indexes {
+		emitIndex(f, fd.Enum)
+	}
+	e.emitDecode(f)
+}
 
+// emitShape prints the stale check: the form's struct converts to one of
+// the fields it had when elicitgen ran, or the build fails.
+func (e *formEmitter) emitShape(f *jen.File) {
+	var fields []jen.Code
+	for _, sf := range e.form.Shape {
+		if sf.Embedded {
+			// Spelled as its type alone: a named field of the same type
+			// would not convert.
+			fields = append(fields, e.typ(sf.Type))
+		} else {
+			fields = append(fields, jen.Id(sf.Name).Add(e.typ(sf.Type)))
+		}
+	}
+	name := e.form.Name
+	f.Commentf(`A "cannot convert" error here means %s changed after elicitgen ran: run go generate.`, name)
+	f.Func().Id("_").Params().Block(jen.Id("_").Op("=").Struct(fields...).Call(jen.Id(name).Values()))
+}
+
+// emitSchema prints the schema variables, ElicitSchema and ElicitParams.
+func (e *formEmitter) emitSchema(f *jen.File) {
+	form, name := e.form, e.form.Name
 	f.Commentf("%s is the precomputed requestedSchema of %s.", form.SchemaVar, name)
 	f.Var().Defs(
 		jen.Id(form.SchemaVar).Op("=").Qual("encoding/json", "RawMessage").Call(schemaLit(form.Schema)),
@@ -83,20 +97,25 @@ func (e *formEmitter) emit(f *jen.File) {
 			jen.Id("Mode"):            jen.Lit("form"),
 			jen.Id("RequestedSchema"): jen.Id(form.SchemaVar + "Value"),
 		})))
+}
 
-	for _, fd := range form.Indexes {
-		fn := fd.Enum.Index
-		var cases []jen.Code
-		for i, v := range fd.Enum.Values {
-			cases = append(cases, jen.Case(jen.Lit(v.Value)).Block(jen.Return(jen.Lit(i))))
-		}
-		f.Commentf("%s returns the position of s among the allowed values, or -1.", fn)
-		f.Func().Id(fn).Params(jen.Id("s").String()).Int().Block(
-			jen.Switch(jen.Id("s")).Block(cases...),
-			jen.Return(jen.Lit(-1)),
-		)
+// emitIndex prints an enum's index function: a value's position, or -1.
+func emitIndex(f *jen.File, enum *enumModel) {
+	var cases []jen.Code
+	for i, v := range enum.Values {
+		cases = append(cases, jen.Case(jen.Lit(v.Value)).Block(jen.Return(jen.Lit(i))))
 	}
+	f.Commentf("%s returns the position of s among the allowed values, or -1.", enum.Index)
+	f.Func().Id(enum.Index).Params(jen.Id("s").String()).Int().Block(
+		jen.Switch(jen.Id("s")).Block(cases...),
+		jen.Return(jen.Lit(-1)),
+	)
+}
 
+// emitDecode prints DecodeElicit: each property decoded into a local
+// copy, which replaces x only when every property is good.
+func (e *formEmitter) emitDecode(f *jen.File) {
+	name := e.form.Name
 	body := []jen.Code{
 		jen.Var().Add(e.id("v")).Id(name),
 		jen.Var().Add(e.id("errs")).Index().Add(rt("FieldError")),
@@ -109,7 +128,7 @@ func (e *formEmitter) emit(f *jen.File) {
 			jen.Var().Add(e.id("blk")).Op("*").Add(e.id("block")),
 		)
 	}
-	for _, fd := range form.Fields {
+	for _, fd := range e.form.Fields {
 		if fd.Kind == kindMulti {
 			body = append(body, e.decodeMulti(fd))
 		} else {
@@ -210,78 +229,19 @@ func bounds(n *jen.Statement, hasMin, hasMax bool, lo, hi jen.Code) jen.Code {
 
 // decodeField is the decoding of one scalar property into v.
 func (e *formEmitter) decodeField(fd *fieldModel) jen.Code {
-	raw, ok, s := e.id("raw"), e.id("ok"), e.id("s")
-	convert := func(x *jen.Statement) *jen.Statement {
-		if _, basic := types.Unalias(fd.Value).(*types.Basic); basic && (fd.Kind == kindString || fd.Kind == kindBool || fd.Kind == kindNumber && !fd.Float32) {
-			return x
-		}
-		return e.typ(fd.Value).Call(x)
-	}
 	var checks []check
 	var value *jen.Statement
 	switch fd.Kind {
 	case kindString, kindEnum, kindTime:
-		checks = append(checks, check{jen.List(s.Clone(), ok.Clone()).Op(":=").Add(raw).Assert(jen.String()), jen.Op("!").Add(ok), rt("ReasonString")})
-		switch fd.Kind {
-		case kindString:
-			if fd.HasMin || fd.HasMax {
-				lo, hi := jen.Lit(0), jen.Code(jen.Lit(int(fd.MaxInt)))
-				if fd.HasMin {
-					lo = jen.Lit(int(fd.MinInt))
-				}
-				if !fd.HasMax {
-					hi = jen.Qual("math", "MaxInt")
-				}
-				checks = append(checks, check{nil, jen.Op("!").Add(rt("CharCountWithin")).Call(s, lo, hi), jen.Lit(boundsReason(fd, "characters"))})
-			}
-			switch fd.Format {
-			case "email":
-				checks = append(checks, check{nil, jen.Op("!").Add(rt("IsEmail")).Call(s), rt("ReasonEmail")})
-			case "uri":
-				checks = append(checks, check{nil, jen.Op("!").Add(rt("IsAbsoluteURI")).Call(s), rt("ReasonURI")})
-			case "date":
-				checks = append(checks, check{nil, jen.Op("!").Add(rt("IsDate")).Call(s), rt("ReasonDate")})
-			case "date-time":
-				checks = append(checks, check{jen.List(jen.Id("_"), ok).Op(":=").Add(rt("ParseDateTime")).Call(s), jen.Op("!").Add(ok), rt("ReasonDateTime")})
-			}
-			value = convert(s)
-		case kindEnum:
-			checks = append(checks, check{nil, jen.Id(fd.Enum.Index).Call(s).Op("<").Lit(0), jen.Lit("must be one of " + fd.Enum.list())})
-			value = s
-			if fd.Enum.Named != nil {
-				value = e.typ(fd.Value).Call(s)
-			}
-		case kindTime:
-			tm := e.id("tm")
-			parse, reason := "ParseDateTime", "ReasonDateTime"
-			if fd.Format == "date" {
-				parse, reason = "ParseDate", "ReasonDate"
-			}
-			checks = append(checks, check{jen.List(tm.Clone(), ok).Op(":=").Add(rt(parse)).Call(s), jen.Op("!").Add(ok), rt(reason)})
-			value = tm
-		}
+		checks, value = e.decodeText(fd)
 	case kindBool:
-		b := e.id("b")
-		checks = append(checks, check{jen.List(b.Clone(), ok).Op(":=").Add(raw).Assert(jen.Bool()), jen.Op("!").Add(ok), rt("ReasonBoolean")})
-		value = convert(b)
+		b, ok := e.id("b"), e.id("ok")
+		checks = []check{{jen.List(b.Clone(), ok).Op(":=").Add(e.id("raw")).Assert(jen.Bool()), jen.Op("!").Add(ok), rt("ReasonBoolean")}}
+		value = e.convert(fd, b)
 	case kindInteger:
-		n, reason := e.id("n"), e.id("reason")
-		checks = append(checks,
-			check{jen.List(n.Clone(), reason.Clone()).Op(":=").Add(rt("Integer")).Call(raw), reason.Clone().Op("!=").Lit(""), reason},
-			check{nil, bounds(n, true, true, jen.Lit(int(fd.MinInt)), jen.Lit(int(fd.MaxInt))), jen.Lit(fmt.Sprintf("must be an integer from %d to %d", fd.MinInt, fd.MaxInt))})
-		value = e.typ(fd.Value).Call(n)
+		checks, value = e.decodeInteger(fd)
 	case kindNumber:
-		n, reason := e.id("n"), e.id("reason")
-		checks = append(checks, check{jen.List(n.Clone(), reason.Clone()).Op(":=").Add(rt("Number")).Call(raw), reason.Clone().Op("!=").Lit(""), reason})
-		if fd.HasMin || fd.HasMax {
-			checks = append(checks, check{nil, bounds(n, fd.HasMin, fd.HasMax, jen.Lit(fd.MinNum), jen.Lit(fd.MaxNum)), jen.Lit(numberReason(fd))})
-		}
-		if fd.Float32 && !(fd.HasMin && fd.HasMax) {
-			// Declared bounds lie within the float32 range; one bound alone
-			// leaves the other side open.
-			checks = append(checks, check{nil, bounds(n, true, true, jen.Op("-").Qual("math", "MaxFloat32"), jen.Qual("math", "MaxFloat32")), rt("ReasonFloat32")})
-		}
-		value = convert(n)
+		checks, value = e.decodeNumber(fd)
 	}
 	var assign []jen.Code
 	if fd.Pointer {
@@ -290,6 +250,91 @@ func (e *formEmitter) decodeField(fd *fieldModel) jen.Code {
 		assign = []jen.Code{e.id("v").Dot(fd.GoName).Op("=").Add(value)}
 	}
 	return e.present(fd, e.chain(fd.Property, checks, assign))
+}
+
+// convert converts x, a value as JSON decodes it, to the field's value
+// type, unless it is of that type already.
+func (e *formEmitter) convert(fd *fieldModel, x *jen.Statement) *jen.Statement {
+	if _, basic := types.Unalias(fd.Value).(*types.Basic); basic && (fd.Kind == kindString || fd.Kind == kindBool || fd.Kind == kindNumber && !fd.Float32) {
+		return x
+	}
+	return e.typ(fd.Value).Call(x)
+}
+
+// decodeText is the checks and the value of a property sent as a string:
+// a string, a single-select, a time.
+func (e *formEmitter) decodeText(fd *fieldModel) ([]check, *jen.Statement) {
+	raw, ok, s := e.id("raw"), e.id("ok"), e.id("s")
+	checks := []check{{jen.List(s.Clone(), ok.Clone()).Op(":=").Add(raw).Assert(jen.String()), jen.Op("!").Add(ok), rt("ReasonString")}}
+	switch fd.Kind {
+	case kindEnum:
+		checks = append(checks, check{nil, jen.Id(fd.Enum.Index).Call(s).Op("<").Lit(0), jen.Lit("must be one of " + fd.Enum.list())})
+		if fd.Enum.Named != nil {
+			return checks, e.typ(fd.Value).Call(s)
+		}
+		return checks, s
+	case kindTime:
+		tm := e.id("tm")
+		parse, reason := "ParseDateTime", "ReasonDateTime"
+		if fd.Format == "date" {
+			parse, reason = "ParseDate", "ReasonDate"
+		}
+		return append(checks, check{jen.List(tm.Clone(), ok).Op(":=").Add(rt(parse)).Call(s), jen.Op("!").Add(ok), rt(reason)}), tm
+	}
+	if fd.HasMin || fd.HasMax {
+		lo, hi := jen.Lit(0), jen.Code(jen.Lit(int(fd.MaxInt)))
+		if fd.HasMin {
+			lo = jen.Lit(int(fd.MinInt))
+		}
+		if !fd.HasMax {
+			hi = jen.Qual("math", "MaxInt")
+		}
+		checks = append(checks, check{nil, jen.Op("!").Add(rt("CharCountWithin")).Call(s, lo, hi), jen.Lit(boundsReason(fd, "characters"))})
+	}
+	if c, ok := e.formatCheck(fd.Format, s); ok {
+		checks = append(checks, c)
+	}
+	return checks, e.convert(fd, s)
+}
+
+// formatCheck is the check of a string's format, if it has one.
+func (e *formEmitter) formatCheck(format string, s *jen.Statement) (check, bool) {
+	switch format {
+	case "email":
+		return check{nil, jen.Op("!").Add(rt("IsEmail")).Call(s), rt("ReasonEmail")}, true
+	case "uri":
+		return check{nil, jen.Op("!").Add(rt("IsAbsoluteURI")).Call(s), rt("ReasonURI")}, true
+	case "date":
+		return check{nil, jen.Op("!").Add(rt("IsDate")).Call(s), rt("ReasonDate")}, true
+	case "date-time":
+		return check{jen.List(jen.Id("_"), e.id("ok")).Op(":=").Add(rt("ParseDateTime")).Call(s), jen.Op("!").Add(e.id("ok")), rt("ReasonDateTime")}, true
+	}
+	return check{}, false
+}
+
+// decodeInteger is the checks and the value of an integer property: a
+// whole JSON number within the bounds, which always exist.
+func (e *formEmitter) decodeInteger(fd *fieldModel) ([]check, *jen.Statement) {
+	n, reason := e.id("n"), e.id("reason")
+	return []check{
+		{jen.List(n.Clone(), reason.Clone()).Op(":=").Add(rt("Integer")).Call(e.id("raw")), reason.Clone().Op("!=").Lit(""), reason},
+		{nil, bounds(n, true, true, jen.Lit(int(fd.MinInt)), jen.Lit(int(fd.MaxInt))), jen.Lit(fmt.Sprintf("must be an integer from %d to %d", fd.MinInt, fd.MaxInt))},
+	}, e.typ(fd.Value).Call(n)
+}
+
+// decodeNumber is the checks and the value of a number property.
+func (e *formEmitter) decodeNumber(fd *fieldModel) ([]check, *jen.Statement) {
+	n, reason := e.id("n"), e.id("reason")
+	checks := []check{{jen.List(n.Clone(), reason.Clone()).Op(":=").Add(rt("Number")).Call(e.id("raw")), reason.Clone().Op("!=").Lit(""), reason}}
+	if fd.HasMin || fd.HasMax {
+		checks = append(checks, check{nil, bounds(n, fd.HasMin, fd.HasMax, jen.Lit(fd.MinNum), jen.Lit(fd.MaxNum)), jen.Lit(numberReason(fd))})
+	}
+	if fd.Float32 && !(fd.HasMin && fd.HasMax) {
+		// Declared bounds lie within the float32 range; one bound alone
+		// leaves the other side open.
+		checks = append(checks, check{nil, bounds(n, true, true, jen.Op("-").Qual("math", "MaxFloat32"), jen.Qual("math", "MaxFloat32")), rt("ReasonFloat32")})
+	}
+	return checks, e.convert(fd, n)
 }
 
 // present is the property's if statement: body when present, the

@@ -10,12 +10,30 @@ import (
 // emitTool writes a tool's step type, answers struct, handler interface and
 // Register function.
 func emitTool(f *jen.File, pkg *pkgModel, t *toolModel) {
-	name := t.Name
-	stepType := name + "Step"
-	answersType := name + "Answers"
-	handlerType := name + "Handler"
-	args := argsExpr(pkg, t)
-	// Step type.
+	emitStepType(f, t)
+	emitAnswers(f, t)
+	emitHandler(f, pkg, t)
+	if t.Task != "" {
+		emitTask(f, t)
+	}
+	emitAnswersFunc(f, t)
+	steps := make([]jen.Code, len(t.Steps))
+	for i, s := range t.Steps {
+		steps[i] = stepValue(s)
+	}
+	typed := typedMethods(pkg, t)
+	f.Commentf("Register%s adds the %s %s to server: the runtime's interpreter runs its", t.Name, t.MCPName, t.Kind)
+	f.Comment("step table over multi round-trip requests and calls h's typed methods. opts may be nil.")
+	f.Func().Id("Register"+t.Name).Params(
+		jen.Id("server").Op("*").Qual(mcpPath, "Server"),
+		jen.Id("h").Id(t.Name+"Handler"),
+		jen.Id("opts").Op("*").Qual(runtimePath, "ToolOptions"),
+	).Block(registerBody(pkg, t, steps, typed)...)
+}
+
+// emitStepType writes the step type: a constant per step, and String.
+func emitStepType(f *jen.File, t *toolModel) {
+	stepType := t.Name + "Step"
 	f.Commentf("%s names a step of the %s %s.", stepType, t.MCPName, t.Kind)
 	f.Type().Id(stepType).Int()
 	consts := make([]jen.Code, len(t.Steps))
@@ -32,8 +50,10 @@ func emitTool(f *jen.File, pkg *pkgModel, t *toolModel) {
 	stringBody = append(stringBody, jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit(stepType+"(%d)"), jen.Int().Call(jen.Id("s")))))
 	f.Comment("String returns the step's key.")
 	f.Func().Params(jen.Id("s").Id(stepType)).Id("String").Params().String().Block(stringBody...)
+}
 
-	// Answers.
+// emitAnswers writes the answers struct: a pointer per step.
+func emitAnswers(f *jen.File, t *toolModel) {
 	fields := make([]jen.Code, len(t.Steps))
 	for i, s := range t.Steps {
 		if s.URL {
@@ -42,10 +62,12 @@ func emitTool(f *jen.File, pkg *pkgModel, t *toolModel) {
 			fields[i] = jen.Id(s.GoName).Op("*").Id(s.Form.Name)
 		}
 	}
-	f.Commentf("%s holds the answers of the %s %s's steps; a step not asked (yet) is nil.", answersType, t.MCPName, t.Kind)
-	f.Type().Id(answersType).Struct(fields...)
+	f.Commentf("%sAnswers holds the answers of the %s %s's steps; a step not asked (yet) is nil.", t.Name, t.MCPName, t.Kind)
+	f.Type().Id(t.Name + "Answers").Struct(fields...)
+}
 
-	// Handler interface.
+// emitHandler writes the handler interface, from t.Methods.
+func emitHandler(f *jen.File, pkg *pkgModel, t *toolModel) {
 	var methods []jen.Code
 	for _, m := range t.Methods {
 		for _, line := range methodDoc(t, m) {
@@ -53,14 +75,12 @@ func emitTool(f *jen.File, pkg *pkgModel, t *toolModel) {
 		}
 		methods = append(methods, jen.Id(m.Name).Add(methodSignature(pkg, t, m, true)))
 	}
-	f.Commentf("%s is what the %s %s's author implements.", handlerType, t.MCPName, t.Kind)
-	f.Type().Id(handlerType).Interface(methods...)
-	if t.Task != "" {
-		emitTask(f, t)
-	}
+	f.Commentf("%sHandler is what the %s %s's author implements.", t.Name, t.MCPName, t.Kind)
+	f.Type().Id(t.Name + "Handler").Interface(methods...)
+}
 
-	// Answers from the machine's contents.
-	convert := t.AnswersFunc
+// emitAnswersFunc writes the function that types the machine's answers.
+func emitAnswersFunc(f *jen.File, t *toolModel) {
 	answers := jen.Dict{}
 	for i, s := range t.Steps {
 		kept := jen.Id("a").Index(jen.Lit(i))
@@ -70,18 +90,19 @@ func emitTool(f *jen.File, pkg *pkgModel, t *toolModel) {
 			answers[jen.Id(s.GoName)] = jen.Qual(runtimePath, "Decoded").Types(jen.Id(s.Form.Name)).Call(kept)
 		}
 	}
-	body := []jen.Code{jen.Return(jen.Id(answersType).Values(answers))}
-	f.Commentf("%s types the answers the machine keeps for the %s %s.", convert, t.MCPName, t.Kind)
-	f.Func().Id(convert).Params(jen.Id("a").Qual(runtimePath, "Answers")).Id(answersType).Block(body...)
+	f.Commentf("%s types the answers the machine keeps for the %s %s.", t.AnswersFunc, t.MCPName, t.Kind)
+	f.Func().Id(t.AnswersFunc).Params(jen.Id("a").Qual(runtimePath, "Answers")).Id(t.Name + "Answers").Block(
+		jen.Return(jen.Id(t.Name + "Answers").Values(answers)))
+}
 
-	// Register.
-	steps := make([]jen.Code, len(t.Steps))
-	for i, s := range t.Steps {
-		steps[i] = stepValue(s)
-	}
-	typed := jen.Dict{jen.Id("Answers"): jen.Id(convert)}
+// typedMethods is the runtime's typed view of the handler h: the answers
+// function, the outcome methods, Run with its task, and each step's own
+// methods in a map by step.
+func typedMethods(pkg *pkgModel, t *toolModel) jen.Dict {
+	stepType := t.Name + "Step"
+	typed := jen.Dict{jen.Id("Answers"): jen.Id(t.AnswersFunc)}
 	perStep := map[string][]jen.Code{}
-	var mapType = map[string]jen.Code{}
+	mapType := map[string]jen.Code{}
 	for _, m := range t.Methods {
 		switch m.Kind {
 		case methodComplete, methodDeclined, methodCancelled, methodUnavailable:
@@ -92,8 +113,8 @@ func emitTool(f *jen.File, pkg *pkgModel, t *toolModel) {
 				jen.Id("ctx").Qual("context", "Context"),
 				jen.Id("req").Add(requestType(t)),
 				jen.Id("t").Op("*").Qual(runtimePath, "Task"),
-				jen.Id("a").Add(args.Clone()),
-				jen.Id("ans").Id(answersType),
+				jen.Id("a").Add(argsExpr(pkg, t)),
+				jen.Id("ans").Id(t.Name+"Answers"),
 			).Parens(jen.List(resultType(t), jen.Error())).Block(
 				jen.Return(jen.Id("h").Dot(m.Name).Call(jen.Id("ctx"), jen.Id("req"), jen.Id(t.TaskType()).Values(jen.Id("t")), jen.Id("a"), jen.Id("ans"))),
 			)
@@ -106,17 +127,16 @@ func emitTool(f *jen.File, pkg *pkgModel, t *toolModel) {
 	for field, entries := range perStep {
 		typed[jen.Id(field)] = jen.Add(mapType[field]).Values(entries...)
 	}
+	return typed
+}
 
+// registerBody is the body of t's Register function: the machine of its
+// step table over the typed handler, added to the server as t's kind.
+func registerBody(pkg *pkgModel, t *toolModel, steps []jen.Code, typed jen.Dict) []jen.Code {
 	if t.Kind != declTool {
-		f.Commentf("Register%s adds the %s %s to server: the runtime's interpreter runs its", name, t.MCPName, t.Kind)
-		f.Comment("step table over multi round-trip requests and calls h's typed methods. opts may be nil.")
-		f.Func().Id("Register"+name).Params(
-			jen.Id("server").Op("*").Qual(mcpPath, "Server"),
-			jen.Id("h").Id(handlerType),
-			jen.Id("opts").Op("*").Qual(runtimePath, "ToolOptions"),
-		).Block(registerDecl(pkg, t, steps, typed)...)
-		return
+		return registerDecl(pkg, t, steps, typed)
 	}
+	args := argsExpr(pkg, t)
 	ann := jen.Dict{
 		jen.Id("ReadOnlyHint"):   jen.Lit(t.ReadOnly),
 		jen.Id("IdempotentHint"): jen.Lit(t.Idempotent),
@@ -127,21 +147,14 @@ func emitTool(f *jen.File, pkg *pkgModel, t *toolModel) {
 	if t.OpenWorld {
 		ann[jen.Id("OpenWorldHint")] = jen.Qual(runtimePath, "Bool").Call(jen.True())
 	}
-
 	prefillArg := jen.Nil()
 	if t.PrefillSchema != nil {
 		prefillArg = jen.Qual("encoding/json", "RawMessage").Call(jen.Lit(string(t.PrefillSchema)))
 	}
-	f.Commentf("Register%s adds the %s tool to server: the runtime's interpreter runs its", name, t.MCPName)
-	f.Comment("step table over multi round-trip requests and calls h's typed methods. opts may be nil.")
-	f.Func().Id("Register"+name).Params(
-		jen.Id("server").Op("*").Qual(mcpPath, "Server"),
-		jen.Id("h").Id(handlerType),
-		jen.Id("opts").Op("*").Qual(runtimePath, "ToolOptions"),
-	).Block(
+	return []jen.Code{
 		jen.List(jen.Id("base"), jen.Err()).Op(":=").Qual(jsonschemaPath, "For").Types(args.Clone()).Call(jen.Nil()),
 		jen.Id("m").Op(":=").Qual(runtimePath, "NewMachine").Call(jen.Lit(t.MCPName), jen.Index().Qual(runtimePath, "Step").Values(steps...),
-			jen.Qual(runtimePath, "Typed").Types(args.Clone(), jen.Id(answersType), jen.Id(stepType)).Values(typed).Dot("Flow").Call(), jen.Id("opts")),
+			jen.Qual(runtimePath, "Typed").Types(args.Clone(), jen.Id(t.Name+"Answers"), jen.Id(t.Name+"Step")).Values(typed).Dot("Flow").Call(), jen.Id("opts")),
 		jen.Qual(runtimePath, "AddTool").Types(args.Clone()).Call(
 			jen.Id("server"),
 			jen.Op("&").Qual(mcpPath, "Tool").Values(jen.Dict{
@@ -152,7 +165,7 @@ func emitTool(f *jen.File, pkg *pkgModel, t *toolModel) {
 			}),
 			jen.Id("m"),
 		),
-	)
+	}
 }
 
 // emitTask writes a task tool's task type: the running task, with a typed
