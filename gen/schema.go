@@ -73,27 +73,35 @@ func (o *object) raw(k, v string) {
 	o.b.WriteString(v)
 }
 
+// jsonTypes are the JSON Schema types of the kinds of property.
+var jsonTypes = map[propKind]string{
+	kindString: "string", kindEnum: "string", kindTime: "string",
+	kindBool: "boolean", kindInteger: "integer", kindNumber: "number", kindMulti: "array",
+}
+
+// writeProperty writes the schema of one property: its type, title and
+// description, the keywords of its kind, its default.
 func writeProperty(b *bytes.Buffer, f *fieldModel) {
 	b.WriteByte('{')
 	o := &object{b: b, first: true}
-	switch f.Kind {
-	case kindString, kindEnum, kindTime:
-		o.str("type", "string")
-	case kindBool:
-		o.str("type", "boolean")
-	case kindInteger:
-		o.str("type", "integer")
-	case kindNumber:
-		o.str("type", "number")
-	case kindMulti:
-		o.str("type", "array")
-	}
+	o.str("type", jsonTypes[f.Kind])
 	if f.Title != "" {
 		o.str("title", f.Title)
 	}
 	if f.Description != "" {
 		o.str("description", f.Description)
 	}
+	writeKeywords(o, f)
+	if f.Default != nil {
+		o.key("default")
+		writeDefault(b, f)
+	}
+	b.WriteByte('}')
+}
+
+// writeKeywords writes the keywords of the property's kind: bounds,
+// format, values.
+func writeKeywords(o *object, f *fieldModel) {
 	switch f.Kind {
 	case kindString:
 		if f.HasMin {
@@ -124,46 +132,53 @@ func writeProperty(b *bytes.Buffer, f *fieldModel) {
 		}
 		writeEnum(o, f.Enum, "oneOf")
 	case kindMulti:
-		if f.HasMin {
-			o.raw("minItems", strconv.FormatInt(f.MinInt, 10))
-		}
-		if f.HasMax {
-			o.raw("maxItems", strconv.FormatInt(f.MaxInt, 10))
-		}
-		o.key("items")
-		b.WriteByte('{')
-		items := &object{b: b, first: true}
-		if !f.Enum.Titled {
-			items.str("type", "string")
-		}
-		writeEnum(items, f.Enum, "anyOf")
-		b.WriteByte('}')
+		writeMulti(o, f)
 	}
-	if d := f.Default; d != nil {
-		o.key("default")
-		switch f.Kind {
-		case kindString, kindEnum:
-			writeString(b, d.String)
-		case kindBool:
-			b.WriteString(strconv.FormatBool(d.Bool))
-		case kindInteger:
-			b.WriteString(strconv.FormatInt(d.Int, 10))
-		case kindNumber:
-			b.WriteString(number(d.Num))
-		case kindMulti:
-			b.WriteByte('[')
-			for i, v := range d.List {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				writeString(b, v)
+}
+
+// writeMulti writes the keywords of a multi-select: its item counts, and
+// its items, values of its enum.
+func writeMulti(o *object, f *fieldModel) {
+	if f.HasMin {
+		o.raw("minItems", strconv.FormatInt(f.MinInt, 10))
+	}
+	if f.HasMax {
+		o.raw("maxItems", strconv.FormatInt(f.MaxInt, 10))
+	}
+	o.key("items")
+	o.b.WriteByte('{')
+	items := &object{b: o.b, first: true}
+	if !f.Enum.Titled {
+		items.str("type", "string")
+	}
+	writeEnum(items, f.Enum, "anyOf")
+	o.b.WriteByte('}')
+}
+
+// writeDefault writes the property's default, as JSON of its kind.
+func writeDefault(b *bytes.Buffer, f *fieldModel) {
+	d := f.Default
+	switch f.Kind {
+	case kindString, kindEnum:
+		writeString(b, d.String)
+	case kindBool:
+		b.WriteString(strconv.FormatBool(d.Bool))
+	case kindInteger:
+		b.WriteString(strconv.FormatInt(d.Int, 10))
+	case kindNumber:
+		b.WriteString(number(d.Num))
+	case kindMulti:
+		b.WriteByte('[')
+		for i, v := range d.List {
+			if i > 0 {
+				b.WriteByte(',')
 			}
-			b.WriteByte(']')
-		case kindTime:
-			writeString(b, d.Raw)
+			writeString(b, v)
 		}
+		b.WriteByte(']')
+	case kindTime:
+		writeString(b, d.Raw)
 	}
-	b.WriteByte('}')
 }
 
 // writeEnum writes an untitled "enum":[...] or a titled

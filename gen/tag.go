@@ -136,60 +136,75 @@ func splitTag(value string) (elicitTag, []tagProblem) {
 	t.name = strings.TrimSpace(value[:end])
 	t.nameOff = len(value[:end]) - len(strings.TrimLeftFunc(value[:end], unicode.IsSpace))
 	for i := end; i < len(value); {
-		i++ // the comma
-		start := i
-		for i < len(value) && value[i] != ',' && value[i] != '=' {
-			i++
-		}
-		keyText := value[start:i]
-		o := tagOption{key: strings.TrimSpace(keyText), off: start + len(keyText) - len(strings.TrimLeftFunc(keyText, unicode.IsSpace))}
-		if i < len(value) && value[i] == '=' {
-			i++
-			o.hasValue = true
-			if i < len(value) && value[i] == '\'' {
-				o.quoted = true
-				var b strings.Builder
-				j := i + 1
-				closed := false
-				for j < len(value) {
-					if value[j] == '\'' {
-						if j+1 < len(value) && value[j+1] == '\'' {
-							b.WriteByte('\'')
-							j += 2
-							continue
-						}
-						closed = true
-						j++
-						break
-					}
-					b.WriteByte(value[j])
-					j++
-				}
-				o.value = b.String()
-				switch {
-				case !closed:
-					problems = append(problems, tagProblem{i, fmt.Sprintf("option %s: the quoted value has no closing quote: write %s='TEXT' (a quote inside is written twice: '')", o.key, o.key)})
-				case j < len(value) && value[j] != ',':
-					k := strings.IndexByte(value[j:], ',')
-					if k < 0 {
-						k = len(value) - j
-					}
-					problems = append(problems, tagProblem{j, fmt.Sprintf("option %s: %q after the closing quote: the option ends at its closing quote (a quote inside is written twice: '')", o.key, value[j:j+k])})
-					j += k
-				}
-				i = j
-			} else {
-				vs := i
-				for i < len(value) && value[i] != ',' {
-					i++
-				}
-				o.value = value[vs:i]
-			}
-		}
-		o.text = value[start:i]
+		o, next, more := readOption(value, i+1) // after the comma
 		t.options = append(t.options, o)
+		problems = append(problems, more...)
+		i = next
 	}
 	return t, problems
+}
+
+// readOption reads the option that starts at offset start of an elicit
+// value: it runs to the next comma, or to the end of its quoted value. It
+// returns the option and the offset it ends at.
+func readOption(value string, start int) (tagOption, int, []tagProblem) {
+	i := start
+	for i < len(value) && value[i] != ',' && value[i] != '=' {
+		i++
+	}
+	keyText := value[start:i]
+	o := tagOption{key: strings.TrimSpace(keyText), off: start + len(keyText) - len(strings.TrimLeftFunc(keyText, unicode.IsSpace))}
+	var problems []tagProblem
+	if i < len(value) && value[i] == '=' {
+		i++
+		o.hasValue = true
+		if i < len(value) && value[i] == '\'' {
+			o.quoted = true
+			o.value, i, problems = quotedValue(value, i, o.key)
+		} else {
+			vs := i
+			for i < len(value) && value[i] != ',' {
+				i++
+			}
+			o.value = value[vs:i]
+		}
+	}
+	o.text = value[start:i]
+	return o, i, problems
+}
+
+// quotedValue reads the quoted value of option key that starts, with its
+// quote, at offset i of an elicit value: its text, and the offset the
+// option ends at.
+func quotedValue(value string, i int, key string) (string, int, []tagProblem) {
+	var b strings.Builder
+	j := i + 1
+	closed := false
+	for j < len(value) {
+		if value[j] == '\'' {
+			if j+1 < len(value) && value[j+1] == '\'' {
+				b.WriteByte('\'')
+				j += 2
+				continue
+			}
+			closed = true
+			j++
+			break
+		}
+		b.WriteByte(value[j])
+		j++
+	}
+	switch {
+	case !closed:
+		return b.String(), j, []tagProblem{{i, fmt.Sprintf("option %s: the quoted value has no closing quote: write %s='TEXT' (a quote inside is written twice: '')", key, key)}}
+	case j < len(value) && value[j] != ',':
+		k := strings.IndexByte(value[j:], ',')
+		if k < 0 {
+			k = len(value) - j
+		}
+		return b.String(), j + k, []tagProblem{{j, fmt.Sprintf("option %s: %q after the closing quote: the option ends at its closing quote (a quote inside is written twice: '')", key, value[j:j+k])}}
+	}
+	return b.String(), j, nil
 }
 
 // grammar is the option table of one kind of tag.
