@@ -12,9 +12,9 @@ import (
 	"golang.org/x/tools/go/packages"
 )
 
-// checkPackages finds the forms of pkgs and applies every rule. It returns the model
-// and every diagnostic at once, sorted; the model is only to be used when
-// there are none.
+// checkPackages is Check: it finds the forms and declarations of pkgs and
+// applies every rule. It returns the model and every diagnostic at once,
+// sorted; the model is only to be used when there are none.
 func checkPackages(pkgs []*packages.Package, fset *token.FileSet) (*model, Diagnostics) {
 	c := &checker{fset: fset}
 	m := &model{}
