@@ -10,9 +10,9 @@ import (
 	"testing"
 )
 
-// TestEmitErrorsAreInternal: every error Emit returns wraps ErrInternal
+// TestEmitErrorsAreInternal: every error emit returns wraps errInternal
 // (read from its source: each return of an error is nil or
-// fmt.Errorf("%w...", ErrInternal, ...)), and a model Check would never
+// fmt.Errorf("%w...", errInternal, ...)), and a model Check would never
 // make (a form named as no Go identifier) gives one.
 func TestEmitErrorsAreInternal(t *testing.T) {
 	fset := token.NewFileSet()
@@ -23,7 +23,7 @@ func TestEmitErrorsAreInternal(t *testing.T) {
 	returns := 0
 	for _, d := range f.Decls {
 		fn, ok := d.(*ast.FuncDecl)
-		if !ok || fn.Name.Name != "Emit" {
+		if !ok || fn.Recv != nil || fn.Name.Name != "emit" {
 			continue
 		}
 		ast.Inspect(fn.Body, func(n ast.Node) bool {
@@ -40,25 +40,25 @@ func TestEmitErrorsAreInternal(t *testing.T) {
 			case *ast.CallExpr:
 				if sel, ok := e.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Errorf" && len(e.Args) > 1 {
 					format, _ := strconv.Unquote(e.Args[0].(*ast.BasicLit).Value)
-					if id, ok := e.Args[1].(*ast.Ident); ok && id.Name == "ErrInternal" && strings.HasPrefix(format, "%w") {
+					if id, ok := e.Args[1].(*ast.Ident); ok && id.Name == "errInternal" && strings.HasPrefix(format, "%w") {
 						return true
 					}
 				}
 			}
-			t.Errorf("%s: Emit returns an error that is not ErrInternal", fset.Position(r.Pos()))
+			t.Errorf("%s: emit returns an error that is not errInternal", fset.Position(r.Pos()))
 			return true
 		})
 	}
 	if returns == 0 {
-		t.Fatal("no returns of Emit found")
+		t.Fatal("no returns of emit found")
 	}
 
-	m := &Model{Packages: []*Package{{Path: "example.com/x", Name: "x", Files: []*File{{
+	m := &model{Packages: []*pkgModel{{Path: "example.com/x", Name: "x", Files: []*fileModel{{
 		Source: "/x/a.go", Output: "/x/a_elicit.go",
-		Forms: []*Form{{Name: "1 bad", Schema: []byte(`{}`), SchemaVar: "s"}},
+		Forms: []*formModel{{Name: "1 bad", Schema: []byte(`{}`), SchemaVar: "s"}},
 	}}}}}
-	if _, err := Emit(m); !errors.Is(err, ErrInternal) {
-		t.Fatalf("Emit of a model Check would refuse: %v, want ErrInternal", err)
+	if _, err := emit(m); !errors.Is(err, errInternal) {
+		t.Fatalf("Emit of a model Check would refuse: %v, want errInternal", err)
 	}
 }
 

@@ -9,13 +9,31 @@ import (
 
 // emitTool writes a tool's step type, answers struct, handler interface and
 // Register function.
-func emitTool(f *jen.File, pkg *Package, t *Tool) {
-	name := t.Name
-	stepType := name + "Step"
-	answersType := name + "Answers"
-	handlerType := name + "Handler"
-	args := argsExpr(pkg, t)
-	// Step type.
+func emitTool(f *jen.File, pkg *pkgModel, t *toolModel) {
+	emitStepType(f, t)
+	emitAnswers(f, t)
+	emitHandler(f, pkg, t)
+	if t.Task != "" {
+		emitTask(f, t)
+	}
+	emitAnswersFunc(f, t)
+	steps := make([]jen.Code, len(t.Steps))
+	for i, s := range t.Steps {
+		steps[i] = stepValue(s)
+	}
+	typed := typedMethods(pkg, t)
+	f.Commentf("Register%s adds the %s %s to server: the runtime's interpreter runs its", t.Name, t.MCPName, t.Kind)
+	f.Comment("step table over multi round-trip requests and calls h's typed methods. opts may be nil.")
+	f.Func().Id("Register"+t.Name).Params(
+		jen.Id("server").Op("*").Qual(mcpPath, "Server"),
+		jen.Id("h").Id(t.Name+"Handler"),
+		jen.Id("opts").Op("*").Qual(runtimePath, "ToolOptions"),
+	).Block(registerBody(pkg, t, steps, typed)...)
+}
+
+// emitStepType writes the step type: a constant per step, and String.
+func emitStepType(f *jen.File, t *toolModel) {
+	stepType := t.Name + "Step"
 	f.Commentf("%s names a step of the %s %s.", stepType, t.MCPName, t.Kind)
 	f.Type().Id(stepType).Int()
 	consts := make([]jen.Code, len(t.Steps))
@@ -32,8 +50,10 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) {
 	stringBody = append(stringBody, jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit(stepType+"(%d)"), jen.Int().Call(jen.Id("s")))))
 	f.Comment("String returns the step's key.")
 	f.Func().Params(jen.Id("s").Id(stepType)).Id("String").Params().String().Block(stringBody...)
+}
 
-	// Answers.
+// emitAnswers writes the answers struct: a pointer per step.
+func emitAnswers(f *jen.File, t *toolModel) {
 	fields := make([]jen.Code, len(t.Steps))
 	for i, s := range t.Steps {
 		if s.URL {
@@ -42,10 +62,12 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) {
 			fields[i] = jen.Id(s.GoName).Op("*").Id(s.Form.Name)
 		}
 	}
-	f.Commentf("%s holds the answers of the %s %s's steps; a step not asked (yet) is nil.", answersType, t.MCPName, t.Kind)
-	f.Type().Id(answersType).Struct(fields...)
+	f.Commentf("%sAnswers holds the answers of the %s %s's steps; a step not asked (yet) is nil.", t.Name, t.MCPName, t.Kind)
+	f.Type().Id(t.Name + "Answers").Struct(fields...)
+}
 
-	// Handler interface.
+// emitHandler writes the handler interface, from t.Methods.
+func emitHandler(f *jen.File, pkg *pkgModel, t *toolModel) {
 	var methods []jen.Code
 	for _, m := range t.Methods {
 		for _, line := range methodDoc(t, m) {
@@ -53,14 +75,12 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) {
 		}
 		methods = append(methods, jen.Id(m.Name).Add(methodSignature(pkg, t, m, true)))
 	}
-	f.Commentf("%s is what the %s %s's author implements.", handlerType, t.MCPName, t.Kind)
-	f.Type().Id(handlerType).Interface(methods...)
-	if t.Task != "" {
-		emitTask(f, t)
-	}
+	f.Commentf("%sHandler is what the %s %s's author implements.", t.Name, t.MCPName, t.Kind)
+	f.Type().Id(t.Name + "Handler").Interface(methods...)
+}
 
-	// Answers from the machine's contents.
-	convert := t.AnswersFunc
+// emitAnswersFunc writes the function that types the machine's answers.
+func emitAnswersFunc(f *jen.File, t *toolModel) {
 	answers := jen.Dict{}
 	for i, s := range t.Steps {
 		kept := jen.Id("a").Index(jen.Lit(i))
@@ -70,35 +90,36 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) {
 			answers[jen.Id(s.GoName)] = jen.Qual(runtimePath, "Decoded").Types(jen.Id(s.Form.Name)).Call(kept)
 		}
 	}
-	body := []jen.Code{jen.Return(jen.Id(answersType).Values(answers))}
-	f.Commentf("%s types the answers the machine keeps for the %s %s.", convert, t.MCPName, t.Kind)
-	f.Func().Id(convert).Params(jen.Id("a").Qual(runtimePath, "Answers")).Id(answersType).Block(body...)
+	f.Commentf("%s types the answers the machine keeps for the %s %s.", t.AnswersFunc, t.MCPName, t.Kind)
+	f.Func().Id(t.AnswersFunc).Params(jen.Id("a").Qual(runtimePath, "Answers")).Id(t.Name + "Answers").Block(
+		jen.Return(jen.Id(t.Name + "Answers").Values(answers)))
+}
 
-	// Register.
-	steps := make([]jen.Code, len(t.Steps))
-	for i, s := range t.Steps {
-		steps[i] = stepValue(s)
-	}
-	typed := jen.Dict{jen.Id("Answers"): jen.Id(convert)}
+// typedMethods is the runtime's typed view of the handler h: the answers
+// function, the outcome methods, Run with its task, and each step's own
+// methods in a map by step.
+func typedMethods(pkg *pkgModel, t *toolModel) jen.Dict {
+	stepType := t.Name + "Step"
+	typed := jen.Dict{jen.Id("Answers"): jen.Id(t.AnswersFunc)}
 	perStep := map[string][]jen.Code{}
-	var mapType = map[string]jen.Code{}
+	mapType := map[string]jen.Code{}
 	for _, m := range t.Methods {
 		switch m.Kind {
-		case MethodComplete, MethodDeclined, MethodCancelled, MethodUnavailable:
+		case methodComplete, methodDeclined, methodCancelled, methodUnavailable:
 			typed[jen.Id(m.Name)] = jen.Id("h").Dot(m.Name)
-		case MethodRun:
+		case methodRun:
 			typed[jen.Id("Tasks")] = jen.Qual(runtimePath, map[string]string{"optional": "TaskOptional", "required": "TaskRequired"}[t.Task])
 			typed[jen.Id("Run")] = jen.Func().Params(
 				jen.Id("ctx").Qual("context", "Context"),
 				jen.Id("req").Add(requestType(t)),
 				jen.Id("t").Op("*").Qual(runtimePath, "Task"),
-				jen.Id("a").Add(args.Clone()),
-				jen.Id("ans").Id(answersType),
+				jen.Id("a").Add(argsExpr(pkg, t)),
+				jen.Id("ans").Id(t.Name+"Answers"),
 			).Parens(jen.List(resultType(t), jen.Error())).Block(
 				jen.Return(jen.Id("h").Dot(m.Name).Call(jen.Id("ctx"), jen.Id("req"), jen.Id(t.TaskType()).Values(jen.Id("t")), jen.Id("a"), jen.Id("ans"))),
 			)
 		default:
-			field := map[MethodKind]string{MethodMessage: "Messages", MethodAsk: "Asks", MethodURL: "Links", MethodPreview: "Previews"}[m.Kind]
+			field := map[methodKind]string{methodMessage: "Messages", methodAsk: "Asks", methodURL: "Links", methodPreview: "Previews"}[m.Kind]
 			perStep[field] = append(perStep[field], jen.Id(stepType+m.Step.GoName).Op(":").Id("h").Dot(m.Name))
 			mapType[field] = jen.Map(jen.Id(stepType)).Func().Add(methodSignature(pkg, t, m, false))
 		}
@@ -106,17 +127,16 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) {
 	for field, entries := range perStep {
 		typed[jen.Id(field)] = jen.Add(mapType[field]).Values(entries...)
 	}
+	return typed
+}
 
-	if t.Kind != DeclTool {
-		f.Commentf("Register%s adds the %s %s to server: the runtime's interpreter runs its", name, t.MCPName, t.Kind)
-		f.Comment("step table over multi round-trip requests and calls h's typed methods. opts may be nil.")
-		f.Func().Id("Register"+name).Params(
-			jen.Id("server").Op("*").Qual(mcpPath, "Server"),
-			jen.Id("h").Id(handlerType),
-			jen.Id("opts").Op("*").Qual(runtimePath, "ToolOptions"),
-		).Block(registerDecl(pkg, t, steps, typed)...)
-		return
+// registerBody is the body of t's Register function: the machine of its
+// step table over the typed handler, added to the server as t's kind.
+func registerBody(pkg *pkgModel, t *toolModel, steps []jen.Code, typed jen.Dict) []jen.Code {
+	if t.Kind != declTool {
+		return registerDecl(pkg, t, steps, typed)
 	}
+	args := argsExpr(pkg, t)
 	ann := jen.Dict{
 		jen.Id("ReadOnlyHint"):   jen.Lit(t.ReadOnly),
 		jen.Id("IdempotentHint"): jen.Lit(t.Idempotent),
@@ -127,21 +147,14 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) {
 	if t.OpenWorld {
 		ann[jen.Id("OpenWorldHint")] = jen.Qual(runtimePath, "Bool").Call(jen.True())
 	}
-
 	prefillArg := jen.Nil()
 	if t.PrefillSchema != nil {
 		prefillArg = jen.Qual("encoding/json", "RawMessage").Call(jen.Lit(string(t.PrefillSchema)))
 	}
-	f.Commentf("Register%s adds the %s tool to server: the runtime's interpreter runs its", name, t.MCPName)
-	f.Comment("step table over multi round-trip requests and calls h's typed methods. opts may be nil.")
-	f.Func().Id("Register"+name).Params(
-		jen.Id("server").Op("*").Qual(mcpPath, "Server"),
-		jen.Id("h").Id(handlerType),
-		jen.Id("opts").Op("*").Qual(runtimePath, "ToolOptions"),
-	).Block(
+	return []jen.Code{
 		jen.List(jen.Id("base"), jen.Err()).Op(":=").Qual(jsonschemaPath, "For").Types(args.Clone()).Call(jen.Nil()),
 		jen.Id("m").Op(":=").Qual(runtimePath, "NewMachine").Call(jen.Lit(t.MCPName), jen.Index().Qual(runtimePath, "Step").Values(steps...),
-			jen.Qual(runtimePath, "Typed").Types(args.Clone(), jen.Id(answersType), jen.Id(stepType)).Values(typed).Dot("Flow").Call(), jen.Id("opts")),
+			jen.Qual(runtimePath, "Typed").Types(args.Clone(), jen.Id(t.Name+"Answers"), jen.Id(t.Name+"Step")).Values(typed).Dot("Flow").Call(), jen.Id("opts")),
 		jen.Qual(runtimePath, "AddTool").Types(args.Clone()).Call(
 			jen.Id("server"),
 			jen.Op("&").Qual(mcpPath, "Tool").Values(jen.Dict{
@@ -152,12 +165,12 @@ func emitTool(f *jen.File, pkg *Package, t *Tool) {
 			}),
 			jen.Id("m"),
 		),
-	)
+	}
 }
 
 // emitTask writes a task tool's task type: the running task, with a typed
 // asker per group of During steps.
-func emitTask(f *jen.File, t *Tool) {
+func emitTask(f *jen.File, t *toolModel) {
 	typ := t.TaskType()
 	f.Commentf("%s is the running task of the %s tool: progress and the questions asked while it runs.", typ, t.MCPName)
 	f.Type().Id(typ).Struct(jen.Op("*").Qual(runtimePath, "Task"))
@@ -189,7 +202,7 @@ func emitTask(f *jen.File, t *Tool) {
 }
 
 // askerDoc is the doc comment of a task type's asker of keys.
-func askerDoc(a Asker, keys []string) []string {
+func askerDoc(a asker, keys []string) []string {
 	if len(keys) == 1 {
 		return []string{
 			fmt.Sprintf("%s asks the %s step while the task runs and waits for the answer, which is", a.Name, keys[0]),
@@ -201,21 +214,6 @@ func askerDoc(a Asker, keys []string) []string {
 		"answers, one per step in order, each nil unless the outcome is Accepted. In the foreground,",
 		"it returns the answers given before Run.",
 	}
-}
-
-// joinAnd joins words as "a, b and c".
-func joinAnd(words []string) string {
-	if len(words) == 1 {
-		return words[0]
-	}
-	out := ""
-	for i, w := range words[:len(words)-1] {
-		if i > 0 {
-			out += ", "
-		}
-		out += w
-	}
-	return out + " and " + words[len(words)-1]
 }
 
 func fallbackConst(s string) string {
@@ -232,17 +230,9 @@ func fallbackConst(s string) string {
 	return "FallbackError"
 }
 
-func lits(ss []string) []jen.Code {
-	out := make([]jen.Code, len(ss))
-	for i, s := range ss {
-		out[i] = jen.Lit(s)
-	}
-	return out
-}
-
 // methodSignature spells a handler method's parameters and results.
 // Without named, the parameters are types only (a func type).
-func methodSignature(pkg *Package, t *Tool, m HandlerMethod, named bool) *jen.Statement {
+func methodSignature(pkg *pkgModel, t *toolModel, m handlerMethod, named bool) *jen.Statement {
 	param := func(name string, typ jen.Code) jen.Code {
 		if named {
 			return jen.Id(name).Add(typ)
@@ -255,23 +245,23 @@ func methodSignature(pkg *Package, t *Tool, m HandlerMethod, named bool) *jen.St
 		param("args", argsExpr(pkg, t)),
 		param("answers", jen.Id(t.Name+"Answers")),
 	}
-	if m.Kind == MethodRun {
+	if m.Kind == methodRun {
 		params = slices.Insert(params, 2, param("task", jen.Id(t.TaskType())))
 	}
-	if t.Kind == DeclResource {
+	if t.Kind == declResource {
 		params = slices.Delete(params, 2, 3) // a resource has no arguments
 	}
 	switch m.Kind {
-	case MethodDeclined, MethodCancelled, MethodUnavailable:
+	case methodDeclined, methodCancelled, methodUnavailable:
 		params = append(params, param("step", jen.Id(t.Name+"Step")))
-	case MethodURL:
+	case methodURL:
 		params = append(params, param("token", jen.String()))
 	}
 	sig := jen.Params(params...)
 	switch m.Kind {
-	case MethodMessage, MethodURL, MethodPreview:
+	case methodMessage, methodURL, methodPreview:
 		return sig.String()
-	case MethodAsk:
+	case methodAsk:
 		return sig.Bool()
 	}
 	return sig.Parens(jen.List(resultType(t), jen.Error()))
@@ -279,7 +269,7 @@ func methodSignature(pkg *Package, t *Tool, m HandlerMethod, named bool) *jen.St
 
 // confirmations names t's confirm steps for the handler's doc comments
 // ("the confirm step's confirm"), or "" when it has none.
-func confirmations(t *Tool) string {
+func confirmations(t *toolModel) string {
 	var names []string
 	for _, s := range t.Steps {
 		if s.Confirm != "" {
@@ -294,20 +284,20 @@ func confirmations(t *Tool) string {
 
 // methodDoc is the doc comment of a handler method, in the interface and
 // in the stub.
-func methodDoc(t *Tool, m HandlerMethod) []string {
+func methodDoc(t *toolModel, m handlerMethod) []string {
 	switch m.Kind {
-	case MethodComplete:
+	case methodComplete:
 		if no := confirmations(t); no != "" {
 			return wrap("Complete runs once every step to be asked has been answered: "+no+" only with true (false is a decline).", 90)
 		}
 		return []string{"Complete runs once every step to be asked has been answered."}
-	case MethodRun:
+	case methodRun:
 		where := "in a task for a client that declares the tasks extension, in the foreground otherwise (where task's askers return the answers given before Run)"
 		if t.Task == "required" {
 			where = "in a task (a client that does not declare the tasks extension is refused)"
 		}
 		when := "Run does the tool's work: "
-		if slices.ContainsFunc(t.Steps, func(s *ToolStep) bool { return !s.During }) {
+		if slices.ContainsFunc(t.Steps, func(s *stepModel) bool { return !s.During }) {
 			when = "Run does the tool's work once the steps without during have been answered: "
 		}
 		how := ". It reports progress with task.Progress."
@@ -315,7 +305,7 @@ func methodDoc(t *Tool, m HandlerMethod) []string {
 			how = ". It reports progress with task.Progress and asks the during steps with task's Ask methods."
 		}
 		return wrap(when+where+how, 90)
-	case MethodDeclined:
+	case methodDeclined:
 		doc := []string{"Declined runs when the user declined the step: a normal outcome, which ends in a complete result."}
 		if len(t.Askers()) > 0 {
 			doc = []string{"Declined runs when the user declined a step asked before Run: a normal outcome, which ends in a",
@@ -329,19 +319,19 @@ func methodDoc(t *Tool, m HandlerMethod) []string {
 			doc = append(doc, wrap("An answer of false to "+no+" is its decline, and arrives here, never at "+work+".", 90)...)
 		}
 		return doc
-	case MethodCancelled:
+	case methodCancelled:
 		if len(t.Askers()) > 0 {
 			return []string{"Cancelled runs when the user dismissed a step asked before Run without choosing. (A during",
 				"step's cancel reaches Run, as its asker's Outcome.)"}
 		}
 		return []string{"Cancelled runs when the user dismissed the step without choosing."}
-	case MethodUnavailable:
+	case methodUnavailable:
 		return []string{"Unavailable runs when the request cannot show a step whose fallback is handler."}
-	case MethodMessage:
+	case methodMessage:
 		return []string{fmt.Sprintf("%s returns the message that asks the %s step.", m.Name, m.Step.Key)}
-	case MethodAsk:
+	case methodAsk:
 		return []string{fmt.Sprintf("%s reports whether the %s step is asked at all.", m.Name, m.Step.Key)}
-	case MethodPreview:
+	case methodPreview:
 		return []string{
 			fmt.Sprintf("%s says what confirming the %s step will do, for a client that cannot", m.Name, m.Step.Key),
 			"show it: the call completes with this preview and a single-use confirmation token.",
@@ -355,7 +345,7 @@ func methodDoc(t *Tool, m HandlerMethod) []string {
 
 // stepValue is the step table's entry of s: a URL step's, or a form
 // step's with its options.
-func stepValue(s *ToolStep) jen.Code {
+func stepValue(s *stepModel) jen.Code {
 	if s.URL {
 		d := jen.Dict{
 			jen.Id("Key"):      jen.Lit(s.Key),
@@ -401,4 +391,69 @@ func stepValue(s *ToolStep) jen.Code {
 		d[jen.Id("PrefillNeeds")] = jen.Index().String().Values(lits(s.PrefillNeeds)...)
 	}
 	return jen.Values(d)
+}
+
+// argsExpr is the argument type of t's handler: Args, or struct{} for a
+// prompt without arguments.
+func argsExpr(pkg *pkgModel, t *toolModel) *jen.Statement {
+	if t.Args == nil {
+		return jen.Struct()
+	}
+	return typeExpr(pkg.Path, t.Args)
+}
+
+// requestType and resultType are the SDK types of t's kind.
+func requestType(t *toolModel) *jen.Statement {
+	return jen.Op("*").Qual(mcpPath, [...]string{"CallToolRequest", "GetPromptRequest", "ReadResourceRequest"}[t.Kind])
+}
+
+func resultType(t *toolModel) *jen.Statement {
+	return jen.Op("*").Qual(mcpPath, [...]string{"CallToolResult", "GetPromptResult", "ReadResourceResult"}[t.Kind])
+}
+
+// registerDecl is the body of a prompt's or resource's Register function.
+func registerDecl(pkg *pkgModel, t *toolModel, steps []jen.Code, typed jen.Dict) []jen.Code {
+	stepList := jen.Index().Qual(runtimePath, "Step").Values(steps...)
+	if t.Kind == declPrompt {
+		args := argsExpr(pkg, t)
+		var list []jen.Code
+		for _, a := range t.PromptArgs {
+			d := jen.Dict{jen.Id("Name"): jen.Lit(a.Name)}
+			if a.Title != "" {
+				d[jen.Id("Title")] = jen.Lit(a.Title)
+			}
+			if a.Description != "" {
+				d[jen.Id("Description")] = jen.Lit(a.Description)
+			}
+			if a.Required {
+				d[jen.Id("Required")] = jen.True()
+			}
+			list = append(list, jen.Values(d))
+		}
+		prompt := jen.Dict{jen.Id("Name"): jen.Lit(t.MCPName), jen.Id("Description"): jen.Lit(t.Description)}
+		if len(list) > 0 {
+			prompt[jen.Id("Arguments")] = jen.Index().Op("*").Qual(mcpPath, "PromptArgument").Values(list...)
+		}
+		return []jen.Code{
+			jen.Id("m").Op(":=").Qual(runtimePath, "NewPromptMachine").Call(jen.Lit(t.MCPName), stepList,
+				jen.Qual(runtimePath, "TypedPrompt").Types(args.Clone(), jen.Id(t.Name+"Answers"), jen.Id(t.Name+"Step")).Values(typed), jen.Id("opts")),
+			jen.Qual(runtimePath, "AddPrompt").Types(args.Clone()).Call(jen.Id("server"), jen.Op("&").Qual(mcpPath, "Prompt").Values(prompt), jen.Id("m")),
+		}
+	}
+	res := jen.Dict{jen.Id("Name"): jen.Lit(t.Name), jen.Id("Description"): jen.Lit(t.Description)}
+	if t.MIMEType != "" {
+		res[jen.Id("MIMEType")] = jen.Lit(t.MIMEType)
+	}
+	add, typ := "AddResource", "Resource"
+	if t.Template {
+		add, typ = "AddResourceTemplate", "ResourceTemplate"
+		res[jen.Id("URITemplate")] = jen.Lit(t.MCPName)
+	} else {
+		res[jen.Id("URI")] = jen.Lit(t.MCPName)
+	}
+	return []jen.Code{
+		jen.Id("m").Op(":=").Qual(runtimePath, "NewResourceMachine").Call(jen.Lit(t.MCPName), stepList,
+			jen.Qual(runtimePath, "TypedResource").Types(jen.Id(t.Name+"Answers"), jen.Id(t.Name+"Step")).Values(typed), jen.Id("opts")),
+		jen.Qual(runtimePath, add).Call(jen.Id("server"), jen.Op("&").Qual(mcpPath, typ).Values(res), jen.Id("m")),
+	}
 }

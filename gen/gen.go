@@ -9,59 +9,61 @@ type Result struct {
 	// Changes lists what was written (or, in check mode, what would be,
 	// with their diffs).
 	Changes []Change
+	// Unchanged counts the generated files whose bytes were already right.
+	Unchanged int
 }
 
-// Run loads, checks and emits, without touching the disk. Diagnostics are
+// run loads, checks and emits, without touching the disk. Diagnostics are
 // returned as such, never as the error; the error is for failures of the go
 // command or of rendering.
-func Run(cfg Config) (Diagnostics, *Output, error) {
-	diags, model, err := load(cfg)
+func run(cfg Config) (Diagnostics, *output, error) {
+	diags, m, err := loadModel(cfg)
 	if err != nil || len(diags) > 0 {
 		return diags, nil, err
 	}
-	out, err := Emit(model)
+	out, err := emit(m)
 	if err != nil {
 		return nil, nil, err
 	}
 	return nil, out, nil
 }
 
-// load runs Load and Check: the model, or the diagnostics.
-func load(cfg Config) (Diagnostics, *Model, error) {
-	pkgs, fset, loadDiags, err := Load(cfg)
+// loadModel runs Load and Check: the model, or the diagnostics.
+func loadModel(cfg Config) (Diagnostics, *model, error) {
+	pkgs, fset, loadDiags, err := loadPackages(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	model, diags := Check(pkgs, fset)
-	if loadDiags = withoutPending(loadDiags, model); len(loadDiags) > 0 {
+	m, diags := checkPackages(pkgs, fset)
+	if loadDiags = withoutPending(loadDiags, m); len(loadDiags) > 0 {
 		return loadDiags, nil, nil
 	}
 	if len(diags) > 0 {
 		return diags, nil, nil
 	}
-	return nil, model, nil
+	return nil, m, nil
 }
 
 // Generate runs the whole pipeline: load, check, emit, and write unless
 // checkOnly.
 func Generate(cfg Config, checkOnly bool) (*Result, error) {
-	diags, out, err := Run(cfg)
+	diags, out, err := run(cfg)
 	if err != nil {
 		return nil, err
 	}
 	if len(diags) > 0 {
 		return &Result{Diagnostics: diags}, nil
 	}
-	changes, err := plan(out, cfg.Dir, checkOnly) // only check mode shows diffs
+	changes, unchanged, err := compare(out, cfg.Dir, checkOnly) // only check mode shows diffs
 	if err != nil {
 		return nil, err
 	}
 	if !checkOnly {
-		if err := Write(out, changes); err != nil {
+		if err := write(out, changes); err != nil {
 			return nil, err
 		}
 	}
-	return &Result{Changes: changes}, nil
+	return &Result{Changes: changes, Unchanged: unchanged}, nil
 }
 
 var (
@@ -73,7 +75,7 @@ var (
 // elicitgen is about to generate does not exist yet: user code may call a
 // Register function, implement a handler interface or call a form's methods
 // before the first run.
-func withoutPending(diags Diagnostics, m *Model) Diagnostics {
+func withoutPending(diags Diagnostics, m *model) Diagnostics {
 	if len(diags) == 0 {
 		return diags
 	}
@@ -103,4 +105,17 @@ func withoutPending(diags Diagnostics, m *Model) Diagnostics {
 		kept = append(kept, d)
 	}
 	return kept
+}
+
+// Config says what to generate for.
+type Config struct {
+	// Dir is the directory patterns are resolved in and diagnostics are made
+	// relative to. Empty means the current directory.
+	Dir string
+	// Patterns are go/packages patterns; empty means ".".
+	Patterns []string
+	// BuildFlags are passed to the go command (for example "-tags=foo").
+	BuildFlags []string
+	// Env, when set, is the environment of the go command.
+	Env []string
 }

@@ -2,46 +2,47 @@ package gen
 
 import (
 	"go/types"
+	"strings"
 	"time"
 )
 
-// Model is what Check hands to Emit: every package with forms, with every
+// model is what Check hands to Emit: every package with forms, with every
 // decision already made. It is plain data.
-type Model struct {
-	Packages []*Package
+type model struct {
+	Packages []*pkgModel
 }
 
-// Package is one loaded Go package.
-type Package struct {
+// pkgModel is one loaded Go package.
+type pkgModel struct {
 	Path  string // import path
 	Name  string
 	Dir   string
-	Files []*File // source files with forms, sorted by path
+	Files []*fileModel // source files with forms, sorted by path
 	// Generated lists the files of ours (by name and header) already in the
 	// package, so Write can remove those no source produces any more.
 	Generated []string
 	types     *types.Package
 }
 
-// File is one source file and the output it produces.
-type File struct {
+// fileModel is one source file and the output it produces.
+type fileModel struct {
 	Source string // absolute path of the .go file the forms are declared in
 	Output string // absolute path of the generated file
-	Forms  []*Form
-	Tools  []*Tool
+	Forms  []*formModel
+	Tools  []*toolModel
 	// Imports maps every package the generated file may refer to, to the
 	// name it imports it under (aliased when a package-level identifier
 	// takes the usual name).
 	Imports map[string]string
 }
 
-// Form is one struct type turned into an elicitation form.
-type Form struct {
+// formModel is one struct type turned into an elicitation form.
+type formModel struct {
 	Name   string
-	Fields []*Field // the properties, in declaration order
+	Fields []*fieldModel // the properties, in declaration order
 	// Shape lists every field of the struct (properties or not), for the
 	// compile-time stale check. Nil when a field type cannot be spelled.
-	Shape []ShapeField
+	Shape []shapeField
 	// Schema is the precomputed requestedSchema JSON.
 	Schema []byte
 	// SchemaVar names the package-level variable holding Schema;
@@ -49,34 +50,34 @@ type Form struct {
 	SchemaVar string
 	// Indexes lists the fields whose enum's index function this form's
 	// file declares with it (each enum's once, with its first form).
-	Indexes []*Field
+	Indexes []*fieldModel
 }
 
-// ShapeField is one field of a form struct as the stale check spells it.
-type ShapeField struct {
+// shapeField is one field of a form struct as the stale check spells it.
+type shapeField struct {
 	Name     string
 	Type     types.Type
 	Embedded bool // spelled as its type alone
 }
 
-// Kind is the JSON Schema shape of a property.
-type Kind int
+// propKind is the JSON Schema shape of a property.
+type propKind int
 
 const (
-	KindString  Kind = iota // type: string
-	KindBool                // type: boolean
-	KindInteger             // type: integer
-	KindNumber              // type: number
-	KindEnum                // single-select: type string + enum or oneOf
-	KindMulti               // multi-select: type array of enum items
-	KindTime                // time.Time as type string, format date or date-time
+	kindString  propKind = iota // type: string
+	kindBool                    // type: boolean
+	kindInteger                 // type: integer
+	kindNumber                  // type: number
+	kindEnum                    // single-select: type string + enum or oneOf
+	kindMulti                   // multi-select: type array of enum items
+	kindTime                    // time.Time as type string, format date or date-time
 )
 
-// Field is one property of a form.
-type Field struct {
+// fieldModel is one property of a form.
+type fieldModel struct {
 	GoName      string
 	Property    string
-	Kind        Kind
+	Kind        propKind
 	Type        types.Type // the field's Go type
 	Value       types.Type // the value type: Type without the pointer
 	Pointer     bool
@@ -92,30 +93,30 @@ type Field struct {
 	MinNum, MaxNum float64 // number values
 	Float32        bool    // value type is float32
 
-	Enum *Enum // KindEnum, KindMulti
+	Enum *enumModel // KindEnum, KindMulti
 	// EnumNames sends a titled single-select's titles as the deprecated
 	// enumNames beside enum (LegacyTitledEnumSchema) instead of oneOf.
 	EnumNames bool
-	Default   *Default
+	Default   *propDefault
 }
 
-// Enum is the value set of a single- or multi-select property.
-type Enum struct {
+// enumModel is the value set of a single- or multi-select property.
+type enumModel struct {
 	Named  types.Type // the named string type, nil for an inline enum= list
-	Values []EnumValue
+	Values []enumValue
 	Titled bool
 	// Index names the generated function that gives a value's position.
 	Index string
 }
 
-// EnumValue is one allowed value.
-type EnumValue struct {
+// enumValue is one allowed value.
+type enumValue struct {
 	Value string
 	Title string
 }
 
-// Default is a property default, typed by its field.
-type Default struct {
+// propDefault is a property default, typed by its field.
+type propDefault struct {
 	Raw    string
 	String string
 	Bool   bool
@@ -125,17 +126,17 @@ type Default struct {
 	Time   time.Time
 }
 
-// Tool is a tool declaration (//elicit:tool NAME): its arguments and steps;
+// toolModel is a tool declaration (//elicit:tool NAME): its arguments and steps;
 // or a prompt (//elicit:prompt NAME) or resource (//elicit:resource URI)
 // declaration, which has the same parts (see Kind).
-type Tool struct {
+type toolModel struct {
 	// Kind is what the declaration declares. For a prompt, MCPName is its
 	// name and Args its arguments (nil: none); for a resource, MCPName is
 	// its URI or URI template and Args is nil.
-	Kind DeclKind
+	Kind declKind
 	// PromptArgs are a prompt's arguments: Args' fields, then the
 	// prefilled properties (optional).
-	PromptArgs []PromptArg
+	PromptArgs []promptArg
 	// MIMEType is a resource's MIME type, or ""; Template is true when its
 	// URI is a URI template.
 	MIMEType string
@@ -151,27 +152,27 @@ type Tool struct {
 	// has Run instead of Complete, and a task type (TaskType) with a typed
 	// asker per group of During steps.
 	Task  string
-	Steps []*ToolStep
+	Steps []*stepModel
 	// AnswersFunc names the generated function that types the machine's
 	// answers.
 	AnswersFunc string
 	// Methods is the handler interface's method set, in order: the
 	// generated interface, its wiring in Register and the stub are all
 	// printed from it.
-	Methods []HandlerMethod
+	Methods []handlerMethod
 	// PrefillSchema is the JSON object of the properties the steps
 	// prefill, keyed by property name, and of the confirmation token of a
 	// preview step; nil when there is neither.
 	PrefillSchema []byte
 }
 
-// ToolStep is one step of a tool.
-type ToolStep struct {
-	GoName         string // the declaration's field: names the step
-	Key            string // input request key prefix
-	Form           *Form  // nil for a URL step
-	URL            bool   // a URL step (elicitrt.URLStep)
-	Message        string // static message; empty when MessageHandler
+// stepModel is one step of a tool.
+type stepModel struct {
+	GoName         string     // the declaration's field: names the step
+	Key            string     // input request key prefix
+	Form           *formModel // nil for a URL step
+	URL            bool       // a URL step (elicitrt.URLStep)
+	Message        string     // static message; empty when MessageHandler
 	MessageHandler bool
 	AskHandler     bool
 	Prefill        bool
@@ -194,34 +195,34 @@ type ToolStep struct {
 	PrefillProps, PrefillNeeds []string
 }
 
-// MethodKind says what a handler method is for, and so its signature.
-type MethodKind int
+// methodKind says what a handler method is for, and so its signature.
+type methodKind int
 
 const (
-	MethodComplete    MethodKind = iota // (ctx, req, args, answers) (*mcp.CallToolResult, error)
-	MethodDeclined                      // (ctx, req, args, answers, step) (*mcp.CallToolResult, error)
-	MethodCancelled                     // (ctx, req, args, answers, step) (*mcp.CallToolResult, error)
-	MethodUnavailable                   // (ctx, req, args, answers, step) (*mcp.CallToolResult, error)
-	MethodMessage                       // (ctx, req, args, answers) string: message=handler
-	MethodAsk                           // (ctx, req, args, answers) bool: ask=handler
-	MethodURL                           // (ctx, req, args, answers, token string) string: a URL step
-	MethodPreview                       // (ctx, req, args, answers) string: fallback=preview
-	MethodRun                           // (ctx, req, task, args, answers) (*mcp.CallToolResult, error): a task tool's work
+	methodComplete    methodKind = iota // (ctx, req, args, answers) (*mcp.CallToolResult, error)
+	methodDeclined                      // (ctx, req, args, answers, step) (*mcp.CallToolResult, error)
+	methodCancelled                     // (ctx, req, args, answers, step) (*mcp.CallToolResult, error)
+	methodUnavailable                   // (ctx, req, args, answers, step) (*mcp.CallToolResult, error)
+	methodMessage                       // (ctx, req, args, answers) string: message=handler
+	methodAsk                           // (ctx, req, args, answers) bool: ask=handler
+	methodURL                           // (ctx, req, args, answers, token string) string: a URL step
+	methodPreview                       // (ctx, req, args, answers) string: fallback=preview
+	methodRun                           // (ctx, req, task, args, answers) (*mcp.CallToolResult, error): a task tool's work
 )
 
 // TaskType names the task type generated for a task tool.
-func (t *Tool) TaskType() string { return t.Name + "Task" }
+func (t *toolModel) TaskType() string { return t.Name + "Task" }
 
-// Asker is one typed asker of a task tool's task type: a During step and
+// asker is one typed asker of a task tool's task type: a During step and
 // the During steps joined to it with together, asked in one Task.Ask.
-type Asker struct {
+type asker struct {
 	Name  string // Ask + the first step's Go name
 	Steps []int  // the steps' indexes, in order
 }
 
 // Askers groups t's During steps into the askers of its task type.
-func (t *Tool) Askers() []Asker {
-	var out []Asker
+func (t *toolModel) Askers() []asker {
+	var out []asker
 	for i, s := range t.Steps {
 		if !s.During {
 			continue
@@ -230,14 +231,65 @@ func (t *Tool) Askers() []Asker {
 			out[len(out)-1].Steps = append(out[len(out)-1].Steps, i)
 			continue
 		}
-		out = append(out, Asker{Name: "Ask" + s.GoName, Steps: []int{i}})
+		out = append(out, asker{Name: "Ask" + s.GoName, Steps: []int{i}})
 	}
 	return out
 }
 
-// HandlerMethod is one method of a tool's handler interface.
-type HandlerMethod struct {
+// handlerMethod is one method of a tool's handler interface.
+type handlerMethod struct {
 	Name string
-	Kind MethodKind
-	Step *ToolStep // the step of a per-step method (Message, Ask, URL)
+	Kind methodKind
+	Step *stepModel // the step of a per-step method (Message, Ask, URL)
 }
+
+// generatedSuffix names every file elicitgen writes: x.go → x_elicit.go.
+const generatedSuffix = "_elicit.go"
+
+// header is the first line of every generated file.
+const header = "Code generated by elicitgen. DO NOT EDIT."
+
+// Import paths of generated code.
+const (
+	runtimePath    = "github.com/elicitgen/elicitgen/runtime"
+	mcpPath        = "github.com/modelcontextprotocol/go-sdk/mcp"
+	jsonschemaPath = "github.com/google/jsonschema-go/jsonschema"
+	// runtimeName is the one fixed name generated code gives the runtime.
+	runtimeName = "elicitrt"
+)
+
+// declKind is what a declaration declares.
+type declKind int
+
+func (k declKind) String() string { return [...]string{"tool", "prompt", "resource"}[k] }
+
+// promptArg is one argument of a prompt (the spec's PromptArgument): its
+// value is a string.
+type promptArg struct {
+	Name, Title, Description string
+	Required                 bool
+}
+
+func (e *enumModel) has(v string) bool {
+	for _, x := range e.Values {
+		if x.Value == v {
+			return true
+		}
+	}
+	return false
+}
+
+// list renders the values as "dev, staging, prod".
+func (e *enumModel) list() string {
+	vals := make([]string, len(e.Values))
+	for i, v := range e.Values {
+		vals[i] = v.Value
+	}
+	return strings.Join(vals, ", ")
+}
+
+const (
+	declTool     declKind = iota // //elicit:tool NAME: tools/call
+	declPrompt                   // //elicit:prompt NAME: prompts/get
+	declResource                 // //elicit:resource URI [MIME-TYPE]: resources/read
+)

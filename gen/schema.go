@@ -9,7 +9,7 @@ import (
 // buildSchema renders the form's requestedSchema: the 2026-07-28 subset
 // only (root type, properties, required; per property only the keywords its
 // variant allows), properties in field order, compact.
-func buildSchema(form *Form) []byte {
+func buildSchema(form *formModel) []byte {
 	size := 64
 	for _, f := range form.Fields {
 		size += 64 + len(f.Property) + len(f.Title) + len(f.Description)
@@ -73,29 +73,37 @@ func (o *object) raw(k, v string) {
 	o.b.WriteString(v)
 }
 
-func writeProperty(b *bytes.Buffer, f *Field) {
+// jsonTypes are the JSON Schema types of the kinds of property.
+var jsonTypes = map[propKind]string{
+	kindString: "string", kindEnum: "string", kindTime: "string",
+	kindBool: "boolean", kindInteger: "integer", kindNumber: "number", kindMulti: "array",
+}
+
+// writeProperty writes the schema of one property: its type, title and
+// description, the keywords of its kind, its default.
+func writeProperty(b *bytes.Buffer, f *fieldModel) {
 	b.WriteByte('{')
 	o := &object{b: b, first: true}
-	switch f.Kind {
-	case KindString, KindEnum, KindTime:
-		o.str("type", "string")
-	case KindBool:
-		o.str("type", "boolean")
-	case KindInteger:
-		o.str("type", "integer")
-	case KindNumber:
-		o.str("type", "number")
-	case KindMulti:
-		o.str("type", "array")
-	}
+	o.str("type", jsonTypes[f.Kind])
 	if f.Title != "" {
 		o.str("title", f.Title)
 	}
 	if f.Description != "" {
 		o.str("description", f.Description)
 	}
+	writeKeywords(o, f)
+	if f.Default != nil {
+		o.key("default")
+		writeDefault(b, f)
+	}
+	b.WriteByte('}')
+}
+
+// writeKeywords writes the keywords of the property's kind: bounds,
+// format, values.
+func writeKeywords(o *object, f *fieldModel) {
 	switch f.Kind {
-	case KindString:
+	case kindString:
 		if f.HasMin {
 			o.raw("minLength", strconv.FormatInt(f.MinInt, 10))
 		}
@@ -105,70 +113,77 @@ func writeProperty(b *bytes.Buffer, f *Field) {
 		if f.Format != "" {
 			o.str("format", f.Format)
 		}
-	case KindTime:
+	case kindTime:
 		o.str("format", f.Format)
-	case KindInteger:
+	case kindInteger:
 		o.raw("minimum", strconv.FormatInt(f.MinInt, 10))
 		o.raw("maximum", strconv.FormatInt(f.MaxInt, 10))
-	case KindNumber:
+	case kindNumber:
 		if f.HasMin {
 			o.raw("minimum", number(f.MinNum))
 		}
 		if f.HasMax {
 			o.raw("maximum", number(f.MaxNum))
 		}
-	case KindEnum:
+	case kindEnum:
 		if f.EnumNames {
 			writeEnumNames(o, f.Enum)
 			break
 		}
 		writeEnum(o, f.Enum, "oneOf")
-	case KindMulti:
-		if f.HasMin {
-			o.raw("minItems", strconv.FormatInt(f.MinInt, 10))
-		}
-		if f.HasMax {
-			o.raw("maxItems", strconv.FormatInt(f.MaxInt, 10))
-		}
-		o.key("items")
-		b.WriteByte('{')
-		items := &object{b: b, first: true}
-		if !f.Enum.Titled {
-			items.str("type", "string")
-		}
-		writeEnum(items, f.Enum, "anyOf")
-		b.WriteByte('}')
+	case kindMulti:
+		writeMulti(o, f)
 	}
-	if d := f.Default; d != nil {
-		o.key("default")
-		switch f.Kind {
-		case KindString, KindEnum:
-			writeString(b, d.String)
-		case KindBool:
-			b.WriteString(strconv.FormatBool(d.Bool))
-		case KindInteger:
-			b.WriteString(strconv.FormatInt(d.Int, 10))
-		case KindNumber:
-			b.WriteString(number(d.Num))
-		case KindMulti:
-			b.WriteByte('[')
-			for i, v := range d.List {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				writeString(b, v)
+}
+
+// writeMulti writes the keywords of a multi-select: its item counts, and
+// its items, values of its enum.
+func writeMulti(o *object, f *fieldModel) {
+	if f.HasMin {
+		o.raw("minItems", strconv.FormatInt(f.MinInt, 10))
+	}
+	if f.HasMax {
+		o.raw("maxItems", strconv.FormatInt(f.MaxInt, 10))
+	}
+	o.key("items")
+	o.b.WriteByte('{')
+	items := &object{b: o.b, first: true}
+	if !f.Enum.Titled {
+		items.str("type", "string")
+	}
+	writeEnum(items, f.Enum, "anyOf")
+	o.b.WriteByte('}')
+}
+
+// writeDefault writes the property's default, as JSON of its kind.
+func writeDefault(b *bytes.Buffer, f *fieldModel) {
+	d := f.Default
+	switch f.Kind {
+	case kindString, kindEnum:
+		writeString(b, d.String)
+	case kindBool:
+		b.WriteString(strconv.FormatBool(d.Bool))
+	case kindInteger:
+		b.WriteString(strconv.FormatInt(d.Int, 10))
+	case kindNumber:
+		b.WriteString(number(d.Num))
+	case kindMulti:
+		b.WriteByte('[')
+		for i, v := range d.List {
+			if i > 0 {
+				b.WriteByte(',')
 			}
-			b.WriteByte(']')
-		case KindTime:
-			writeString(b, d.Raw)
+			writeString(b, v)
 		}
+		b.WriteByte(']')
+	case kindTime:
+		writeString(b, d.Raw)
 	}
-	b.WriteByte('}')
 }
 
 // writeEnum writes an untitled "enum":[...] or a titled
 // titledKey:[{"const":..,"title":..}].
-func writeEnum(o *object, e *Enum, titledKey string) {
+func writeEnum(o *object, e *enumModel, titledKey string) {
 	if !e.Titled {
 		o.key("enum")
 		o.b.WriteByte('[')
@@ -223,4 +238,22 @@ func plainJSON(s string) bool {
 func number(f float64) string {
 	out, _ := json.Marshal(f)
 	return string(out)
+}
+
+// writeEnumNames writes a titled single-select in the deprecated form of
+// the spec's LegacyTitledEnumSchema: "enum":[values],"enumNames":[titles].
+func writeEnumNames(o *object, e *enumModel) {
+	list := func(key string, value func(enumValue) string) {
+		o.key(key)
+		o.b.WriteByte('[')
+		for i, v := range e.Values {
+			if i > 0 {
+				o.b.WriteByte(',')
+			}
+			writeString(o.b, value(v))
+		}
+		o.b.WriteByte(']')
+	}
+	list("enum", func(v enumValue) string { return v.Value })
+	list("enumNames", func(v enumValue) string { return v.Title })
 }

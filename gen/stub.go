@@ -19,17 +19,17 @@ import (
 // gofmt-clean source, and the source file that declares the tool; it
 // never writes. An unknown tool is an error that lists the tools there are.
 func Stub(cfg Config, tool string) (dir, source string, src []byte, diags Diagnostics, err error) {
-	diags, model, err := load(cfg)
+	diags, m, err := loadModel(cfg)
 	if err != nil || len(diags) > 0 {
 		return "", "", nil, diags, err
 	}
 	var where []string
-	for _, p := range model.Packages {
+	for _, p := range m.Packages {
 		var names []string
 		for _, f := range p.Files {
 			for _, t := range f.Tools {
 				if t.MCPName == tool {
-					src, err := StubFile(p, f, t)
+					src, err := stubFile(p, f, t)
 					return p.Dir, f.Source, src, nil, err
 				}
 				names = append(names, t.MCPName)
@@ -53,10 +53,10 @@ func patternsText(cfg Config) string {
 	return strings.Join(cfg.Patterns, " ")
 }
 
-// StubFile renders the handler skeleton of tool t, declared in file of
+// stubFile renders the handler skeleton of tool t, declared in file of
 // package p: a type with every method of t's handler interface (t.Methods,
 // from which the interface is printed too), each returning a placeholder.
-func StubFile(p *Package, file *File, t *Tool) ([]byte, error) {
+func stubFile(p *pkgModel, file *fileModel, t *toolModel) ([]byte, error) {
 	typ := lowerFirst(t.Name) + "Handler"
 	for p.types != nil && p.types.Scope().Lookup(typ) != nil {
 		typ += "_"
@@ -85,7 +85,7 @@ func StubFile(p *Package, file *File, t *Tool) ([]byte, error) {
 }
 
 // taskName is the task type of a task tool, or "".
-func taskName(t *Tool) string {
+func taskName(t *toolModel) string {
 	if t.Task == "" {
 		return ""
 	}
@@ -93,40 +93,40 @@ func taskName(t *Tool) string {
 }
 
 // stubBody is the placeholder body of a stub method.
-func stubBody(t *Tool, m HandlerMethod) []jen.Code {
+func stubBody(t *toolModel, m handlerMethod) []jen.Code {
 	step := func(what string) jen.Code {
 		return jen.Lit("Nothing was done: the ").Op("+").Id("step").Dot("String").Call().Op("+").Lit(" question was " + what + ".")
 	}
-	if t.Kind != DeclTool {
+	if t.Kind != declTool {
 		switch m.Kind {
-		case MethodComplete:
+		case methodComplete:
 			return []jen.Code{jen.Return(stubResult(t, jen.Lit("TODO: write the "+t.Kind.String()+" "+t.MCPName+".")), jen.Nil())}
-		case MethodDeclined:
+		case methodDeclined:
 			return []jen.Code{jen.Return(stubResult(t, step("declined")), jen.Nil())}
-		case MethodCancelled:
+		case methodCancelled:
 			return []jen.Code{jen.Return(stubResult(t, step("cancelled")), jen.Nil())}
-		case MethodUnavailable:
+		case methodUnavailable:
 			return []jen.Code{jen.Return(stubResult(t,
 				jen.Lit(t.MCPName+" needs the user to answer the ").Op("+").Id("step").Dot("String").Call().Op("+").Lit(" question")), jen.Nil())}
 		}
 	}
 	switch m.Kind {
-	case MethodRun:
+	case methodRun:
 		return stubRun(t)
-	case MethodComplete:
+	case methodComplete:
 		return []jen.Code{jen.Return(jen.Qual(runtimePath, "ToolError").Call(jen.Lit(t.MCPName+": not implemented yet")), jen.Nil())}
-	case MethodDeclined:
+	case methodDeclined:
 		return []jen.Code{jen.Return(jen.Qual(runtimePath, "Text").Call(step("declined")), jen.Nil())}
-	case MethodCancelled:
+	case methodCancelled:
 		return []jen.Code{jen.Return(jen.Qual(runtimePath, "Text").Call(step("cancelled")), jen.Nil())}
-	case MethodUnavailable:
+	case methodUnavailable:
 		return []jen.Code{jen.Return(jen.Qual(runtimePath, "ToolError").Call(
 			jen.Lit(t.MCPName+" needs the user to answer the ").Op("+").Id("step").Dot("String").Call().Op("+").Lit(" question")), jen.Nil())}
-	case MethodMessage:
+	case methodMessage:
 		return []jen.Code{jen.Return(jen.Lit("Please answer the " + m.Step.Key + " question."))}
-	case MethodAsk:
+	case methodAsk:
 		return []jen.Code{jen.Return(jen.True())}
-	case MethodPreview:
+	case methodPreview:
 		return []jen.Code{jen.Return(jen.Lit("This will " + t.MCPName + " (describe what confirming " + m.Step.Key + " does)."))}
 	}
 	return []jen.Code{jen.Return(jen.Lit("https://example.com/connect?flow=").Op("+").Qual("net/url", "QueryEscape").Call(jen.Id("token")))}
@@ -134,7 +134,7 @@ func stubBody(t *Tool, m HandlerMethod) []jen.Code {
 
 // stubRun is the placeholder body of a task tool's Run: it reports
 // progress, then asks each group of during steps with its typed asker.
-func stubRun(t *Tool) []jen.Code {
+func stubRun(t *toolModel) []jen.Code {
 	fail := jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
 	body := []jen.Code{
 		jen.If(jen.Err().Op(":=").Id("task").Dot("Progress").Call(jen.Id("ctx"), jen.Lit("Working on "+t.MCPName+".")), jen.Err().Op("!=").Nil()).Block(
@@ -169,7 +169,7 @@ func stubRun(t *Tool) []jen.Code {
 
 // answerVar names the variable of a step's answer in a stub, clear of the
 // method's own names and of Go's.
-func answerVar(s *ToolStep) string {
+func answerVar(s *stepModel) string {
 	v := lowerFirst(s.GoName)
 	switch v {
 	case "ctx", "req", "task", "args", "answers", "outcome", "err", "string", "nil", "elicitrt", "mcp", "context", "fmt", "url":
@@ -207,4 +207,13 @@ func wrap(text string, width int) []string {
 		lines = append(lines, line)
 	}
 	return lines
+}
+
+// stubResult is the placeholder result of a stub's Complete, Declined,
+// Cancelled or Unavailable method of a prompt or resource, saying text.
+func stubResult(t *toolModel, text jen.Code) jen.Code {
+	if t.Kind == declPrompt {
+		return jen.Qual(runtimePath, "PromptText").Call(jen.Lit(""), text)
+	}
+	return jen.Qual(runtimePath, "ResourceText").Call(jen.Id("req").Dot("Params").Dot("URI"), jen.Lit(t.MIMEType), text)
 }

@@ -136,60 +136,75 @@ func splitTag(value string) (elicitTag, []tagProblem) {
 	t.name = strings.TrimSpace(value[:end])
 	t.nameOff = len(value[:end]) - len(strings.TrimLeftFunc(value[:end], unicode.IsSpace))
 	for i := end; i < len(value); {
-		i++ // the comma
-		start := i
-		for i < len(value) && value[i] != ',' && value[i] != '=' {
-			i++
-		}
-		keyText := value[start:i]
-		o := tagOption{key: strings.TrimSpace(keyText), off: start + len(keyText) - len(strings.TrimLeftFunc(keyText, unicode.IsSpace))}
-		if i < len(value) && value[i] == '=' {
-			i++
-			o.hasValue = true
-			if i < len(value) && value[i] == '\'' {
-				o.quoted = true
-				var b strings.Builder
-				j := i + 1
-				closed := false
-				for j < len(value) {
-					if value[j] == '\'' {
-						if j+1 < len(value) && value[j+1] == '\'' {
-							b.WriteByte('\'')
-							j += 2
-							continue
-						}
-						closed = true
-						j++
-						break
-					}
-					b.WriteByte(value[j])
-					j++
-				}
-				o.value = b.String()
-				switch {
-				case !closed:
-					problems = append(problems, tagProblem{i, fmt.Sprintf("option %s: the quoted value has no closing quote: write %s='TEXT' (a quote inside is written twice: '')", o.key, o.key)})
-				case j < len(value) && value[j] != ',':
-					k := strings.IndexByte(value[j:], ',')
-					if k < 0 {
-						k = len(value) - j
-					}
-					problems = append(problems, tagProblem{j, fmt.Sprintf("option %s: %q after the closing quote: the option ends at its closing quote (a quote inside is written twice: '')", o.key, value[j:j+k])})
-					j += k
-				}
-				i = j
-			} else {
-				vs := i
-				for i < len(value) && value[i] != ',' {
-					i++
-				}
-				o.value = value[vs:i]
-			}
-		}
-		o.text = value[start:i]
+		o, next, more := readOption(value, i+1) // after the comma
 		t.options = append(t.options, o)
+		problems = append(problems, more...)
+		i = next
 	}
 	return t, problems
+}
+
+// readOption reads the option that starts at offset start of an elicit
+// value: it runs to the next comma, or to the end of its quoted value. It
+// returns the option and the offset it ends at.
+func readOption(value string, start int) (tagOption, int, []tagProblem) {
+	i := start
+	for i < len(value) && value[i] != ',' && value[i] != '=' {
+		i++
+	}
+	keyText := value[start:i]
+	o := tagOption{key: strings.TrimSpace(keyText), off: start + len(keyText) - len(strings.TrimLeftFunc(keyText, unicode.IsSpace))}
+	var problems []tagProblem
+	if i < len(value) && value[i] == '=' {
+		i++
+		o.hasValue = true
+		if i < len(value) && value[i] == '\'' {
+			o.quoted = true
+			o.value, i, problems = quotedValue(value, i, o.key)
+		} else {
+			vs := i
+			for i < len(value) && value[i] != ',' {
+				i++
+			}
+			o.value = value[vs:i]
+		}
+	}
+	o.text = value[start:i]
+	return o, i, problems
+}
+
+// quotedValue reads the quoted value of option key that starts, with its
+// quote, at offset i of an elicit value: its text, and the offset the
+// option ends at.
+func quotedValue(value string, i int, key string) (string, int, []tagProblem) {
+	var b strings.Builder
+	j := i + 1
+	closed := false
+	for j < len(value) {
+		if value[j] == '\'' {
+			if j+1 < len(value) && value[j+1] == '\'' {
+				b.WriteByte('\'')
+				j += 2
+				continue
+			}
+			closed = true
+			j++
+			break
+		}
+		b.WriteByte(value[j])
+		j++
+	}
+	switch {
+	case !closed:
+		return b.String(), j, []tagProblem{{i, fmt.Sprintf("option %s: the quoted value has no closing quote: write %s='TEXT' (a quote inside is written twice: '')", key, key)}}
+	case j < len(value) && value[j] != ',':
+		k := strings.IndexByte(value[j:], ',')
+		if k < 0 {
+			k = len(value) - j
+		}
+		return b.String(), j + k, []tagProblem{{j, fmt.Sprintf("option %s: %q after the closing quote: the option ends at its closing quote (a quote inside is written twice: '')", key, value[j:j+k])}}
+	}
+	return b.String(), j, nil
 }
 
 // grammar is the option table of one kind of tag.
@@ -333,8 +348,9 @@ type tagSpec struct {
 	Enum      []string
 	NotSecret bool
 	EnumNames bool // enumnames: titles as the deprecated enumNames
-	// at maps each option given to its offset in the elicit value.
-	at map[string]int
+	// at maps each option given to it: its value, and its offset in the
+	// elicit value (where a problem with it is reported).
+	at map[string]tagOption
 }
 
 // formGrammar lists every option of a form field's tag, with whether it
@@ -360,7 +376,7 @@ func parseFormTag(t elicitTag) (tagSpec, []tagProblem) {
 	if !t.present {
 		return tagSpec{}, nil
 	}
-	spec := tagSpec{Present: true, at: map[string]int{}}
+	spec := tagSpec{Present: true, at: map[string]tagOption{}}
 	if t.value == "-" {
 		spec.Skip = true
 		return spec, nil
@@ -368,7 +384,7 @@ func parseFormTag(t elicitTag) (tagSpec, []tagProblem) {
 	spec.Name = t.name
 	options, problems := applyGrammar(t, formGrammar)
 	for _, o := range options {
-		spec.at[o.key] = o.off
+		spec.at[o.key] = o
 		switch o.key {
 		case "required":
 			spec.Required = true
@@ -416,7 +432,7 @@ type stepSpec struct {
 	During         bool
 	Confirm        bool
 	Fallback       string // "" when not given
-	at             map[string]int
+	at             map[string]tagOption
 }
 
 // stepGrammar lists the options of a step's elicit tag.
@@ -427,10 +443,10 @@ var stepGrammar = grammar{
 
 // parseStepTag reads a tool step's elicit tag. Values are checked by Check.
 func parseStepTag(t elicitTag) (stepSpec, []tagProblem) {
-	spec := stepSpec{Key: t.name, at: map[string]int{}}
+	spec := stepSpec{Key: t.name, at: map[string]tagOption{}}
 	options, problems := applyGrammar(t, stepGrammar)
 	for _, o := range options {
-		spec.at[o.key] = o.off
+		spec.at[o.key] = o
 		switch o.key {
 		case "message":
 			if o.value == "handler" && !o.quoted {

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"maps"
 	"os"
 	"runtime/debug"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -182,37 +178,16 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 // never the others; stale ones are removed. Unless quiet, it prints one
 // summary line.
 func generate(cfg gen.Config, quiet bool, stdout, stderr io.Writer) error {
-	diags, out, err := gen.Run(cfg)
+	res, err := gen.Generate(cfg, false)
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}
-	if len(diags) > 0 {
-		fmt.Fprint(stderr, diags.Format(cfg.Dir))
+	if len(res.Diagnostics) > 0 {
+		fmt.Fprint(stderr, res.Diagnostics.Format(cfg.Dir))
 		return &exitError{code: exitDiag}
 	}
-	var changes []gen.Change
-	unchanged := 0
-	for _, p := range slices.Sorted(maps.Keys(out.Files)) {
-		have, err := os.ReadFile(p)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			changes = append(changes, gen.Change{Path: p, Action: "create"})
-		case err != nil:
-			return &exitError{exitUsage, err}
-		case bytes.Equal(have, out.Files[p]):
-			unchanged++
-		default:
-			changes = append(changes, gen.Change{Path: p, Action: "update"})
-		}
-	}
-	for _, p := range out.Stale {
-		changes = append(changes, gen.Change{Path: p, Action: "remove"})
-	}
-	if err := gen.Write(out, changes); err != nil {
-		return &exitError{exitUsage, err}
-	}
 	if !quiet {
-		fmt.Fprintln(stdout, summary(changes, unchanged, cfg.Patterns))
+		fmt.Fprintln(stdout, summary(res.Changes, res.Unchanged, cfg.Patterns))
 	}
 	return nil
 }

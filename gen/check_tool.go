@@ -7,27 +7,132 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/elicitgen/elicitgen/internal/contract"
 )
 
-const (
-	directiveTool        = "//elicit:tool"
-	directiveAnnotations = "//elicit:annotations"
-	directiveTask        = "//elicit:task"
-)
+// declArgs checks the Args field v of a declaration.
+func (c *checker) declArgs(t *toolModel, v *types.Var, pos token.Pos) {
+	if t.Kind == declTool {
+		c.toolArgs(t, v, pos)
+		return
+	}
+	if t.Kind == declResource {
+		c.errorf(pos, "resource %s has no arguments besides its URI: drop Args (the handler reads the URI in req.Params.URI)", t.MCPName)
+		return
+	}
+	st, ok := types.Unalias(v.Type()).Underlying().(*types.Struct)
+	if !ok {
+		c.errorf(pos, "Args of prompt %s must be a struct type (the prompt's arguments)", t.MCPName)
+		return
+	}
+	ok = true
+	var args []promptArg
+	for i := range st.NumFields() {
+		f := st.Field(i)
+		name, skip := jsonFieldName(st.Tag(i))
+		if skip {
+			continue
+		}
+		if f.Embedded() {
+			c.errorf(f.Pos(), "prompt %s: embedded field %s of its Args: declare each argument as a field of its own", t.MCPName, f.Name())
+			ok = false
+			continue
+		}
+		if !f.Exported() {
+			continue
+		}
+		if b, isBasic := types.Unalias(f.Type()).Underlying().(*types.Basic); !isBasic || b.Kind() != types.String {
+			c.errorf(f.Pos(), "prompt %s: argument field %s is %s: prompt arguments are strings (prompts/get carries them as a map of strings); declare it string and parse it in the handler",
+				t.MCPName, f.Name(), types.TypeString(f.Type(), types.RelativeTo(c.pkg.Types)))
+			ok = false
+			continue
+		}
+		if name == "" {
+			name = f.Name()
+		}
+		tag := reflect.StructTag(st.Tag(i))
+		j, _ := tag.Lookup("json")
+		_, opts, _ := strings.Cut(j, ",")
+		optional := slices.ContainsFunc(strings.Split(opts, ","), func(o string) bool { return o == "omitempty" || o == "omitzero" })
+		args = append(args, promptArg{Name: name, Description: tag.Get("jsonschema"), Required: !optional})
+	}
+	if ok {
+		t.Args, t.PromptArgs = v.Type(), args
+	}
+}
+
+// declStep refuses what a step of a prompt or resource cannot do.
+func (c *checker) declStep(t *toolModel, s *stepModel, where stepAt) {
+	if t.Kind == declTool {
+		return
+	}
+	if s.Fallback == "preview" {
+		c.errorf(where.fallback, "step %s of %s %s: fallback=preview is for tools (its token rides in the tool's arguments); use fallback=error or fallback=handler", s.GoName, t.Kind, t.MCPName)
+	}
+	if !s.Prefill {
+		return
+	}
+	if t.Kind == declResource {
+		c.errorf(where.prefill, "step %s of resource %s: a resource has no arguments to prefill from: drop prefill", s.GoName, t.MCPName)
+		return
+	}
+	if s.Form == nil {
+		return
+	}
+	for _, fd := range s.Form.Fields {
+		switch fd.Kind {
+		case kindString, kindEnum, kindTime:
+		default:
+			c.errorf(where.prefill, "step %s of prompt %s prefills property %q of form %s, which is not a string: prompt arguments are strings, so only string, single-select and time properties can be prefilled; drop prefill",
+				s.GoName, t.MCPName, fd.Property, s.Form.Name)
+			return
+		}
+	}
+}
+
+// promptPrefillArgs appends a prompt's prefilled properties to its
+// arguments, optional, after Args' own.
+func promptPrefillArgs(t *toolModel) {
+	for _, s := range t.Steps {
+		if !s.Prefill || s.Form == nil {
+			continue
+		}
+		for _, fd := range s.Form.Fields {
+			t.PromptArgs = append(t.PromptArgs, promptArg{Name: fd.Property, Title: fd.Title, Description: fd.Description})
+		}
+	}
+}
+
+// toolArgs checks the Args field v of a tool: a struct, without
+// time.Duration fields. A bad one is reported and still taken, so that
+// the tool is not also said to have no Args.
+func (c *checker) toolArgs(t *toolModel, v *types.Var, pos token.Pos) {
+	t.Args = v.Type()
+	st, ok := types.Unalias(v.Type()).Underlying().(*types.Struct)
+	if !ok {
+		c.errorf(pos, "Args of tool %s must be a struct type (the tool's arguments), not %s", t.MCPName, types.TypeString(v.Type(), types.RelativeTo(c.pkg.Types)))
+		return
+	}
+	for i := range st.NumFields() {
+		if f := st.Field(i); isDuration(f.Type()) {
+			c.errorf(f.Pos(), "argument field %s is a time.Duration, which the model would have to send as an integer of nanoseconds: %s", f.Name(), durationHint)
+		}
+	}
+}
 
 type pendingTool struct {
-	file *File
+	file *fileModel
 	spec *ast.TypeSpec
 	doc  *ast.CommentGroup
 }
 
 // resolveTools checks the package's tool declarations against its forms.
-func (c *checker) resolveTools(p *Package) {
-	forms := map[string]*Form{}
+func (c *checker) resolveTools(p *pkgModel) {
+	forms := map[string]*formModel{}
 	for _, f := range p.Files {
 		for _, form := range f.Forms {
 			forms[form.Name] = form
@@ -48,55 +153,18 @@ func (c *checker) resolveTools(p *Package) {
 	p.Files = files
 }
 
-func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
+// checkTool checks a tool, prompt or resource declaration against the
+// package's forms: its directives, Args, steps and the rules between them,
+// and the names it makes. It returns nil when the declaration cannot be
+// generated.
+func (c *checker) checkTool(pt pendingTool, forms map[string]*formModel) *toolModel {
 	ts := pt.spec
-	tool := &Tool{Name: ts.Name.Name, Description: docText(pt.doc, ts.Name.Name)}
+	tool := &toolModel{Name: ts.Name.Name, Description: docText(pt.doc, ts.Name.Name)}
 	if !c.declName(pt, tool) {
 		return nil
 	}
-	name := tool.MCPName
-	what := tool.Kind.String() + " " + name // "tool deploy", "prompt summary", "resource notes://{id}"
 	c.taskDirective(pt, tool)
-	if cm := directiveComment(pt.doc, directiveAnnotations); cm != nil && tool.Kind != DeclTool {
-		c.errorf(cm.Pos(), "//elicit:annotations is for tools: a %s has no annotations", tool.Kind)
-	}
-	if cm := directiveComment(pt.doc, directiveAnnotations); cm != nil && tool.Kind == DeclTool {
-		known := []string{"destructive", "idempotent", "openworld", "readonly"}
-		var destructive token.Pos
-		for i := len(directiveAnnotations); i < len(cm.Text); {
-			for i < len(cm.Text) && (cm.Text[i] == ',' || cm.Text[i] == ' ') {
-				i++
-			}
-			j := i
-			for j < len(cm.Text) && cm.Text[j] != ',' && cm.Text[j] != ' ' {
-				j++
-			}
-			if i == j {
-				break
-			}
-			a, at := cm.Text[i:j], cm.Pos()+token.Pos(i)
-			i = j
-			switch a {
-			case "readonly":
-				tool.ReadOnly = true
-			case "destructive":
-				tool.Destructive, destructive = true, at
-			case "idempotent":
-				tool.Idempotent = true
-			case "openworld":
-				tool.OpenWorld = true
-			default:
-				hint := ""
-				if near := nearest(a, slices.Clone(known)); near != "" {
-					hint = ": did you mean " + near + "?"
-				}
-				c.errorf(at, "unknown annotation %q%s (known: readonly, destructive, idempotent, openworld)", a, hint)
-			}
-		}
-		if tool.ReadOnly && tool.Destructive {
-			c.errorf(destructive, "tool %s cannot be both readonly and destructive", name)
-		}
-	}
+	c.toolAnnotations(pt, tool)
 	st, ok := ts.Type.(*ast.StructType)
 	if !ok || (ts.TypeParams != nil && len(ts.TypeParams.List) > 0) {
 		c.errorf(ts.Name.Pos(), "tool declaration %s must be a non-generic struct type", ts.Name.Name)
@@ -106,46 +174,10 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 	if obj == nil {
 		return nil
 	}
-	tstruct := obj.Type().Underlying().(*types.Struct)
-	keys := map[string]bool{}
-	var places []stepAt // of tool.Steps
-	index := 0
-	for _, af := range st.Fields.List {
-		names := af.Names
-		if len(names) == 0 {
-			names = []*ast.Ident{nil}
-		}
-		for _, id := range names {
-			v := tstruct.Field(index)
-			index++
-			pos := af.Pos()
-			if id != nil {
-				pos = id.Pos()
-			}
-			if v.Name() == "Args" {
-				c.declArgs(tool, v, pos)
-				continue
-			}
-			var prev *ToolStep // the step before, for together
-			if n := len(tool.Steps); n > 0 {
-				prev = tool.Steps[n-1]
-			}
-			step, where := c.checkStep(what, v, af, pos, tstruct.Tag(index-1), forms, prev)
-			if step == nil {
-				continue
-			}
-			c.declStep(tool, step, where)
-			if keys[step.Key] {
-				c.errorf(pos, "step key %q used twice in %s", step.Key, what)
-				continue
-			}
-			keys[step.Key] = true
-			tool.Steps = append(tool.Steps, step)
-			places = append(places, where)
-		}
-	}
-	if tool.Args == nil && tool.Kind == DeclTool {
-		c.errorf(ts.Name.Pos(), "tool %s has no Args field: declare the argument struct as a field named Args (struct{} for none)", name)
+	places := c.checkFields(tool, st, obj.Type().Underlying().(*types.Struct), forms)
+	what := tool.Kind.String() + " " + tool.MCPName // "tool deploy", "prompt summary", "resource notes://{id}"
+	if tool.Args == nil && tool.Kind == declTool {
+		c.errorf(ts.Name.Pos(), "tool %s has no Args field: declare the argument struct as a field named Args (struct{} for none)", tool.MCPName)
 		return nil
 	}
 	// A malformed //elicit:task is reported already: no more about it.
@@ -154,10 +186,58 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 	// A tool may ask nothing (a sync tool registered beside the ones that
 	// ask, with the same typed handler); a prompt or resource that asks
 	// nothing needs no elicitgen.
-	if len(tool.Steps) == 0 && !taskMarked && tool.Kind != DeclTool {
+	if len(tool.Steps) == 0 && !taskMarked && tool.Kind != declTool {
 		c.errorf(ts.Name.Pos(), "%s has no steps: add a field whose type is a form", what)
 		return nil
 	}
+	c.checkRounds(ts.Name.Pos(), tool, places)
+	if !c.checkPrefill(tool, places) {
+		return nil
+	}
+	if tool.Kind == declPrompt {
+		promptPrefillArgs(tool)
+	}
+	if !c.freeNames(ts.Name.Pos(), tool) || !c.checkMethods(tool, places) {
+		return nil
+	}
+	return tool
+}
+
+// checkFields checks the fields of a declaration's struct: Args, and the
+// steps, each with its key unique. It returns the places of the steps.
+func (c *checker) checkFields(tool *toolModel, st *ast.StructType, tstruct *types.Struct, forms map[string]*formModel) []stepAt {
+	what := tool.Kind.String() + " " + tool.MCPName
+	keys := map[string]bool{}
+	var places []stepAt // of tool.Steps
+	for _, sf := range structFields(st, tstruct) {
+		if sf.v.Name() == "Args" {
+			c.declArgs(tool, sf.v, sf.pos)
+			continue
+		}
+		var prev *stepModel // the step before, for together
+		if n := len(tool.Steps); n > 0 {
+			prev = tool.Steps[n-1]
+		}
+		step, where := c.checkStep(what, sf, forms, prev)
+		if step == nil {
+			continue
+		}
+		c.declStep(tool, step, where)
+		if keys[step.Key] {
+			c.errorf(sf.pos, "step key %q used twice in %s", step.Key, what)
+			continue
+		}
+		keys[step.Key] = true
+		tool.Steps = append(tool.Steps, step)
+		places = append(places, where)
+	}
+	return places
+}
+
+// checkRounds checks what the steps of a tool make of its rounds: not
+// more than a call takes, and once only on the last step.
+func (c *checker) checkRounds(pos token.Pos, tool *toolModel, places []stepAt) {
+	what := tool.Kind.String() + " " + tool.MCPName
 	rounds := 0
 	for _, s := range tool.Steps {
 		if !s.Together {
@@ -165,7 +245,7 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 		}
 	}
 	if rounds > contract.DefaultMaxRounds {
-		c.errorf(ts.Name.Pos(), "%s asks %d rounds of questions (%d steps); a call takes at most %d (MRTR clients stop after 10 attempts): merge steps into fewer forms, or ask some together",
+		c.errorf(pos, "%s asks %d rounds of questions (%d steps); a call takes at most %d (MRTR clients stop after 10 attempts): merge steps into fewer forms, or ask some together",
 			what, rounds, len(tool.Steps), contract.DefaultMaxRounds)
 	}
 	for i, s := range tool.Steps[:max(len(tool.Steps)-1, 0)] {
@@ -173,63 +253,26 @@ func (c *checker) checkTool(pt pendingTool, forms map[string]*Form) *Tool {
 			c.errorf(places[i].once, "%s: once belongs on the final step (it makes completing the flow single use), not on %s", what, s.GoName)
 		}
 	}
-	if !c.checkPrefill(tool, places) {
-		return nil
-	}
-	if tool.Kind == DeclPrompt {
-		promptPrefillArgs(tool)
-	}
-	if !c.freeNames(ts.Name.Pos(), tool) {
-		return nil
-	}
+}
+
+// checkMethods gives tool its handler's method set, and reports two
+// methods of one name.
+func (c *checker) checkMethods(tool *toolModel, places []stepAt) bool {
 	tool.Methods = handlerMethods(tool)
 	byName := map[string]int{}
 	for i, m := range tool.Methods {
 		if j, dup := byName[m.Name]; dup {
-			c.errorf(places[slices.Index(tool.Steps, m.Step)].field, "%s: the handler would need two methods named %s (%s): rename a step", what, m.Name, methodOwners(tool.Methods[j], m))
-			return nil
+			c.errorf(places[slices.Index(tool.Steps, m.Step)].field, "%s %s: the handler would need two methods named %s (%s): rename a step", tool.Kind, tool.MCPName, m.Name, methodOwners(tool.Methods[j], m))
+			return false
 		}
 		byName[m.Name] = i
 	}
-	return tool
-}
-
-// handlerMethods is the method set of t's handler interface: the
-// outcomes (Declined and Cancelled only when a step asked before Run or
-// Complete can end the flow: a tool with no steps has none, and a during
-// step's decline reaches Run), Unavailable when a step's fallback is
-// handler, then each step's own methods in step order.
-func handlerMethods(t *Tool) []HandlerMethod {
-	ms := []HandlerMethod{{Name: "Complete", Kind: MethodComplete}}
-	if t.Task != "" {
-		ms[0] = HandlerMethod{Name: "Run", Kind: MethodRun}
-	}
-	if slices.ContainsFunc(t.Steps, func(s *ToolStep) bool { return !s.During }) {
-		ms = append(ms, HandlerMethod{Name: "Declined", Kind: MethodDeclined}, HandlerMethod{Name: "Cancelled", Kind: MethodCancelled})
-	}
-	if slices.ContainsFunc(t.Steps, func(s *ToolStep) bool { return s.Fallback == "handler" }) {
-		ms = append(ms, HandlerMethod{Name: "Unavailable", Kind: MethodUnavailable})
-	}
-	for _, s := range t.Steps {
-		if s.MessageHandler {
-			ms = append(ms, HandlerMethod{Name: s.GoName + "Message", Kind: MethodMessage, Step: s})
-		}
-		if s.AskHandler {
-			ms = append(ms, HandlerMethod{Name: "Ask" + s.GoName, Kind: MethodAsk, Step: s})
-		}
-		if s.URL {
-			ms = append(ms, HandlerMethod{Name: s.GoName + "URL", Kind: MethodURL, Step: s})
-		}
-		if s.Fallback == "preview" {
-			ms = append(ms, HandlerMethod{Name: "Preview" + s.GoName, Kind: MethodPreview, Step: s})
-		}
-	}
-	return ms
+	return true
 }
 
 // methodOwners names what two methods of one name are for.
-func methodOwners(a, b HandlerMethod) string {
-	owner := func(m HandlerMethod) string {
+func methodOwners(a, b handlerMethod) string {
+	owner := func(m handlerMethod) string {
 		if m.Step == nil {
 			return "the handler's own " + m.Name
 		}
@@ -243,25 +286,21 @@ type stepAt struct {
 	field, once, prefill, fallback, during, together token.Pos
 }
 
-func (c *checker) checkStep(decl string, v *types.Var, af *ast.Field, pos token.Pos, rawTag string, forms map[string]*Form, prev *ToolStep) (*ToolStep, stepAt) {
-	named, _ := types.Unalias(v.Type()).(*types.Named)
-	var form *Form
-	isURL := named != nil && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == runtimePath && named.Obj().Name() == "URLStep"
-	if named != nil && named.Obj().Pkg() == c.pkg.Types {
-		form = forms[named.Obj().Name()]
-	}
+func (c *checker) checkStep(decl string, sf structField, forms map[string]*formModel, prev *stepModel) (*stepModel, stepAt) {
+	v, pos := sf.v, sf.pos
+	form, isURL := stepType(v.Type(), c.pkg.Types, forms)
 	if form == nil && !isURL {
 		c.errorf(pos, "step %s of %s: its type must be a form declared in package %s, or elicitrt.URLStep", v.Name(), decl, c.pkg.Name)
 		return nil, stepAt{}
 	}
-	t, problems := readTag(rawTag)
-	place := c.placeTag(af, pos, t)
+	t, problems := readTag(sf.tag)
+	place := c.placeTag(sf.af, pos, t)
 	spec, more := parseStepTag(t)
 	for _, p := range append(problems, more...) {
 		c.errorf(place.at(p.off), "%s", p.msg)
 	}
 	at := func(key string) token.Pos { return place.opt(spec.at, key) }
-	step := &ToolStep{
+	step := &stepModel{
 		GoName: v.Name(), Key: strings.ToLower(v.Name()), Form: form, URL: isURL,
 		Message: spec.Message, MessageHandler: spec.MessageHandler, AskHandler: spec.AskHandler,
 		Prefill: spec.Prefill, Once: spec.Once, Together: spec.Together, During: spec.During, Fallback: cmp.Or(spec.Fallback, "error"),
@@ -304,9 +343,23 @@ func (c *checker) checkStep(decl string, v *types.Var, af *ast.Field, pos token.
 	return step, where
 }
 
+// stepType reads the type of a step: a form of package pkg, or
+// elicitrt.URLStep; neither when form is nil and isURL false.
+func stepType(t types.Type, pkg *types.Package, forms map[string]*formModel) (form *formModel, isURL bool) {
+	named, _ := types.Unalias(t).(*types.Named)
+	if named == nil {
+		return nil, false
+	}
+	obj := named.Obj()
+	if obj.Pkg() == pkg {
+		form = forms[obj.Name()]
+	}
+	return form, obj.Pkg() != nil && obj.Pkg().Path() == runtimePath && obj.Name() == "URLStep"
+}
+
 // checkTogether checks the together option of step, which joins the round
 // of prev (nil for the first step); at is the option's position.
-func (c *checker) checkTogether(step, prev *ToolStep, at token.Pos) {
+func (c *checker) checkTogether(step, prev *stepModel, at token.Pos) {
 	if !step.Together {
 		return
 	}
@@ -324,7 +377,7 @@ func (c *checker) checkTogether(step, prev *ToolStep, at token.Pos) {
 
 // checkOnce checks a once step: a confirmation, which only a person
 // answers.
-func (c *checker) checkOnce(step *ToolStep, spec stepSpec, at func(string) token.Pos) {
+func (c *checker) checkOnce(step *stepModel, spec stepSpec, at func(string) token.Pos) {
 	if !step.Once {
 		return
 	}
@@ -338,7 +391,7 @@ func (c *checker) checkOnce(step *ToolStep, spec stepSpec, at func(string) token
 
 // prefillProps lists the properties of form that a prefill step reads from
 // the arguments, and those it needs to skip the question.
-func prefillProps(step *ToolStep, form *Form) {
+func prefillProps(step *stepModel, form *formModel) {
 	for _, fd := range form.Fields {
 		step.PrefillProps = append(step.PrefillProps, fd.Property)
 		if fd.Required {
@@ -354,64 +407,11 @@ func prefillProps(step *ToolStep, form *Form) {
 	}
 }
 
-// taskDirective reads //elicit:task optional|required into t.Task.
-func (c *checker) taskDirective(pt pendingTool, t *Tool) {
-	var found []*ast.Comment
-	for _, cm := range pt.doc.List {
-		if cm.Text == directiveTask || strings.HasPrefix(cm.Text, directiveTask+" ") {
-			found = append(found, cm)
-		}
-	}
-	if len(found) == 0 {
-		return
-	}
-	if t.Kind != DeclTool {
-		c.errorf(found[0].Pos(), "//elicit:task is for tools: only tools/call runs as a task, and %s declares a %s", pt.spec.Name.Name, t.Kind)
-		return
-	}
-	for _, cm := range found[1:] {
-		c.errorf(cm.Pos(), "//elicit:task given twice on %s: keep one", pt.spec.Name.Name)
-	}
-	cm := found[0]
-	type word struct {
-		text string
-		at   token.Pos
-	}
-	var words []word
-	for i := len(directiveTask); i < len(cm.Text); {
-		for i < len(cm.Text) && (cm.Text[i] == ' ' || cm.Text[i] == '\t') {
-			i++
-		}
-		j := i
-		for j < len(cm.Text) && cm.Text[j] != ' ' && cm.Text[j] != '\t' {
-			j++
-		}
-		if i < j {
-			words = append(words, word{cm.Text[i:j], cm.Pos() + token.Pos(i)})
-		}
-		i = j
-	}
-	switch {
-	case len(words) == 0:
-		c.errorf(cm.Pos(), "//elicit:task needs a value: optional (a task for a client that declares the tasks extension, the foreground for others) or required (a task; a client without the extension is refused)")
-	case words[0].text != "optional" && words[0].text != "required":
-		hint := ""
-		if near := nearest(words[0].text, []string{"optional", "required"}); near != "" {
-			hint = ": did you mean " + near + "?"
-		}
-		c.errorf(words[0].at, "unknown //elicit:task value %q%s (the values are optional and required)", words[0].text, hint)
-	case len(words) > 1:
-		c.errorf(words[1].at, "//elicit:task takes one value, optional or required; %q is one too many", words[1].text)
-	default:
-		t.Task = words[0].text
-	}
-}
-
 // checkDuring checks the during steps of a tool: only on a task tool, only
 // form steps, never once, prefill or fallback=preview (those belong before
 // the work starts), all after the steps without during, and together only
 // with a during step before.
-func (c *checker) checkDuring(tool *Tool, places []stepAt, taskMarked bool) {
+func (c *checker) checkDuring(tool *toolModel, places []stepAt, taskMarked bool) {
 	what := tool.Kind.String() + " " + tool.MCPName
 	firstDuring := -1
 	for i, s := range tool.Steps {
@@ -427,7 +427,7 @@ func (c *checker) checkDuring(tool *Tool, places []stepAt, taskMarked bool) {
 			firstDuring = i
 		}
 		if !taskMarked {
-			if tool.Kind == DeclTool {
+			if tool.Kind == declTool {
 				c.errorf(at.during, "step %s: during asks while a task runs, and %s is no task: add //elicit:task optional or //elicit:task required next to //elicit:tool %s, or drop during", s.GoName, what, tool.MCPName)
 			} else {
 				c.errorf(at.during, "step %s: during is for tools marked //elicit:task; a %s never runs as a task", s.GoName, tool.Kind)
@@ -456,13 +456,13 @@ func (c *checker) checkDuring(tool *Tool, places []stepAt, taskMarked bool) {
 // checkPreview checks a step whose fallback is preview: a confirmation
 // (once) whose form is one required boolean, which a confirmation token
 // sets to true.
-func (c *checker) checkPreview(step *ToolStep, form *Form, v *types.Var, at token.Pos) {
+func (c *checker) checkPreview(step *stepModel, form *formModel, v *types.Var, at token.Pos) {
 	switch {
 	case !step.Once:
 		c.errorf(at, "step %s: fallback=preview is for a confirmation: add once (the token it gives completes the flow once)", v.Name())
 	case step.URL:
 		c.errorf(at, "URL step %s: fallback=preview is for a confirmation form; a URL step's fallback is error or handler", v.Name())
-	case len(form.Fields) != 1 || !form.Fields[0].Required || form.Fields[0].Kind != KindBool:
+	case len(form.Fields) != 1 || !form.Fields[0].Required || form.Fields[0].Kind != kindBool:
 		c.errorf(at, "step %s: fallback=preview confirms with a token, which answers a form of one required boolean; form %s is not one (give it a single field such as Confirm bool `elicit:\"confirm,required\"`)", v.Name(), form.Name)
 	default:
 		step.Accept = form.Fields[0].Property
@@ -473,18 +473,18 @@ func (c *checker) checkPreview(step *ToolStep, form *Form, v *types.Var, at toke
 // checkConfirm checks a confirm step: a form whose one required field is
 // a boolean, which only true answers, and which only a person answers (no
 // prefill, no fallback=defaults); during is checked with the during rules.
-func (c *checker) checkConfirm(step *ToolStep, form *Form, spec stepSpec, at func(string) token.Pos) {
+func (c *checker) checkConfirm(step *stepModel, form *formModel, spec stepSpec, at func(string) token.Pos) {
 	if step.URL {
 		c.errorf(at("confirm"), "URL step %s: confirm is for a confirmation form whose one required field is a boolean; a URL step has no answer to say no with", step.GoName)
 		return
 	}
-	var required []*Field
+	var required []*fieldModel
 	for _, fd := range form.Fields {
 		if fd.Required {
 			required = append(required, fd)
 		}
 	}
-	if len(required) != 1 || required[0].Kind != KindBool {
+	if len(required) != 1 || required[0].Kind != kindBool {
 		c.errorf(at("confirm"), "step %s: confirm needs a form whose one required field is a boolean (only true confirms, false declines), and %s: ask with a form such as struct{ Confirm bool `elicit:\"confirm,required\"` }",
 			step.GoName, requiredText(form, required))
 		return
@@ -499,7 +499,7 @@ func (c *checker) checkConfirm(step *ToolStep, form *Form, spec stepSpec, at fun
 }
 
 // requiredText says what required fields form has, for a confirm error.
-func requiredText(form *Form, required []*Field) string {
+func requiredText(form *formModel, required []*fieldModel) string {
 	switch len(required) {
 	case 0:
 		return fmt.Sprintf("form %s has no required field", form.Name)
@@ -516,7 +516,7 @@ func requiredText(form *Form, required []*Field) string {
 // checkPrefill finds the properties that two steps prefill, or that a step
 // prefills and an argument also names (the input schema has one property
 // of each name), and computes the tool's prefill schema.
-func (c *checker) checkPrefill(tool *Tool, places []stepAt) bool {
+func (c *checker) checkPrefill(tool *toolModel, places []stepAt) bool {
 	args := argumentNames(tool.Args)
 	argsName := types.TypeString(tool.Args, types.RelativeTo(c.pkg.Types))
 	by := map[string]int{} // property → index of the step that prefills it
@@ -549,7 +549,7 @@ func (c *checker) checkPrefill(tool *Tool, places []stepAt) bool {
 			props[p] = schema.Properties[p]
 		}
 	}
-	if i := slices.IndexFunc(tool.Steps, func(s *ToolStep) bool { return s.Accept != "" }); i >= 0 {
+	if i := slices.IndexFunc(tool.Steps, func(s *stepModel) bool { return s.Accept != "" }); i >= 0 {
 		if f, dup := args[contract.PreviewTokenArgument]; dup {
 			c.errorf(places[i].fallback, "step %s of tool %s: fallback=preview adds the argument %q, which is also field %s of %s: rename that field",
 				tool.Steps[i].GoName, tool.MCPName, contract.PreviewTokenArgument, f, argsName)
@@ -615,7 +615,7 @@ func argumentNames(t types.Type) map[string]string {
 
 // missingText is the tool error of the arguments fallback: each required
 // property (or each property, when none is required) with its values.
-func missingText(form *Form) string {
+func missingText(form *formModel) string {
 	var parts []string
 	for pass := 0; pass < 2 && len(parts) == 0; pass++ {
 		for _, f := range form.Fields {
@@ -632,21 +632,9 @@ func missingText(form *Form) string {
 	return strings.Join(parts, "; ")
 }
 
-// generatedNames lists the package-level identifiers generated for t.
-func generatedNames(t *Tool) []string {
-	names := []string{t.Name + "Step", t.Name + "Answers", t.Name + "Handler", "Register" + t.Name}
-	if t.Task != "" {
-		names = append(names, t.TaskType())
-	}
-	for _, s := range t.Steps {
-		names = append(names, t.Name+"Step"+s.GoName)
-	}
-	return names
-}
-
 // freeNames reports, with a diagnostic each, the identifiers generated for
 // t that the package already declares outside elicitgen's files.
-func (c *checker) freeNames(pos token.Pos, t *Tool) bool {
+func (c *checker) freeNames(pos token.Pos, t *toolModel) bool {
 	ok := true
 	for _, n := range generatedNames(t) {
 		obj := c.pkg.Types.Scope().Lookup(n)
