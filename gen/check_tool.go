@@ -354,7 +354,7 @@ func stepType(t types.Type, pkg *types.Package, forms map[string]*formModel) (fo
 	if obj.Pkg() == pkg {
 		form = forms[obj.Name()]
 	}
-	return form, obj.Pkg() != nil && obj.Pkg().Path() == runtimePath && obj.Name() == "URLStep"
+	return form, obj.Pkg() != nil && obj.Pkg().Path() == contract.URLStepPackage && obj.Name() == contract.URLStepType
 }
 
 // checkTogether checks the together option of step, which joins the round

@@ -21,3 +21,11 @@ const PreviewTokenArgument = "confirmation_token"
 // PreviewTokenDescription is the input schema description of
 // PreviewTokenArgument, for the model.
 const PreviewTokenDescription = "Only to confirm a previewed action: the confirmation_token that a previous call of this tool returned with its preview, passed with the same other arguments. Never invent one."
+
+// URLStepPackage and URLStepType name the type a tool's URL step field
+// has: the generator recognizes the field by them, whatever alias a
+// server's code spells it with (runtime.URLStep).
+const (
+	URLStepPackage = "github.com/elicitgen/elicitgen/internal/machine"
+	URLStepType    = "URLStep"
+)
