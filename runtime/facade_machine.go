@@ -41,6 +41,8 @@ type Answers = machine.Answers
 
 func Bool(b bool) *bool { return machine.Bool(b) }
 
+func Bounded(s string) string { return machine.Bounded(s) }
+
 const Cancelled = machine.Cancelled
 
 func CharCountWithin(s string, lo int, hi int) bool { return machine.CharCountWithin(s, lo, hi) }
@@ -53,10 +55,6 @@ func Check[T any, P interface {
 }
 
 const CodeTaskLimit = machine.CodeTaskLimit
-
-type ConnectHandlers = machine.ConnectHandlers
-
-type ConnectOptions = machine.ConnectOptions
 
 type ContentError = machine.ContentError
 
@@ -187,8 +185,6 @@ const MaxListenTaskIDs = machine.MaxListenTaskIDs
 
 const MaxSafeInteger = machine.MaxSafeInteger
 
-const MaxSignInsPerBrowser = machine.MaxSignInsPerBrowser
-
 const MaxVersion = machine.MaxVersion
 
 type MemoryGrants = machine.MemoryGrants
@@ -219,10 +215,6 @@ func MustInputSchema(tool string, base any, baseErr error, prefill json.RawMessa
 	return machine.MustInputSchema(tool, base, baseErr, prefill)
 }
 
-func NewConnectHandlers(opts machine.ConnectOptions) machine.ConnectHandlers {
-	return machine.NewConnectHandlers(opts)
-}
-
 func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts *machine.HTTPOptions) *machine.HTTPHandler {
 	return machine.NewHTTPHandler(getServer, opts)
 }
@@ -241,13 +233,7 @@ func NewResourceMachine[T any, S ~int](uri string, steps []machine.Step, t machi
 	return machine.NewResourceMachine[T, S](uri, steps, t, opts)
 }
 
-const NonceCookie = machine.NonceCookie
-
-const NonceCookieSecure = machine.NonceCookieSecure
-
 func Number(v any) (f float64, reason string) { return machine.Number(v) }
-
-func OAuthAnswer(r *http.Request) machine.ProviderAnswer { return machine.OAuthAnswer(r) }
 
 type Outcome = machine.Outcome
 
@@ -270,14 +256,6 @@ func PrincipalFrom(ctx context.Context) string { return machine.PrincipalFrom(ct
 func PromptText(description string, text string) *mcp.GetPromptResult {
 	return machine.PromptText(description, text)
 }
-
-type ProviderAnswer = machine.ProviderAnswer
-
-const ProviderApproved = machine.ProviderApproved
-
-const ProviderDenied = machine.ProviderDenied
-
-const ProviderFailed = machine.ProviderFailed
 
 const ReasonArray = machine.ReasonArray
 
@@ -320,8 +298,6 @@ func ResourceText(uri string, mimeType string, text string) *mcp.ReadResourceRes
 const RouteLegacy = machine.RouteLegacy
 
 const RouteModern = machine.RouteModern
-
-func SameOriginPath(target string) bool { return machine.SameOriginPath(target) }
 
 type StdioTransport = machine.StdioTransport
 

@@ -5,7 +5,3 @@ import "github.com/elicitgen/elicitgen/internal/seal"
 // Temporary re-exports while the runtime moves into its rooms (issue 25).
 
 const DefaultStateTTL = seal.DefaultStateTTL
-
-type ConnectFlow = seal.ConnectFlow
-
-const MaxFlowTokenLen = seal.MaxFlowTokenLen

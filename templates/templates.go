@@ -35,7 +35,7 @@ type StubData struct {
 var signInFiles embed.FS
 
 // SignIn returns a fresh set of the sign-in pages the runtime's connect
-// page and callback render (elicitrt.NewConnectHandlers), with
+// page and callback render (signin.NewConnectHandlers), with
 // html/template's contextual escaping: one template per page, named by the
 // Page constants below, each reading a SignInData, and the shared parts of
 // every page ("signin-head", "signin-body", "signin-foot", "signin-brand",

@@ -25,6 +25,7 @@ import (
 
 	"github.com/elicitgen/elicitgen/internal/mcptest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/signin"
 )
 
 var keys = func() *elicitrt.Keyring {
@@ -348,7 +349,7 @@ func TestSignInFlow(t *testing.T) {
 func TestFlowTokenRefused(t *testing.T) {
 	s := startSite(t)
 	b := s.browser(t, "alice")
-	f := elicitrt.ConnectFlow{ID: "flow-1", Subject: "alice", Tool: "list_invoices", Step: "billing"}
+	f := signin.ConnectFlow{ID: "flow-1", Subject: "alice", Tool: "list_invoices", Step: "billing"}
 	token := sealFlow(keys, f, time.Now())
 	for name, tok := range map[string]string{
 		"tampered":  token[:len(token)-2] + map[bool]string{true: "AA", false: "BB"}[!strings.HasSuffix(token, "AA")],
@@ -495,7 +496,7 @@ func TestEveryTransportAndEra(t *testing.T) {
 }
 
 // sealFlow seals f for a minute from now, under no audience.
-func sealFlow(k *elicitrt.Keyring, f elicitrt.ConnectFlow, now time.Time) string {
+func sealFlow(k *elicitrt.Keyring, f signin.ConnectFlow, now time.Time) string {
 	s, err := k.SealFlow(f, "", now, time.Minute)
 	if err != nil {
 		panic(err)

@@ -8,7 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/mcptest"
-	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/signin"
 )
 
 // TestLongBearerTokenDoesNotCrash: the stand-in authentication takes any
@@ -24,7 +24,7 @@ func TestLongBearerTokenDoesNotCrash(t *testing.T) {
 	if err != nil || !res.NeedsInput() {
 		t.Fatalf("a 40,000-character principal: %+v %v", res, err)
 	}
-	if _, req := urlRequest(t, res); len(strings.TrimPrefix(req.URL, s.url+"/connect?flow=")) > elicitrt.MaxFlowTokenLen {
+	if _, req := urlRequest(t, res); len(strings.TrimPrefix(req.URL, s.url+"/connect?flow=")) > signin.MaxFlowTokenLen {
 		t.Fatalf("a 40,000-character principal: a link of %d bytes", len(req.URL))
 	}
 	ok := s.mcpClient(t, "http", "alice", mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})

@@ -49,6 +49,7 @@ import (
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/redisstore"
+	"github.com/elicitgen/elicitgen/runtime/signin"
 )
 
 // config is what the app needs; tests set it directly.
@@ -70,7 +71,7 @@ type config struct {
 	legacyAnswerWait time.Duration
 	// signInPages, when set, edits the options of the sign-in pages before
 	// they are made (tests: Confirm, no login page).
-	signInPages func(*elicitrt.ConnectOptions)
+	signInPages func(*signin.ConnectOptions)
 }
 
 func newServer(cfg config) *mcp.Server {
@@ -102,18 +103,18 @@ func newApp(cfg config) http.Handler {
 	if provider == "" {
 		provider = cfg.base
 	}
-	opts := elicitrt.ConnectOptions{
+	opts := signin.ConnectOptions{
 		Keys:         cfg.keys,
 		Grants:       cfg.grants,
 		Authenticate: site.user, // stand-in: a real site verifies its own session
 
-		AuthorizeURL: func(r *http.Request, f elicitrt.ConnectFlow, state string) (string, error) {
+		AuthorizeURL: func(r *http.Request, f signin.ConnectFlow, state string) (string, error) {
 			// login_hint (OpenID Connect) tells the provider which account
 			// to sign in with; it shows it on the consent page.
 			q := url.Values{"state": {state}, "redirect_uri": {cfg.base + "/callback"}, "login_hint": {accountName(f.Subject)}}
 			return provider + "/provider/authorize?" + q.Encode(), nil
 		},
-		Exchange: func(r *http.Request, f elicitrt.ConnectFlow) ([]byte, error) {
+		Exchange: func(r *http.Request, f signin.ConnectFlow) ([]byte, error) {
 			if r.URL.Query().Get("code") != standInCode {
 				return nil, errors.New("unknown code")
 			}
@@ -122,7 +123,7 @@ func newApp(cfg config) http.Handler {
 		// OAuth 2.0's error=access_denied, the person's Deny, ends the
 		// flow as declined: the tool's retry answers notConnected. A
 		// provider that reports a refusal otherwise reads it here.
-		ProviderAnswer: elicitrt.OAuthAnswer,
+		ProviderAnswer: signin.OAuthAnswer,
 
 		// What the person sees: this service, the provider and their
 		// account by name, and the site's own login and sign-out pages.
@@ -137,7 +138,7 @@ func newApp(cfg config) http.Handler {
 	if cfg.signInPages != nil {
 		cfg.signInPages(&opts)
 	}
-	pages := elicitrt.NewConnectHandlers(opts)
+	pages := signin.NewConnectHandlers(opts)
 	mux.Handle("/connect", pages.Connect)
 	mux.Handle("/callback", pages.Callback)
 	// Stand-in site login.

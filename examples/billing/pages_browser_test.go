@@ -23,6 +23,7 @@ import (
 
 	"github.com/elicitgen/elicitgen/internal/mcptest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/signin"
 )
 
 // pageWant is what a sign-in page must show, read from the browser's DOM
@@ -258,10 +259,10 @@ func TestSignInPagesInBrowser(t *testing.T) {
 	browser := startChromium(t, ctx)
 	var exchanges atomic.Int64
 	s := startSiteWith(t, "localhost", func(c *config) {
-		c.signInPages = func(o *elicitrt.ConnectOptions) {
+		c.signInPages = func(o *signin.ConnectOptions) {
 			o.Confirm = true
 			exchange := o.Exchange
-			o.Exchange = func(r *http.Request, f elicitrt.ConnectFlow) ([]byte, error) {
+			o.Exchange = func(r *http.Request, f signin.ConnectFlow) ([]byte, error) {
 				exchanges.Add(1)
 				return exchange(r, f)
 			}
@@ -383,9 +384,9 @@ func TestSignInPagesInBrowser(t *testing.T) {
 
 	// Signed out, on a site without a login page to send the person to.
 	bare := startSiteWith(t, "", func(c *config) {
-		c.signInPages = func(o *elicitrt.ConnectOptions) { o.LoginURL = "" }
+		c.signInPages = func(o *signin.ConnectOptions) { o.LoginURL = "" }
 	})
-	token := sealFlow(keys, elicitrt.ConnectFlow{ID: "flow-signed-out", Subject: "alice", Tool: "list_invoices", Step: "billing"}, time.Now())
+	token := sealFlow(keys, signin.ConnectFlow{ID: "flow-signed-out", Subject: "alice", Tool: "list_invoices", Step: "billing"}, time.Now())
 	anonymous := newProfile(t, browser)
 	checkPage(t, anonymous, navigate(t, anonymous, bare.url+"/connect?flow="+url.QueryEscape(token)), pageWant{status: 401,
 		title: "Sign in to continue · Billing assistant", h1: "Sign in to continue", texts: []string{service, provider}})
@@ -393,7 +394,7 @@ func TestSignInPagesInBrowser(t *testing.T) {
 
 	// The server's own failure: the grant cannot be stored.
 	broken := startSiteWith(t, "", func(c *config) { c.grants = failingGrants{&elicitrt.MemoryGrants{}} })
-	token = sealFlow(keys, elicitrt.ConnectFlow{ID: "flow-error", Subject: "dave", Tool: "list_invoices", Step: "billing"}, time.Now())
+	token = sealFlow(keys, signin.ConnectFlow{ID: "flow-error", Subject: "dave", Tool: "list_invoices", Step: "billing"}, time.Now())
 	dave := newProfile(t, browser)
 	broken.signInWithForm(t, dave, "dave")
 	navigate(t, dave, broken.url+"/connect?flow="+url.QueryEscape(token))

@@ -24,6 +24,7 @@ import (
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/redisstore"
+	"github.com/elicitgen/elicitgen/runtime/signin"
 )
 
 // startBillingProcess runs the billing binary on a free 127.0.0.1 port
@@ -171,9 +172,9 @@ func TestRedisDownSignIn(t *testing.T) {
 	}
 	srv := redistest.Start(t)
 	var exchanged atomic.Int32
-	a := startBillingInProcess(t, srv.URL, func(o *elicitrt.ConnectOptions) {
+	a := startBillingInProcess(t, srv.URL, func(o *signin.ConnectOptions) {
 		exchange := o.Exchange
-		o.Exchange = func(r *http.Request, f elicitrt.ConnectFlow) ([]byte, error) {
+		o.Exchange = func(r *http.Request, f signin.ConnectFlow) ([]byte, error) {
 			exchanged.Add(1)
 			return exchange(r, f)
 		}
@@ -242,7 +243,7 @@ func TestRedisDownSignIn(t *testing.T) {
 // free 127.0.0.1 port, with the keys of startBillingProcess, the grants on
 // the Redis at redisURL and the sign-in pages' options edited by pages;
 // it returns the base URL.
-func startBillingInProcess(t *testing.T, redisURL string, pages func(*elicitrt.ConnectOptions)) string {
+func startBillingInProcess(t *testing.T, redisURL string, pages func(*signin.ConnectOptions)) string {
 	t.Helper()
 	keys, err := elicitrt.NewKeyring([]byte("billing-test-key-0123456789abcde"))
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/mcptest"
-	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/signin"
 )
 
 // TestCallbackOnlyInTheBrowserThatConnected: over the real SDK and HTTP,
@@ -258,8 +258,8 @@ func TestLongSubjectSignIn(t *testing.T) {
 	}
 	key, p := urlRequest(t, first)
 	token := strings.TrimPrefix(p.URL, s.url+"/connect?flow=")
-	if len(token) > elicitrt.MaxFlowTokenLen {
-		t.Errorf("a %d-byte user id: a %d-byte flow token, over MaxFlowTokenLen (%d)", len(long), len(token), elicitrt.MaxFlowTokenLen)
+	if len(token) > signin.MaxFlowTokenLen {
+		t.Errorf("a %d-byte user id: a %d-byte flow token, over MaxFlowTokenLen (%d)", len(long), len(token), signin.MaxFlowTokenLen)
 	}
 	if code, body := get(t, s.browser(t, other), p.URL); code != http.StatusForbidden {
 		t.Fatalf("another user's browser: %d %s", code, body)

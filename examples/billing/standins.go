@@ -13,6 +13,7 @@ import (
 	"time"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/signin"
 	"github.com/elicitgen/elicitgen/templates"
 )
 
@@ -129,10 +130,10 @@ func (s sessions) user(r *http.Request) (string, bool) {
 }
 
 // returnTo is the return address r carries, if it is a path of this site
-// (elicitrt.SameOriginPath); "" otherwise.
+// (signin.SameOriginPath); "" otherwise.
 func returnTo(r *http.Request) string {
 	back := r.FormValue(returnParam)
-	if !elicitrt.SameOriginPath(back) {
+	if !signin.SameOriginPath(back) {
 		return ""
 	}
 	return back
@@ -144,7 +145,7 @@ func returnTo(r *http.Request) string {
 // that no other site can sign a browser in. The sign-in pages send a
 // signed-out person here with return_to, the link they opened: the form
 // says why, and once signed in, the browser goes back there (303), if it
-// is a path of this site (elicitrt.SameOriginPath); any other return_to is
+// is a path of this site (signin.SameOriginPath); any other return_to is
 // ignored, so that this page never sends anyone to another site. The
 // form may post to this site only, and its redirects reach this site and
 // the provider only (a sign-in link goes on to the provider): the page's

@@ -840,6 +840,10 @@ const maxReasonLen = 256
 // bounded cuts s to at most maxReasonLen bytes, on a rune boundary.
 func bounded(s string) string { return cut(s, maxReasonLen) }
 
+// Bounded is s cut to the length of a reason or a logged value from a
+// client, on a rune boundary, marked where it was cut.
+func Bounded(s string) string { return bounded(s) }
+
 // cut cuts s to at most n bytes, on a rune boundary, marking the cut.
 func cut(s string, n int) string {
 	if len(s) <= n {

@@ -1,4 +1,4 @@
-package machine
+package signin
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/seal"
 	"github.com/elicitgen/elicitgen/templates"
 )
@@ -28,9 +29,9 @@ type ConnectOptions struct {
 	// Audience is the tools' ToolOptions.Audience: flow tokens, sign-in
 	// states and nonce cookies sealed under another audience do not open.
 	Audience string
-	// Grants records finished flows and grants (nil: DefaultGrants); the
+	// Grants records finished flows and grants (nil: machine.DefaultGrants); the
 	// same store as the tools'.
-	Grants GrantStore
+	Grants machine.GrantStore
 	// Authenticate says who the browser user is, from the request (for
 	// example a session cookie of your site): the subject as your MCP
 	// authorization knows it. ok false means nobody is signed in.
@@ -131,7 +132,7 @@ const (
 	// ProviderApproved: the person allowed access; Exchange runs.
 	ProviderApproved ProviderAnswer = iota
 	// ProviderDenied: the person refused. The flow ends as declined
-	// (GrantStore.DenyFlow), so that the tool call's retry takes the
+	// (machine.GrantStore.DenyFlow), so that the tool call's retry takes the
 	// step's decline path; the browser gets templates.PageDenied (403).
 	ProviderDenied
 	// ProviderFailed: the third party failed, not by the person's choice.
@@ -197,7 +198,7 @@ const (
 // MaxSignInsPerBrowser sign-ins, and passes the third party a sealed
 // state that carries the flow and the nonce's SHA-256; the callback
 // finishes the flow only for the browser whose cookie holds that nonce,
-// claims the flow in the GrantStore before Exchange runs, so that a
+// claims the flow in the machine.GrantStore before Exchange runs, so that a
 // replayed or reloaded callback never exchanges again, takes its nonce
 // out of the cookie (deleting the cookie once none is left) and
 // redirects (303) to the flow's result page, which a reload shows again
@@ -229,7 +230,7 @@ func NewConnectHandlers(opts ConnectOptions) ConnectHandlers {
 		opts.Keys = seal.DefaultKeyring()
 	}
 	if opts.Grants == nil {
-		opts.Grants = DefaultGrants()
+		opts.Grants = machine.DefaultGrants()
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -250,7 +251,7 @@ func NewConnectHandlers(opts ConnectOptions) ConnectHandlers {
 		if opts.Pages.Lookup(page) == nil {
 			// Construction, not a request: a server built with pages that
 			// lack one would fail on the first person to reach it.
-			panic(fmt.Sprintf("elicitrt.NewConnectHandlers: ConnectOptions.Pages defines no %q page", page))
+			panic(fmt.Sprintf("signin.NewConnectHandlers: ConnectOptions.Pages defines no %q page", page))
 		}
 	}
 	if opts.Lang == "" {
@@ -723,7 +724,7 @@ func (c *connect) record(w http.ResponseWriter, r *http.Request, f seal.ConnectF
 			return false
 		}
 	default:
-		c.opts.Logger.Info("elicitgen: connect: the provider failed", "tool", f.Tool, "step", f.Step, "error", bounded(r.URL.Query().Get("error")))
+		c.opts.Logger.Info("elicitgen: connect: the provider failed", "tool", f.Tool, "step", f.Step, "error", machine.Bounded(r.URL.Query().Get("error")))
 		c.release(r, f)
 		c.render(w, r, page{name: templates.PageProviderError, status: http.StatusBadGateway, account: f.Subject, retry: link})
 		return false
