@@ -60,8 +60,8 @@ func emitFile(pkg *pkgModel, file *fileModel) ([]byte, error) {
 	f.Comment("come from different versions of elicitgen: run the elicitgen of the same")
 	f.Comment("module version as the runtime, then go generate.")
 	f.Const().Defs(
-		jen.Id("_").Op("=").Qual(runtimePath, "EnforceVersion").Call(v.Clone().Op("-").Qual(runtimePath, "MinVersion")),
-		jen.Id("_").Op("=").Qual(runtimePath, "EnforceVersion").Call(jen.Qual(runtimePath, "MaxVersion").Op("-").Add(v)),
+		jen.Id("_").Op("=").Qual(implPath, "EnforceVersion").Call(v.Clone().Op("-").Qual(implPath, "MinVersion")),
+		jen.Id("_").Op("=").Qual(implPath, "EnforceVersion").Call(impl("MaxVersion").Op("-").Add(v)),
 	)
 	for _, form := range file.Forms {
 		e := &formEmitter{pkg: pkg, form: form, taken: file.Imports}
@@ -172,6 +172,9 @@ func typeExpr(pkgPath string, t types.Type) *jen.Statement {
 }
 
 func rt(name string) *jen.Statement { return jen.Qual(runtimePath, name) }
+
+// impl refers to name of the package for generated code only.
+func impl(name string) *jen.Statement { return jen.Qual(implPath, name) }
 
 // joinAnd joins words as "a, b and c".
 func joinAnd(words []string) string {

@@ -236,7 +236,7 @@ func (e *formEmitter) decodeField(fd *fieldModel) jen.Code {
 		checks, value = e.decodeText(fd)
 	case kindBool:
 		b, ok := e.id("b"), e.id("ok")
-		checks = []check{{jen.List(b.Clone(), ok).Op(":=").Add(e.id("raw")).Assert(jen.Bool()), jen.Op("!").Add(ok), rt("ReasonBoolean")}}
+		checks = []check{{jen.List(b.Clone(), ok).Op(":=").Add(e.id("raw")).Assert(jen.Bool()), jen.Op("!").Add(ok), impl("ReasonBoolean")}}
 		value = e.convert(fd, b)
 	case kindInteger:
 		checks, value = e.decodeInteger(fd)
@@ -265,7 +265,7 @@ func (e *formEmitter) convert(fd *fieldModel, x *jen.Statement) *jen.Statement {
 // a string, a single-select, a time.
 func (e *formEmitter) decodeText(fd *fieldModel) ([]check, *jen.Statement) {
 	raw, ok, s := e.id("raw"), e.id("ok"), e.id("s")
-	checks := []check{{jen.List(s.Clone(), ok.Clone()).Op(":=").Add(raw).Assert(jen.String()), jen.Op("!").Add(ok), rt("ReasonString")}}
+	checks := []check{{jen.List(s.Clone(), ok.Clone()).Op(":=").Add(raw).Assert(jen.String()), jen.Op("!").Add(ok), impl("ReasonString")}}
 	switch fd.Kind {
 	case kindEnum:
 		checks = append(checks, check{nil, jen.Id(fd.Enum.Index).Call(s).Op("<").Lit(0), jen.Lit("must be one of " + fd.Enum.list())})
@@ -279,7 +279,7 @@ func (e *formEmitter) decodeText(fd *fieldModel) ([]check, *jen.Statement) {
 		if fd.Format == "date" {
 			parse, reason = "ParseDate", "ReasonDate"
 		}
-		return append(checks, check{jen.List(tm.Clone(), ok).Op(":=").Add(rt(parse)).Call(s), jen.Op("!").Add(ok), rt(reason)}), tm
+		return append(checks, check{jen.List(tm.Clone(), ok).Op(":=").Add(impl(parse)).Call(s), jen.Op("!").Add(ok), impl(reason)}), tm
 	}
 	if fd.HasMin || fd.HasMax {
 		lo, hi := jen.Lit(0), jen.Code(jen.Lit(int(fd.MaxInt)))
@@ -289,7 +289,7 @@ func (e *formEmitter) decodeText(fd *fieldModel) ([]check, *jen.Statement) {
 		if !fd.HasMax {
 			hi = jen.Qual("math", "MaxInt")
 		}
-		checks = append(checks, check{nil, jen.Op("!").Add(rt("CharCountWithin")).Call(s, lo, hi), jen.Lit(boundsReason(fd, "characters"))})
+		checks = append(checks, check{nil, jen.Op("!").Add(impl("CharCountWithin")).Call(s, lo, hi), jen.Lit(boundsReason(fd, "characters"))})
 	}
 	if c, ok := e.formatCheck(fd.Format, s); ok {
 		checks = append(checks, c)
@@ -301,13 +301,13 @@ func (e *formEmitter) decodeText(fd *fieldModel) ([]check, *jen.Statement) {
 func (e *formEmitter) formatCheck(format string, s *jen.Statement) (check, bool) {
 	switch format {
 	case "email":
-		return check{nil, jen.Op("!").Add(rt("IsEmail")).Call(s), rt("ReasonEmail")}, true
+		return check{nil, jen.Op("!").Add(impl("IsEmail")).Call(s), impl("ReasonEmail")}, true
 	case "uri":
-		return check{nil, jen.Op("!").Add(rt("IsAbsoluteURI")).Call(s), rt("ReasonURI")}, true
+		return check{nil, jen.Op("!").Add(impl("IsAbsoluteURI")).Call(s), impl("ReasonURI")}, true
 	case "date":
-		return check{nil, jen.Op("!").Add(rt("IsDate")).Call(s), rt("ReasonDate")}, true
+		return check{nil, jen.Op("!").Add(impl("IsDate")).Call(s), impl("ReasonDate")}, true
 	case "date-time":
-		return check{jen.List(jen.Id("_"), e.id("ok")).Op(":=").Add(rt("ParseDateTime")).Call(s), jen.Op("!").Add(e.id("ok")), rt("ReasonDateTime")}, true
+		return check{jen.List(jen.Id("_"), e.id("ok")).Op(":=").Add(impl("ParseDateTime")).Call(s), jen.Op("!").Add(e.id("ok")), impl("ReasonDateTime")}, true
 	}
 	return check{}, false
 }
@@ -317,7 +317,7 @@ func (e *formEmitter) formatCheck(format string, s *jen.Statement) (check, bool)
 func (e *formEmitter) decodeInteger(fd *fieldModel) ([]check, *jen.Statement) {
 	n, reason := e.id("n"), e.id("reason")
 	return []check{
-		{jen.List(n.Clone(), reason.Clone()).Op(":=").Add(rt("Integer")).Call(e.id("raw")), reason.Clone().Op("!=").Lit(""), reason},
+		{jen.List(n.Clone(), reason.Clone()).Op(":=").Add(impl("Integer")).Call(e.id("raw")), reason.Clone().Op("!=").Lit(""), reason},
 		{nil, bounds(n, true, true, jen.Lit(int(fd.MinInt)), jen.Lit(int(fd.MaxInt))), jen.Lit(fmt.Sprintf("must be an integer from %d to %d", fd.MinInt, fd.MaxInt))},
 	}, e.typ(fd.Value).Call(n)
 }
@@ -325,14 +325,14 @@ func (e *formEmitter) decodeInteger(fd *fieldModel) ([]check, *jen.Statement) {
 // decodeNumber is the checks and the value of a number property.
 func (e *formEmitter) decodeNumber(fd *fieldModel) ([]check, *jen.Statement) {
 	n, reason := e.id("n"), e.id("reason")
-	checks := []check{{jen.List(n.Clone(), reason.Clone()).Op(":=").Add(rt("Number")).Call(e.id("raw")), reason.Clone().Op("!=").Lit(""), reason}}
+	checks := []check{{jen.List(n.Clone(), reason.Clone()).Op(":=").Add(impl("Number")).Call(e.id("raw")), reason.Clone().Op("!=").Lit(""), reason}}
 	if fd.HasMin || fd.HasMax {
 		checks = append(checks, check{nil, bounds(n, fd.HasMin, fd.HasMax, jen.Lit(fd.MinNum), jen.Lit(fd.MaxNum)), jen.Lit(numberReason(fd))})
 	}
 	if fd.Float32 && !(fd.HasMin && fd.HasMax) {
 		// Declared bounds lie within the float32 range; one bound alone
 		// leaves the other side open.
-		checks = append(checks, check{nil, bounds(n, true, true, jen.Op("-").Qual("math", "MaxFloat32"), jen.Qual("math", "MaxFloat32")), rt("ReasonFloat32")})
+		checks = append(checks, check{nil, bounds(n, true, true, jen.Op("-").Qual("math", "MaxFloat32"), jen.Qual("math", "MaxFloat32")), impl("ReasonFloat32")})
 	}
 	return checks, e.convert(fd, n)
 }
@@ -343,7 +343,7 @@ func (e *formEmitter) present(fd *fieldModel, body ...jen.Code) jen.Code {
 	s := jen.If(jen.List(e.id("raw"), e.id("ok")).Op(":=").Id("content").Index(jen.Lit(fd.Property)), e.id("ok")).Block(body...)
 	switch {
 	case fd.Required:
-		return s.Else().Block(e.fail(fd.Property, rt("ReasonRequired")))
+		return s.Else().Block(e.fail(fd.Property, impl("ReasonRequired")))
 	case fd.Default != nil && fd.Kind == kindMulti && len(fd.Default.List) > 0:
 		// A fresh slice of the default items, in the block.
 		items := []jen.Code{e.id("blk").Dot(fd.GoName).Index(jen.Empty(), jen.Lit(0))}
@@ -395,7 +395,7 @@ func (e *formEmitter) decodeMulti(fd *fieldModel) jen.Code {
 	if _, named := types.Unalias(elemType).(*types.Named); named {
 		elemValue = e.typ(elemType).Call(s)
 	}
-	judge := jen.If(jen.Op("!").Add(ok)).Block(reason.Clone().Op("=").Add(rt("ReasonArray")))
+	judge := jen.If(jen.Op("!").Add(ok)).Block(reason.Clone().Op("=").Add(impl("ReasonArray")))
 	if fd.HasMin || fd.HasMax {
 		judge = judge.Else().If(bounds(jen.Len(list), fd.HasMin, fd.HasMax, jen.Lit(int(fd.MinInt)), jen.Lit(int(fd.MaxInt)))).Block(
 			reason.Clone().Op("=").Lit(boundsReason(fd, "items")))
@@ -407,16 +407,16 @@ func (e *formEmitter) decodeMulti(fd *fieldModel) jen.Code {
 		jen.Var().Add(seen).Index(jen.Lit(len(fd.Enum.Values))).Bool(),
 		jen.For(jen.List(jen.Id("_"), it.Clone()).Op(":=").Range().Add(list)).Block(
 			jen.List(s.Clone(), ok.Clone()).Op(":=").Add(it).Assert(jen.String()),
-			jen.If(jen.Op("!").Add(ok)).Block(stop(rt("ReasonArray"))...),
+			jen.If(jen.Op("!").Add(ok)).Block(stop(impl("ReasonArray"))...),
 			i.Clone().Op(":=").Id(fd.Enum.Index).Call(s),
 			jen.If(i.Clone().Op("<").Lit(0)).Block(stop(jen.Lit("items must be among "+fd.Enum.list()))...),
-			jen.If(seen.Clone().Index(i)).Block(stop(rt("ReasonDuplicate"))...),
+			jen.If(seen.Clone().Index(i)).Block(stop(impl("ReasonDuplicate"))...),
 			seen.Clone().Index(i).Op("=").True(),
 			items.Clone().Op("=").Append(items, elemValue),
 		),
 	)
 	return e.present(fd,
-		jen.List(list.Clone(), ok.Clone()).Op(":=").Add(rt("List")).Call(raw),
+		jen.List(list.Clone(), ok.Clone()).Op(":=").Add(impl("List")).Call(raw),
 		jen.Var().Add(reason).String(),
 		jen.Var().Add(items).Index().Add(e.typ(elemType)),
 		judge,

@@ -85,13 +85,13 @@ func emitAnswersFunc(f *jen.File, t *toolModel) {
 	for i, s := range t.Steps {
 		kept := jen.Id("a").Index(jen.Lit(i))
 		if s.URL {
-			answers[jen.Id(s.GoName)] = jen.Qual(runtimePath, "URLAnswer").Call(kept)
+			answers[jen.Id(s.GoName)] = impl("URLAnswer").Call(kept)
 		} else {
-			answers[jen.Id(s.GoName)] = jen.Qual(runtimePath, "Decoded").Types(jen.Id(s.Form.Name)).Call(kept)
+			answers[jen.Id(s.GoName)] = impl("Decoded").Types(jen.Id(s.Form.Name)).Call(kept)
 		}
 	}
 	f.Commentf("%s types the answers the machine keeps for the %s %s.", t.AnswersFunc, t.MCPName, t.Kind)
-	f.Func().Id(t.AnswersFunc).Params(jen.Id("a").Qual(runtimePath, "Answers")).Id(t.Name + "Answers").Block(
+	f.Func().Id(t.AnswersFunc).Params(jen.Id("a").Qual(implPath, "Answers")).Id(t.Name + "Answers").Block(
 		jen.Return(jen.Id(t.Name + "Answers").Values(answers)))
 }
 
@@ -108,7 +108,7 @@ func typedMethods(pkg *pkgModel, t *toolModel) jen.Dict {
 		case methodComplete, methodDeclined, methodCancelled, methodUnavailable:
 			typed[jen.Id(m.Name)] = jen.Id("h").Dot(m.Name)
 		case methodRun:
-			typed[jen.Id("Tasks")] = jen.Qual(runtimePath, map[string]string{"optional": "TaskOptional", "required": "TaskRequired"}[t.Task])
+			typed[jen.Id("Tasks")] = jen.Qual(implPath, map[string]string{"optional": "TaskOptional", "required": "TaskRequired"}[t.Task])
 			typed[jen.Id("Run")] = jen.Func().Params(
 				jen.Id("ctx").Qual("context", "Context"),
 				jen.Id("req").Add(requestType(t)),
@@ -142,10 +142,10 @@ func registerBody(pkg *pkgModel, t *toolModel, steps []jen.Code, typed jen.Dict)
 		jen.Id("IdempotentHint"): jen.Lit(t.Idempotent),
 	}
 	if !t.ReadOnly {
-		ann[jen.Id("DestructiveHint")] = jen.Qual(runtimePath, "Bool").Call(jen.Lit(t.Destructive))
+		ann[jen.Id("DestructiveHint")] = impl("Bool").Call(jen.Lit(t.Destructive))
 	}
 	if t.OpenWorld {
-		ann[jen.Id("OpenWorldHint")] = jen.Qual(runtimePath, "Bool").Call(jen.True())
+		ann[jen.Id("OpenWorldHint")] = impl("Bool").Call(jen.True())
 	}
 	prefillArg := jen.Nil()
 	if t.PrefillSchema != nil {
@@ -153,14 +153,14 @@ func registerBody(pkg *pkgModel, t *toolModel, steps []jen.Code, typed jen.Dict)
 	}
 	return []jen.Code{
 		jen.List(jen.Id("base"), jen.Err()).Op(":=").Qual(jsonschemaPath, "For").Types(args.Clone()).Call(jen.Nil()),
-		jen.Id("m").Op(":=").Qual(runtimePath, "NewMachine").Call(jen.Lit(t.MCPName), jen.Index().Qual(runtimePath, "Step").Values(steps...),
-			jen.Qual(runtimePath, "Typed").Types(args.Clone(), jen.Id(t.Name+"Answers"), jen.Id(t.Name+"Step")).Values(typed).Dot("Flow").Call(), jen.Id("opts")),
-		jen.Qual(runtimePath, "AddTool").Types(args.Clone()).Call(
+		jen.Id("m").Op(":=").Qual(implPath, "NewMachine").Call(jen.Lit(t.MCPName), jen.Index().Qual(implPath, "Step").Values(steps...),
+			impl("Typed").Types(args.Clone(), jen.Id(t.Name+"Answers"), jen.Id(t.Name+"Step")).Values(typed).Dot("Flow").Call(), jen.Id("opts")),
+		impl("AddTool").Types(args.Clone()).Call(
 			jen.Id("server"),
 			jen.Op("&").Qual(mcpPath, "Tool").Values(jen.Dict{
 				jen.Id("Name"):        jen.Lit(t.MCPName),
 				jen.Id("Description"): jen.Lit(t.Description),
-				jen.Id("InputSchema"): jen.Qual(runtimePath, "MustInputSchema").Call(jen.Lit(t.MCPName), jen.Id("base"), jen.Err(), prefillArg),
+				jen.Id("InputSchema"): impl("MustInputSchema").Call(jen.Lit(t.MCPName), jen.Id("base"), jen.Err(), prefillArg),
 				jen.Id("Annotations"): jen.Op("&").Qual(mcpPath, "ToolAnnotations").Values(ann),
 			}),
 			jen.Id("m"),
@@ -181,7 +181,7 @@ func emitTask(f *jen.File, t *toolModel) {
 			s := t.Steps[i]
 			keys = append(keys, s.Key)
 			results = append(results, jen.Op("*").Id(s.Form.Name))
-			decoded = append(decoded, jen.Qual(runtimePath, "Decoded").Types(jen.Id(s.Form.Name)).Call(jen.Id("r").Dot("Content").Call(jen.Lit(i))))
+			decoded = append(decoded, impl("Decoded").Types(jen.Id(s.Form.Name)).Call(jen.Id("r").Dot("Content").Call(jen.Lit(i))))
 			idx = append(idx, jen.Lit(i))
 		}
 		for _, line := range askerDoc(a, keys) {
@@ -349,8 +349,8 @@ func stepValue(s *stepModel) jen.Code {
 	if s.URL {
 		d := jen.Dict{
 			jen.Id("Key"):      jen.Lit(s.Key),
-			jen.Id("Mode"):     jen.Qual(runtimePath, "ModeURL"),
-			jen.Id("Fallback"): jen.Qual(runtimePath, fallbackConst(s.Fallback)),
+			jen.Id("Mode"):     impl("ModeURL"),
+			jen.Id("Fallback"): jen.Qual(implPath, fallbackConst(s.Fallback)),
 		}
 		if s.Message != "" {
 			d[jen.Id("Message")] = jen.Lit(s.Message)
@@ -362,11 +362,11 @@ func stepValue(s *stepModel) jen.Code {
 	}
 	d := jen.Dict{
 		jen.Id("Key"):      jen.Lit(s.Key),
-		jen.Id("Mode"):     jen.Qual(runtimePath, "ModeForm"),
-		jen.Id("Fallback"): jen.Qual(runtimePath, fallbackConst(s.Fallback)),
+		jen.Id("Mode"):     impl("ModeForm"),
+		jen.Id("Fallback"): jen.Qual(implPath, fallbackConst(s.Fallback)),
 		jen.Id("Missing"):  jen.Lit(s.Missing),
 		jen.Id("Params"):   jen.Id(s.Form.Name).Values().Dot("ElicitParams"),
-		jen.Id("Check"):    jen.Qual(runtimePath, "Check").Types(jen.Id(s.Form.Name)),
+		jen.Id("Check"):    impl("Check").Types(jen.Id(s.Form.Name)),
 	}
 	if s.Message != "" {
 		d[jen.Id("Message")] = jen.Lit(s.Message)
@@ -413,7 +413,7 @@ func resultType(t *toolModel) *jen.Statement {
 
 // registerDecl is the body of a prompt's or resource's Register function.
 func registerDecl(pkg *pkgModel, t *toolModel, steps []jen.Code, typed jen.Dict) []jen.Code {
-	stepList := jen.Index().Qual(runtimePath, "Step").Values(steps...)
+	stepList := jen.Index().Qual(implPath, "Step").Values(steps...)
 	if t.Kind == declPrompt {
 		args := argsExpr(pkg, t)
 		var list []jen.Code
@@ -435,9 +435,9 @@ func registerDecl(pkg *pkgModel, t *toolModel, steps []jen.Code, typed jen.Dict)
 			prompt[jen.Id("Arguments")] = jen.Index().Op("*").Qual(mcpPath, "PromptArgument").Values(list...)
 		}
 		return []jen.Code{
-			jen.Id("m").Op(":=").Qual(runtimePath, "NewPromptMachine").Call(jen.Lit(t.MCPName), stepList,
-				jen.Qual(runtimePath, "TypedPrompt").Types(args.Clone(), jen.Id(t.Name+"Answers"), jen.Id(t.Name+"Step")).Values(typed), jen.Id("opts")),
-			jen.Qual(runtimePath, "AddPrompt").Types(args.Clone()).Call(jen.Id("server"), jen.Op("&").Qual(mcpPath, "Prompt").Values(prompt), jen.Id("m")),
+			jen.Id("m").Op(":=").Qual(implPath, "NewPromptMachine").Call(jen.Lit(t.MCPName), stepList,
+				impl("TypedPrompt").Types(args.Clone(), jen.Id(t.Name+"Answers"), jen.Id(t.Name+"Step")).Values(typed), jen.Id("opts")),
+			impl("AddPrompt").Types(args.Clone()).Call(jen.Id("server"), jen.Op("&").Qual(mcpPath, "Prompt").Values(prompt), jen.Id("m")),
 		}
 	}
 	res := jen.Dict{jen.Id("Name"): jen.Lit(t.Name), jen.Id("Description"): jen.Lit(t.Description)}
@@ -452,8 +452,8 @@ func registerDecl(pkg *pkgModel, t *toolModel, steps []jen.Code, typed jen.Dict)
 		res[jen.Id("URI")] = jen.Lit(t.MCPName)
 	}
 	return []jen.Code{
-		jen.Id("m").Op(":=").Qual(runtimePath, "NewResourceMachine").Call(jen.Lit(t.MCPName), stepList,
-			jen.Qual(runtimePath, "TypedResource").Types(jen.Id(t.Name+"Answers"), jen.Id(t.Name+"Step")).Values(typed), jen.Id("opts")),
-		jen.Qual(runtimePath, add).Call(jen.Id("server"), jen.Op("&").Qual(mcpPath, typ).Values(res), jen.Id("m")),
+		jen.Id("m").Op(":=").Qual(implPath, "NewResourceMachine").Call(jen.Lit(t.MCPName), stepList,
+			impl("TypedResource").Types(jen.Id(t.Name+"Answers"), jen.Id(t.Name+"Step")).Values(typed), jen.Id("opts")),
+		jen.Qual(implPath, add).Call(jen.Id("server"), jen.Op("&").Qual(mcpPath, typ).Values(res), jen.Id("m")),
 	}
 }

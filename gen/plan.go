@@ -65,7 +65,7 @@ func (c *checker) nameGenerated(p *pkgModel) {
 // its tools) may refer to, to the name it goes by: its own, or with "_"
 // added when a package-level identifier or another import has it.
 func (c *checker) importNames(file *fileModel) map[string]string {
-	paths := []string{runtimePath, mcpPath, jsonschemaPath, "context", "encoding/json", "fmt", "math", "net/url", "time"}
+	paths := []string{runtimePath, implPath, mcpPath, jsonschemaPath, "context", "encoding/json", "fmt", "math", "net/url", "time"}
 	own := map[string]string{runtimePath: runtimeName}
 	var walk func(t types.Type)
 	walk = func(t types.Type) {

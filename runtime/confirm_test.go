@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
@@ -19,10 +20,10 @@ import (
 // only true answers (Step.Confirm), adjusted by edit. Completions, the
 // effect, are counted in refunds; a decline or cancel answers "ended
 // ACTION" with the step's answer as the handler got it.
-func refundServer(opts *elicitrt.ToolOptions, refunds *counter, edit func(*elicitrt.Step)) *mcp.Server {
+func refundServer(opts *elicitrt.ToolOptions, refunds *counter, edit func(*elicitimpl.Step)) *mcp.Server {
 	schema := json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`)
-	step := elicitrt.Step{
-		Key: "sure", Message: "Refund?", Confirm: "ok", Mode: elicitrt.ModeForm,
+	step := elicitimpl.Step{
+		Key: "sure", Message: "Refund?", Confirm: "ok", Mode: elicitimpl.ModeForm,
 		Params: func(msg string) *mcp.ElicitParams {
 			return &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: schema}
 		},
@@ -36,20 +37,20 @@ func refundServer(opts *elicitrt.ToolOptions, refunds *counter, edit func(*elici
 	if edit != nil {
 		edit(&step)
 	}
-	m := elicitrt.NewMachine("refund", []elicitrt.Step{step}, elicitrt.Flow{
-		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a elicitrt.Answers) (*mcp.CallToolResult, error) {
+	m := elicitimpl.NewMachine("refund", []elicitimpl.Step{step}, elicitimpl.Flow{
+		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a elicitimpl.Answers) (*mcp.CallToolResult, error) {
 			refunds.add()
 			return elicitrt.Text("refunded"), nil
 		},
-		Ended: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, a elicitrt.Answers) (*mcp.CallToolResult, error) {
+		Ended: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, a elicitimpl.Answers) (*mcp.CallToolResult, error) {
 			return elicitrt.Text(fmt.Sprintf("ended %s %v", action, a[step])), nil
 		},
-		Preview: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, a elicitrt.Answers) string {
+		Preview: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, a elicitimpl.Answers) string {
 			return "This will refund."
 		},
 	}, opts)
 	server := mcp.NewServer(&mcp.Implementation{Name: "refund", Version: "v0"}, nil)
-	elicitrt.AddTool[map[string]any](server, &mcp.Tool{Name: "refund", InputSchema: json.RawMessage(
+	elicitimpl.AddTool[map[string]any](server, &mcp.Tool{Name: "refund", InputSchema: json.RawMessage(
 		`{"type":"object","properties":{"ok":{"type":"boolean"},"confirmation_token":{"type":"string"}}}`)}, m)
 	return server
 }
@@ -127,16 +128,16 @@ func TestConfirmStepRounds(t *testing.T) {
 func TestConfirmStepNeverAnsweredForTheUser(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		edit func(*elicitrt.Step)
+		edit func(*elicitimpl.Step)
 		ask  bool // the client can show forms
 	}{
-		{"prefill", func(s *elicitrt.Step) { s.Prefill, s.PrefillNeeds = []string{"ok"}, []string{"ok"} }, true},
-		{"defaults", func(s *elicitrt.Step) {
-			s.Fallback = elicitrt.FallbackDefaults
+		{"prefill", func(s *elicitimpl.Step) { s.Prefill, s.PrefillNeeds = []string{"ok"}, []string{"ok"} }, true},
+		{"defaults", func(s *elicitimpl.Step) {
+			s.Fallback = elicitimpl.FallbackDefaults
 			s.Check = func(map[string]any) error { return nil } // as if ok defaulted to false
 		}, false},
-		{"preview of a no", func(s *elicitrt.Step) {
-			s.Once, s.Fallback, s.Accept = true, elicitrt.FallbackPreview, map[string]any{"ok": false}
+		{"preview of a no", func(s *elicitimpl.Step) {
+			s.Once, s.Fallback, s.Accept = true, elicitimpl.FallbackPreview, map[string]any{"ok": false}
 		}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {

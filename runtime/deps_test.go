@@ -30,6 +30,7 @@ var layers = map[string]struct {
 
 	// What servers import.
 	"runtime":            {3, []string{sdk}},
+	"runtime/elicitimpl": {3, []string{sdk}},
 	"runtime/signin":     {3, nil},
 	"runtime/redisstore": {3, []string{"github.com/redis/go-redis/v9"}},
 }

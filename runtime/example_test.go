@@ -117,7 +117,7 @@ func ExampleMemoryReplayGuard() {
 func ExampleContentError() {
 	var err error = &elicitrt.ContentError{Fields: []elicitrt.FieldError{
 		{Property: "environment", Reason: "must be one of dev, staging, prod"},
-		{Property: "notify", Reason: elicitrt.ReasonBoolean},
+		{Property: "notify", Reason: "must be a boolean"},
 	}}
 	var ce *elicitrt.ContentError
 	if errors.As(err, &ce) {

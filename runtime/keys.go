@@ -43,3 +43,7 @@ type Binding = seal.Binding
 
 // KeySize is the size of a key in bytes: 32, for AES-256-GCM.
 const KeySize = seal.KeySize
+
+// GenerateKey returns a new random key, base64-encoded, for
+// ELICITGEN_STATE_KEYS.
+func GenerateKey() string { return seal.GenerateKey() }

@@ -17,14 +17,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
 )
 
 // countForm is a one-property form written by hand, as generated code
 // would: {"n": integer 1..9, required}.
 var countSchema = json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","minimum":1,"maximum":9}},"required":["n"]}`)
 
-func countStep() elicitrt.Step {
-	return elicitrt.Step{
+func countStep() elicitimpl.Step {
+	return elicitimpl.Step{
 		Key: "count", Message: "How many?",
 		Params: func(msg string) *mcp.ElicitParams {
 			return &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: countSchema}
@@ -45,19 +46,19 @@ type noArgs struct{}
 // handler panics when the count is 7.
 func countServer(opts *elicitrt.ToolOptions) *mcp.Server {
 	server := mcp.NewServer(&mcp.Implementation{Name: "count", Version: "v0"}, nil)
-	m := elicitrt.NewMachine("count", []elicitrt.Step{countStep()}, elicitrt.Flow{
-		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a elicitrt.Answers) (*mcp.CallToolResult, error) {
+	m := elicitimpl.NewMachine("count", []elicitimpl.Step{countStep()}, elicitimpl.Flow{
+		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a elicitimpl.Answers) (*mcp.CallToolResult, error) {
 			n := a[0]["n"].(float64)
 			if n == 7 {
 				panic("seven")
 			}
 			return elicitrt.Text(fmt.Sprintf("count %v", n)), nil
 		},
-		Ended: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, a elicitrt.Answers) (*mcp.CallToolResult, error) {
+		Ended: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, a elicitimpl.Answers) (*mcp.CallToolResult, error) {
 			return elicitrt.Text(action), nil
 		},
 	}, opts)
-	elicitrt.AddTool[noArgs](server, &mcp.Tool{Name: "count", InputSchema: json.RawMessage(`{"type":"object"}`)}, m)
+	elicitimpl.AddTool[noArgs](server, &mcp.Tool{Name: "count", InputSchema: json.RawMessage(`{"type":"object"}`)}, m)
 	return server
 }
 

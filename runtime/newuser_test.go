@@ -10,8 +10,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/mcptest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
 )
 
 // Tests of issue 29's runtime items, over the real SDK: a task-only
@@ -25,14 +27,14 @@ type taskOnlyArgs struct {
 // taskOnlyServer has one tool, "brew", that runs only as a task.
 func taskOnlyServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "newuser", Version: "v0"}, nil)
-	flow := elicitrt.Flow{
-		Tasks: elicitrt.TaskRequired,
-		Run: func(context.Context, *elicitrt.Task, *mcp.CallToolRequest, any, elicitrt.Answers) (*mcp.CallToolResult, error) {
+	flow := elicitimpl.Flow{
+		Tasks: elicitimpl.TaskRequired,
+		Run: func(context.Context, *elicitrt.Task, *mcp.CallToolRequest, any, elicitimpl.Answers) (*mcp.CallToolResult, error) {
 			return elicitrt.Text("brewed"), nil
 		},
 	}
-	elicitrt.AddTool[taskOnlyArgs](s, &mcp.Tool{Name: "brew", InputSchema: json.RawMessage(`{"type":"object","properties":{"size":{"type":"string"}}}`)},
-		elicitrt.NewMachine("brew", nil, flow, nil))
+	elicitimpl.AddTool[taskOnlyArgs](s, &mcp.Tool{Name: "brew", InputSchema: json.RawMessage(`{"type":"object","properties":{"size":{"type":"string"}}}`)},
+		elicitimpl.NewMachine("brew", nil, flow, nil))
 	return s
 }
 
@@ -40,7 +42,7 @@ func taskOnlyServer() *mcp.Server {
 // tasks extension gets -32021 saying that tasks need protocol 2026-07-28,
 // not that it should declare what it declared.
 func TestTaskOnlyToolOnOldProtocol(t *testing.T) {
-	caps := &mcp.ClientCapabilities{Extensions: map[string]any{elicitrt.TasksExtension: map[string]any{}}}
+	caps := &mcp.ClientCapabilities{Extensions: map[string]any{machine.TasksExtension: map[string]any{}}}
 	for _, transport := range mcptest.Transports {
 		t.Run(transport, func(t *testing.T) {
 			cs := mcptest.Connect(t, taskOnlyServer, transport, "legacy", mcptest.Options{Capabilities: caps})
@@ -59,7 +61,7 @@ func TestTaskOnlyToolOnOldProtocol(t *testing.T) {
 	cs := mcptest.Connect(t, taskOnlyServer, "memory", "modern", mcptest.Options{})
 	_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "brew", Arguments: map[string]any{}})
 	var rpcErr *jsonrpc.Error
-	if !errors.As(err, &rpcErr) || !strings.Contains(rpcErr.Message, "needs the client to support the "+elicitrt.TasksExtension) {
+	if !errors.As(err, &rpcErr) || !strings.Contains(rpcErr.Message, "needs the client to support the "+machine.TasksExtension) {
 		t.Errorf("modern client without the extension: %v", err)
 	}
 }
@@ -72,7 +74,7 @@ func formServer(confirm bool) func() *mcp.Server {
 	return func() *mcp.Server {
 		s := mcp.NewServer(&mcp.Implementation{Name: "newuser", Version: "v0"}, nil)
 		schema := json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"},"note":{"type":"string"},"email":{"type":"string","format":"email"}},"required":["ok"]}`)
-		step := elicitrt.Step{Key: "form", Mode: elicitrt.ModeForm, Message: "Well?",
+		step := elicitimpl.Step{Key: "form", Mode: elicitimpl.ModeForm, Message: "Well?",
 			Params: func(msg string) *mcp.ElicitParams {
 				return &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: schema}
 			},
@@ -84,17 +86,17 @@ func formServer(confirm bool) func() *mcp.Server {
 			step.Prefill, step.PrefillNeeds = []string{"note", "email"}, []string{"note", "email"}
 			prefill = json.RawMessage(`{"note":{"type":"string"},"email":{"type":"string","format":"email"}}`)
 		}
-		flow := elicitrt.Flow{
-			Complete: func(_ context.Context, _ *mcp.CallToolRequest, _ any, a elicitrt.Answers) (*mcp.CallToolResult, error) {
+		flow := elicitimpl.Flow{
+			Complete: func(_ context.Context, _ *mcp.CallToolRequest, _ any, a elicitimpl.Answers) (*mcp.CallToolResult, error) {
 				b, _ := json.Marshal(a[0])
 				return elicitrt.Text(string(b)), nil
 			},
-			Ended: func(context.Context, *mcp.CallToolRequest, any, int, string, elicitrt.Answers) (*mcp.CallToolResult, error) {
+			Ended: func(context.Context, *mcp.CallToolRequest, any, int, string, elicitimpl.Answers) (*mcp.CallToolResult, error) {
 				return elicitrt.Text("ended"), nil
 			},
 		}
-		elicitrt.AddTool[taskOnlyArgs](s, &mcp.Tool{Name: "form", InputSchema: elicitrt.MustInputSchema("form", map[string]any{"type": "object"}, nil, prefill)},
-			elicitrt.NewMachine("form", []elicitrt.Step{step}, flow, nil))
+		elicitimpl.AddTool[taskOnlyArgs](s, &mcp.Tool{Name: "form", InputSchema: elicitimpl.MustInputSchema("form", map[string]any{"type": "object"}, nil, prefill)},
+			elicitimpl.NewMachine("form", []elicitimpl.Step{step}, flow, nil))
 		return s
 	}
 }
@@ -103,20 +105,20 @@ func formServer(confirm bool) func() *mcp.Server {
 func checkForm(content map[string]any) error {
 	var bad []elicitrt.FieldError
 	if _, ok := content["ok"].(bool); !ok {
-		reason := elicitrt.ReasonBoolean
+		reason := elicitimpl.ReasonBoolean
 		if _, present := content["ok"]; !present {
-			reason = elicitrt.ReasonRequired
+			reason = elicitimpl.ReasonRequired
 		}
 		bad = append(bad, elicitrt.FieldError{Property: "ok", Reason: reason})
 	}
 	if v, present := content["note"]; present {
 		if _, ok := v.(string); !ok {
-			bad = append(bad, elicitrt.FieldError{Property: "note", Reason: elicitrt.ReasonString})
+			bad = append(bad, elicitrt.FieldError{Property: "note", Reason: elicitimpl.ReasonString})
 		}
 	}
 	if v, present := content["email"]; present {
-		if s, ok := v.(string); !ok || !elicitrt.IsEmail(s) {
-			bad = append(bad, elicitrt.FieldError{Property: "email", Reason: elicitrt.ReasonEmail})
+		if s, ok := v.(string); !ok || !elicitimpl.IsEmail(s) {
+			bad = append(bad, elicitrt.FieldError{Property: "email", Reason: elicitimpl.ReasonEmail})
 		}
 	}
 	if bad != nil {
@@ -219,11 +221,11 @@ type nestedArgs struct {
 func TestNestedArgumentErrorsInFormWords(t *testing.T) {
 	newServer := func() *mcp.Server {
 		s := mcp.NewServer(&mcp.Implementation{Name: "newuser", Version: "v0"}, nil)
-		flow := elicitrt.Flow{Complete: func(_ context.Context, _ *mcp.CallToolRequest, args any, _ elicitrt.Answers) (*mcp.CallToolResult, error) {
+		flow := elicitimpl.Flow{Complete: func(_ context.Context, _ *mcp.CallToolRequest, args any, _ elicitimpl.Answers) (*mcp.CallToolResult, error) {
 			return elicitrt.Text("env " + args.(nestedArgs).Target.Env), nil
 		}}
 		schema := json.RawMessage(`{"type":"object","properties":{"target":{"type":"object","properties":{"env":{"type":"string"}}},"count":{"type":"integer","minimum":1,"maximum":9}},"required":["target"],"additionalProperties":false}`)
-		elicitrt.AddTool[nestedArgs](s, &mcp.Tool{Name: "nested", InputSchema: schema}, elicitrt.NewMachine("nested", nil, flow, nil))
+		elicitimpl.AddTool[nestedArgs](s, &mcp.Tool{Name: "nested", InputSchema: schema}, elicitimpl.NewMachine("nested", nil, flow, nil))
 		return s
 	}
 	cases := []struct {
@@ -257,24 +259,24 @@ func TestPartialPrefillAnswersFallbackDefaults(t *testing.T) {
 	newServer := func() *mcp.Server {
 		s := mcp.NewServer(&mcp.Implementation{Name: "newuser", Version: "v0"}, nil)
 		schema := json.RawMessage(`{"type":"object","properties":{"note":{"type":"string"},"flag":{"type":"boolean","default":false}}}`)
-		step := elicitrt.Step{Key: "opt", Mode: elicitrt.ModeForm, Message: "Options?", Fallback: elicitrt.FallbackDefaults,
+		step := elicitimpl.Step{Key: "opt", Mode: elicitimpl.ModeForm, Message: "Options?", Fallback: elicitimpl.FallbackDefaults,
 			Prefill: []string{"note", "flag"}, PrefillNeeds: []string{"note"},
 			Params: func(msg string) *mcp.ElicitParams {
 				return &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: schema}
 			},
 			Check: func(c map[string]any) error {
 				if _, ok := c["flag"].(bool); !ok && c["flag"] != nil {
-					return &elicitrt.ContentError{Fields: []elicitrt.FieldError{{Property: "flag", Reason: elicitrt.ReasonBoolean}}}
+					return &elicitrt.ContentError{Fields: []elicitrt.FieldError{{Property: "flag", Reason: elicitimpl.ReasonBoolean}}}
 				}
 				return nil
 			}}
-		flow := elicitrt.Flow{Complete: func(_ context.Context, _ *mcp.CallToolRequest, _ any, a elicitrt.Answers) (*mcp.CallToolResult, error) {
+		flow := elicitimpl.Flow{Complete: func(_ context.Context, _ *mcp.CallToolRequest, _ any, a elicitimpl.Answers) (*mcp.CallToolResult, error) {
 			b, _ := json.Marshal(a[0])
 			return elicitrt.Text(string(b)), nil
 		}}
 		prefill := json.RawMessage(`{"note":{"type":"string"},"flag":{"type":"boolean","default":false}}`)
-		elicitrt.AddTool[taskOnlyArgs](s, &mcp.Tool{Name: "opt", InputSchema: elicitrt.MustInputSchema("opt", map[string]any{"type": "object"}, nil, prefill)},
-			elicitrt.NewMachine("opt", []elicitrt.Step{step}, flow, nil))
+		elicitimpl.AddTool[taskOnlyArgs](s, &mcp.Tool{Name: "opt", InputSchema: elicitimpl.MustInputSchema("opt", map[string]any{"type": "object"}, nil, prefill)},
+			elicitimpl.NewMachine("opt", []elicitimpl.Step{step}, flow, nil))
 		return s
 	}
 	for _, transport := range mcptest.Transports {

@@ -11,7 +11,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
@@ -34,8 +36,8 @@ func launchServerChecking(opts *elicitrt.ToolOptions, launched *counter, mustCon
 // addLaunch adds the launch tool to server under name.
 func addLaunch(server *mcp.Server, name string, opts *elicitrt.ToolOptions, launched *counter, mustConfirm bool) {
 	schema := json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]}`)
-	step := elicitrt.Step{
-		Key: "confirm", Message: "Launch?", Once: true, Fallback: elicitrt.FallbackPreview,
+	step := elicitimpl.Step{
+		Key: "confirm", Message: "Launch?", Once: true, Fallback: elicitimpl.FallbackPreview,
 		Accept: map[string]any{"confirm": true},
 		Params: func(msg string) *mcp.ElicitParams {
 			return &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: schema}
@@ -52,22 +54,22 @@ func addLaunch(server *mcp.Server, name string, opts *elicitrt.ToolOptions, laun
 		json.Unmarshal(req.Params.Arguments, &a)
 		return a.Target
 	}
-	m := elicitrt.NewMachine(name, []elicitrt.Step{step}, elicitrt.Flow{
-		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a elicitrt.Answers) (*mcp.CallToolResult, error) {
+	m := elicitimpl.NewMachine(name, []elicitimpl.Step{step}, elicitimpl.Flow{
+		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a elicitimpl.Answers) (*mcp.CallToolResult, error) {
 			if a[0]["confirm"] != true {
 				return elicitrt.Text("not launched"), nil
 			}
 			launched.add()
 			return elicitrt.Text("launched " + target(req)), nil
 		},
-		Ended: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, a elicitrt.Answers) (*mcp.CallToolResult, error) {
+		Ended: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, a elicitimpl.Answers) (*mcp.CallToolResult, error) {
 			return elicitrt.Text(action), nil
 		},
-		Preview: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, a elicitrt.Answers) string {
+		Preview: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, a elicitimpl.Answers) string {
 			return "This will launch " + target(req) + "."
 		},
 	}, opts)
-	elicitrt.AddTool[map[string]any](server, &mcp.Tool{Name: name, InputSchema: json.RawMessage(
+	elicitimpl.AddTool[map[string]any](server, &mcp.Tool{Name: name, InputSchema: json.RawMessage(
 		`{"type":"object","properties":{"target":{"type":"string"},"confirmation_token":{"type":"string"}}}`)}, m)
 }
 
@@ -160,7 +162,7 @@ func TestPreviewThenConfirm(t *testing.T) {
 				// Expiry.
 				late := previewToken(t, call(map[string]any{"target": "moon"}))
 				mu.Lock()
-				now = now.Add(elicitrt.DefaultPreviewTTL + time.Second)
+				now = now.Add(machine.DefaultPreviewTTL + time.Second)
 				mu.Unlock()
 				refused("expired", call(map[string]any{"target": "moon", "confirmation_token": late}))
 				if launched.get() != 1 {

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -36,13 +38,13 @@ func (f *contextForm) DecodeElicit(c map[string]any) error {
 	return nil
 }
 
-func contextStep(key, message string) elicitrt.Step {
-	return elicitrt.Step{
+func contextStep(key, message string) elicitimpl.Step {
+	return elicitimpl.Step{
 		Key: key, Message: message, Missing: "context is required",
 		Params: func(msg string) *mcp.ElicitParams {
 			return &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: contextSchema}
 		},
-		Check: elicitrt.Check[contextForm],
+		Check: elicitimpl.Check[contextForm],
 	}
 }
 
@@ -52,16 +54,16 @@ type promptArgs struct {
 
 type askAnswers struct{ Context *contextForm }
 
-func askAnswersOf(a elicitrt.Answers) askAnswers {
-	return askAnswers{Context: elicitrt.Decoded[contextForm](a[0])}
+func askAnswersOf(a elicitimpl.Answers) askAnswers {
+	return askAnswers{Context: elicitimpl.Decoded[contextForm](a[0])}
 }
 
 // askServer serves the prompt "summarize" (argument project, required) and
 // the resource template "notes://{id}", each asking for a context first.
 func askServer(opts *elicitrt.ToolOptions) *mcp.Server {
 	server := mcp.NewServer(&mcp.Implementation{Name: "ask", Version: "v0"}, nil)
-	pm := elicitrt.NewPromptMachine("summarize", []elicitrt.Step{contextStep("user_context", "What context should the prompt use?")},
-		elicitrt.TypedPrompt[promptArgs, askAnswers, int]{
+	pm := elicitimpl.NewPromptMachine("summarize", []elicitimpl.Step{contextStep("user_context", "What context should the prompt use?")},
+		elicitimpl.TypedPrompt[promptArgs, askAnswers, int]{
 			Answers: askAnswersOf,
 			Complete: func(ctx context.Context, req *mcp.GetPromptRequest, args promptArgs, a askAnswers) (*mcp.GetPromptResult, error) {
 				return elicitrt.PromptText("summary", fmt.Sprintf("Summarize %s for %s.", args.Project, a.Context.Context)), nil
@@ -73,10 +75,10 @@ func askServer(opts *elicitrt.ToolOptions) *mcp.Server {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "cancelled"}
 			},
 		}, opts)
-	elicitrt.AddPrompt[promptArgs](server, &mcp.Prompt{Name: "summarize", Arguments: []*mcp.PromptArgument{{Name: "project", Required: true}}}, pm)
+	elicitimpl.AddPrompt[promptArgs](server, &mcp.Prompt{Name: "summarize", Arguments: []*mcp.PromptArgument{{Name: "project", Required: true}}}, pm)
 
-	rm := elicitrt.NewResourceMachine("notes://{id}", []elicitrt.Step{contextStep("note_context", "Which notes?")},
-		elicitrt.TypedResource[askAnswers, int]{
+	rm := elicitimpl.NewResourceMachine("notes://{id}", []elicitimpl.Step{contextStep("note_context", "Which notes?")},
+		elicitimpl.TypedResource[askAnswers, int]{
 			Answers: askAnswersOf,
 			Complete: func(ctx context.Context, req *mcp.ReadResourceRequest, a askAnswers) (*mcp.ReadResourceResult, error) {
 				return elicitrt.ResourceText(req.Params.URI, "text/plain", "notes on "+a.Context.Context), nil
@@ -88,19 +90,19 @@ func askServer(opts *elicitrt.ToolOptions) *mcp.Server {
 				return elicitrt.ResourceText(req.Params.URI, "text/plain", "cancelled"), nil
 			},
 		}, opts)
-	elicitrt.AddResourceTemplate(server, &mcp.ResourceTemplate{Name: "notes", URITemplate: "notes://{id}", MIMEType: "text/plain"}, rm)
+	elicitimpl.AddResourceTemplate(server, &mcp.ResourceTemplate{Name: "notes", URITemplate: "notes://{id}", MIMEType: "text/plain"}, rm)
 
 	// A tool of the prompt's name, with the same step and arguments: its
 	// states and the prompt's must not open for each other.
-	tm := elicitrt.NewMachine("summarize", []elicitrt.Step{contextStep("user_context", "What context should the prompt use?")}, elicitrt.Flow{
-		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a elicitrt.Answers) (*mcp.CallToolResult, error) {
+	tm := elicitimpl.NewMachine("summarize", []elicitimpl.Step{contextStep("user_context", "What context should the prompt use?")}, elicitimpl.Flow{
+		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a elicitimpl.Answers) (*mcp.CallToolResult, error) {
 			return elicitrt.Text("tool done"), nil
 		},
-		Ended: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, a elicitrt.Answers) (*mcp.CallToolResult, error) {
+		Ended: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, a elicitimpl.Answers) (*mcp.CallToolResult, error) {
 			return elicitrt.Text(action), nil
 		},
 	}, opts)
-	elicitrt.AddTool[promptArgs](server, &mcp.Tool{Name: "summarize", InputSchema: json.RawMessage(`{"type":"object","properties":{"project":{"type":"string"}}}`)}, tm)
+	elicitimpl.AddTool[promptArgs](server, &mcp.Tool{Name: "summarize", InputSchema: json.RawMessage(`{"type":"object","properties":{"project":{"type":"string"}}}`)}, tm)
 	return server
 }
 

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitgen/elicitgen/internal/machine"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
@@ -94,7 +95,7 @@ func TestMemoryReplayGuardOnce(t *testing.T) {
 	}
 	// No time left to remember a claim: refused, never first.
 	for _, ttl := range []time.Duration{0, -time.Second} {
-		if first, err := g.Claim(ctx, "past", ttl); first || !errors.Is(err, elicitrt.ErrClaimNoTime) || g.Len() != 1 {
+		if first, err := g.Claim(ctx, "past", ttl); first || !errors.Is(err, machine.ErrClaimNoTime) || g.Len() != 1 {
 			t.Fatalf("claim with ttl %v: first=%v err=%v, %d remembered; want ErrClaimNoTime", ttl, first, err, g.Len())
 		}
 	}
@@ -113,7 +114,7 @@ func TestMemoryReplayGuardFullRefuses(t *testing.T) {
 			t.Fatalf("claim %d: %v %v", i, first, err)
 		}
 	}
-	if first, err := g.Claim(ctx, "new", time.Minute); first || !errors.Is(err, elicitrt.ErrReplayGuardFull) {
+	if first, err := g.Claim(ctx, "new", time.Minute); first || !errors.Is(err, machine.ErrReplayGuardFull) {
 		t.Fatalf("claim over the cap: %v %v, want ErrReplayGuardFull", first, err)
 	}
 	for i := range 3 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -15,8 +16,8 @@ import (
 // come from different versions of elicitgen: run the elicitgen of the same
 // module version as the runtime, then go generate.
 const (
-	_ = elicitrt.EnforceVersion(2 - elicitrt.MinVersion)
-	_ = elicitrt.EnforceVersion(elicitrt.MaxVersion - 2)
+	_ = elicitimpl.EnforceVersion(3 - elicitimpl.MinVersion)
+	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 3)
 )
 
 // A "cannot convert" error here means Five changed after elicitgen ran: run go generate.
@@ -62,9 +63,9 @@ func (x *Five) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "name",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
-		} else if !elicitrt.CharCountWithin(s, 1, 40) {
+		} else if !elicitimpl.CharCountWithin(s, 1, 40) {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "name",
 				Reason:   "must have 1 to 40 characters",
@@ -75,11 +76,11 @@ func (x *Five) DecodeElicit(content map[string]any) error {
 	} else {
 		errs = append(errs, elicitrt.FieldError{
 			Property: "name",
-			Reason:   elicitrt.ReasonRequired,
+			Reason:   elicitimpl.ReasonRequired,
 		})
 	}
 	if raw, ok := content["age"]; ok {
-		if n, reason := elicitrt.Integer(raw); reason != "" {
+		if n, reason := elicitimpl.Integer(raw); reason != "" {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "age",
 				Reason:   reason,
@@ -94,7 +95,7 @@ func (x *Five) DecodeElicit(content map[string]any) error {
 		}
 	}
 	if raw, ok := content["score"]; ok {
-		if n, reason := elicitrt.Number(raw); reason != "" {
+		if n, reason := elicitimpl.Number(raw); reason != "" {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "score",
 				Reason:   reason,
@@ -112,7 +113,7 @@ func (x *Five) DecodeElicit(content map[string]any) error {
 		if b, ok := raw.(bool); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "active",
-				Reason:   elicitrt.ReasonBoolean,
+				Reason:   elicitimpl.ReasonBoolean,
 			})
 		} else {
 			v.Active = b
@@ -124,9 +125,9 @@ func (x *Five) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "comment",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
-		} else if !elicitrt.CharCountWithin(s, 0, 200) {
+		} else if !elicitimpl.CharCountWithin(s, 0, 200) {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "comment",
 				Reason:   "must have at most 200 characters",
@@ -249,9 +250,9 @@ func (x *Twelve) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "title",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
-		} else if !elicitrt.CharCountWithin(s, 1, 80) {
+		} else if !elicitimpl.CharCountWithin(s, 1, 80) {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "title",
 				Reason:   "must have 1 to 80 characters",
@@ -262,19 +263,19 @@ func (x *Twelve) DecodeElicit(content map[string]any) error {
 	} else {
 		errs = append(errs, elicitrt.FieldError{
 			Property: "title",
-			Reason:   elicitrt.ReasonRequired,
+			Reason:   elicitimpl.ReasonRequired,
 		})
 	}
 	if raw, ok := content["email"]; ok {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "email",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
-		} else if !elicitrt.IsEmail(s) {
+		} else if !elicitimpl.IsEmail(s) {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "email",
-				Reason:   elicitrt.ReasonEmail,
+				Reason:   elicitimpl.ReasonEmail,
 			})
 		} else {
 			v.Email = s
@@ -282,19 +283,19 @@ func (x *Twelve) DecodeElicit(content map[string]any) error {
 	} else {
 		errs = append(errs, elicitrt.FieldError{
 			Property: "email",
-			Reason:   elicitrt.ReasonRequired,
+			Reason:   elicitimpl.ReasonRequired,
 		})
 	}
 	if raw, ok := content["homepage"]; ok {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "homepage",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
-		} else if !elicitrt.IsAbsoluteURI(s) {
+		} else if !elicitimpl.IsAbsoluteURI(s) {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "homepage",
-				Reason:   elicitrt.ReasonURI,
+				Reason:   elicitimpl.ReasonURI,
 			})
 		} else {
 			if blk == nil {
@@ -308,12 +309,12 @@ func (x *Twelve) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "due",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
-		} else if !elicitrt.IsDate(s) {
+		} else if !elicitimpl.IsDate(s) {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "due",
-				Reason:   elicitrt.ReasonDate,
+				Reason:   elicitimpl.ReasonDate,
 			})
 		} else {
 			v.Due = s
@@ -323,12 +324,12 @@ func (x *Twelve) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "start",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
-		} else if tm, ok := elicitrt.ParseDateTime(s); !ok {
+		} else if tm, ok := elicitimpl.ParseDateTime(s); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "start",
-				Reason:   elicitrt.ReasonDateTime,
+				Reason:   elicitimpl.ReasonDateTime,
 			})
 		} else {
 			if blk == nil {
@@ -342,7 +343,7 @@ func (x *Twelve) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "priority",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
 		} else if elicitPriorityIndex(s) < 0 {
 			errs = append(errs, elicitrt.FieldError{
@@ -355,14 +356,14 @@ func (x *Twelve) DecodeElicit(content map[string]any) error {
 	} else {
 		errs = append(errs, elicitrt.FieldError{
 			Property: "priority",
-			Reason:   elicitrt.ReasonRequired,
+			Reason:   elicitimpl.ReasonRequired,
 		})
 	}
 	if raw, ok := content["color"]; ok {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "color",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
 		} else if elicitColorIndex(s) < 0 {
 			errs = append(errs, elicitrt.FieldError{
@@ -376,11 +377,11 @@ func (x *Twelve) DecodeElicit(content map[string]any) error {
 		v.Color = "blue"
 	}
 	if raw, ok := content["labels"]; ok {
-		list, ok := elicitrt.List(raw)
+		list, ok := elicitimpl.List(raw)
 		var reason string
 		var items []Label
 		if !ok {
-			reason = elicitrt.ReasonArray
+			reason = elicitimpl.ReasonArray
 		} else if len(list) < 1 || len(list) > 3 {
 			reason = "must have 1 to 3 items"
 		} else {
@@ -392,7 +393,7 @@ func (x *Twelve) DecodeElicit(content map[string]any) error {
 			for _, it := range list {
 				s, ok := it.(string)
 				if !ok {
-					reason = elicitrt.ReasonArray
+					reason = elicitimpl.ReasonArray
 					break
 				}
 				i := elicitLabelIndex(s)
@@ -401,7 +402,7 @@ func (x *Twelve) DecodeElicit(content map[string]any) error {
 					break
 				}
 				if seen[i] {
-					reason = elicitrt.ReasonDuplicate
+					reason = elicitimpl.ReasonDuplicate
 					break
 				}
 				seen[i] = true
@@ -418,7 +419,7 @@ func (x *Twelve) DecodeElicit(content map[string]any) error {
 		}
 	}
 	if raw, ok := content["count"]; ok {
-		if n, reason := elicitrt.Integer(raw); reason != "" {
+		if n, reason := elicitimpl.Integer(raw); reason != "" {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "count",
 				Reason:   reason,
@@ -437,7 +438,7 @@ func (x *Twelve) DecodeElicit(content map[string]any) error {
 		}
 	}
 	if raw, ok := content["budget"]; ok {
-		if n, reason := elicitrt.Number(raw); reason != "" {
+		if n, reason := elicitimpl.Number(raw); reason != "" {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "budget",
 				Reason:   reason,
@@ -459,7 +460,7 @@ func (x *Twelve) DecodeElicit(content map[string]any) error {
 		if b, ok := raw.(bool); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "public",
-				Reason:   elicitrt.ReasonBoolean,
+				Reason:   elicitimpl.ReasonBoolean,
 			})
 		} else {
 			v.Public = b
@@ -471,9 +472,9 @@ func (x *Twelve) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "notes",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
-		} else if !elicitrt.CharCountWithin(s, 0, 500) {
+		} else if !elicitimpl.CharCountWithin(s, 0, 500) {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "notes",
 				Reason:   "must have at most 500 characters",

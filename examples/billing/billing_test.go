@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/mcptest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/signin"
@@ -453,7 +454,7 @@ func TestEveryTransportAndEra(t *testing.T) {
 				u := &mcptest.User{Replies: []*mcp.ElicitResult{{Action: "accept"}}}
 				cs := s.mcpClientEra(t, transport, era, "bob", mcptest.Options{User: u, Capabilities: bothModes})
 				res, err := list(cs, "", nil)
-				if err != nil || mcptest.Text(res) != elicitrt.LegacyURLUnfinished || u.Asked[0].ElicitationID == "" || len(u.CompletedIDs()) != 0 {
+				if err != nil || mcptest.Text(res) != machine.LegacyURLUnfinished || u.Asked[0].ElicitationID == "" || len(u.CompletedIDs()) != 0 {
 					t.Errorf("%s accept: %+v %v", name, res, err)
 				}
 			}

@@ -165,7 +165,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "billing: %v\n", err)
 		os.Exit(1)
 	}
-	grants := elicitrt.DefaultGrants()
+	var grants elicitrt.GrantStore = &elicitrt.MemoryGrants{}
 	// With -redis or ELICITGEN_REDIS_URL, instances (and a -stdio process
 	// with the -http one serving the pages) share the sign-ins and grants,
 	// sealed with the shared keys.

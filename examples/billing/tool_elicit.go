@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -16,8 +17,8 @@ import (
 // come from different versions of elicitgen: run the elicitgen of the same
 // module version as the runtime, then go generate.
 const (
-	_ = elicitrt.EnforceVersion(2 - elicitrt.MinVersion)
-	_ = elicitrt.EnforceVersion(elicitrt.MaxVersion - 2)
+	_ = elicitimpl.EnforceVersion(3 - elicitimpl.MinVersion)
+	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 3)
 )
 
 // ListInvoicesStep names a step of the list_invoices tool.
@@ -57,20 +58,20 @@ type ListInvoicesHandler interface {
 }
 
 // elicitListInvoicesAnswers types the answers the machine keeps for the list_invoices tool.
-func elicitListInvoicesAnswers(a elicitrt.Answers) ListInvoicesAnswers {
-	return ListInvoicesAnswers{Billing: elicitrt.URLAnswer(a[0])}
+func elicitListInvoicesAnswers(a elicitimpl.Answers) ListInvoicesAnswers {
+	return ListInvoicesAnswers{Billing: elicitimpl.URLAnswer(a[0])}
 }
 
 // RegisterListInvoices adds the list_invoices tool to server: the runtime's interpreter runs its
 // step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterListInvoices(server *mcp.Server, h ListInvoicesHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
-	m := elicitrt.NewMachine("list_invoices", []elicitrt.Step{{
-		Fallback: elicitrt.FallbackError,
+	m := elicitimpl.NewMachine("list_invoices", []elicitimpl.Step{{
+		Fallback: elicitimpl.FallbackError,
 		Key:      "billing",
 		Message:  "Open this link to connect your billing account.",
-		Mode:     elicitrt.ModeURL,
-	}}, elicitrt.Typed[NoArgs, ListInvoicesAnswers, ListInvoicesStep]{
+		Mode:     elicitimpl.ModeURL,
+	}}, elicitimpl.Typed[NoArgs, ListInvoicesAnswers, ListInvoicesStep]{
 		Answers:   elicitListInvoicesAnswers,
 		Asks:      map[ListInvoicesStep]func(context.Context, *mcp.CallToolRequest, NoArgs, ListInvoicesAnswers) bool{ListInvoicesStepBilling: h.AskBilling},
 		Cancelled: h.Cancelled,
@@ -78,13 +79,13 @@ func RegisterListInvoices(server *mcp.Server, h ListInvoicesHandler, opts *elici
 		Declined:  h.Declined,
 		Links:     map[ListInvoicesStep]func(context.Context, *mcp.CallToolRequest, NoArgs, ListInvoicesAnswers, string) string{ListInvoicesStepBilling: h.BillingURL},
 	}.Flow(), opts)
-	elicitrt.AddTool[NoArgs](server, &mcp.Tool{
+	elicitimpl.AddTool[NoArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
 			IdempotentHint: false,
 			ReadOnlyHint:   true,
 		},
 		Description: "Lists the open invoices in the user's billing account. With no stored grant for the user, it first sends the user to this server's own connect page, which checks that the browser user is the one who asked before handing over to the billing provider's sign-in.",
-		InputSchema: elicitrt.MustInputSchema("list_invoices", base, err, nil),
+		InputSchema: elicitimpl.MustInputSchema("list_invoices", base, err, nil),
 		Name:        "list_invoices",
 	}, m)
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -16,8 +17,8 @@ import (
 // come from different versions of elicitgen: run the elicitgen of the same
 // module version as the runtime, then go generate.
 const (
-	_ = elicitrt.EnforceVersion(2 - elicitrt.MinVersion)
-	_ = elicitrt.EnforceVersion(elicitrt.MaxVersion - 2)
+	_ = elicitimpl.EnforceVersion(3 - elicitimpl.MinVersion)
+	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 3)
 )
 
 // A "cannot convert" error here means PromptContext changed after elicitgen ran: run go generate.
@@ -59,7 +60,7 @@ func (x *PromptContext) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "context",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
 		} else {
 			v.Context = s
@@ -67,7 +68,7 @@ func (x *PromptContext) DecodeElicit(content map[string]any) error {
 	} else {
 		errs = append(errs, elicitrt.FieldError{
 			Property: "context",
-			Reason:   elicitrt.ReasonRequired,
+			Reason:   elicitimpl.ReasonRequired,
 		})
 	}
 	if errs != nil {
@@ -109,28 +110,28 @@ type PromptHandler interface {
 }
 
 // elicitPromptAnswers types the answers the machine keeps for the test_input_required_result_prompt prompt.
-func elicitPromptAnswers(a elicitrt.Answers) PromptAnswers {
-	return PromptAnswers{UserContext: elicitrt.Decoded[PromptContext](a[0])}
+func elicitPromptAnswers(a elicitimpl.Answers) PromptAnswers {
+	return PromptAnswers{UserContext: elicitimpl.Decoded[PromptContext](a[0])}
 }
 
 // RegisterPrompt adds the test_input_required_result_prompt prompt to server: the runtime's interpreter runs its
 // step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterPrompt(server *mcp.Server, h PromptHandler, opts *elicitrt.ToolOptions) {
-	m := elicitrt.NewPromptMachine("test_input_required_result_prompt", []elicitrt.Step{{
-		Check:    elicitrt.Check[PromptContext],
-		Fallback: elicitrt.FallbackError,
+	m := elicitimpl.NewPromptMachine("test_input_required_result_prompt", []elicitimpl.Step{{
+		Check:    elicitimpl.Check[PromptContext],
+		Fallback: elicitimpl.FallbackError,
 		Key:      "user_context",
 		Message:  "What context should the prompt use?",
 		Missing:  "context is required",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   PromptContext{}.ElicitParams,
-	}}, elicitrt.TypedPrompt[struct{}, PromptAnswers, PromptStep]{
+	}}, elicitimpl.TypedPrompt[struct{}, PromptAnswers, PromptStep]{
 		Answers:   elicitPromptAnswers,
 		Cancelled: h.Cancelled,
 		Complete:  h.Complete,
 		Declined:  h.Declined,
 	}, opts)
-	elicitrt.AddPrompt[struct{}](server, &mcp.Prompt{
+	elicitimpl.AddPrompt[struct{}](server, &mcp.Prompt{
 		Description: "Asks what context to use, then writes its messages (scenario non-tool-request).",
 		Name:        "test_input_required_result_prompt",
 	}, m)
@@ -168,28 +169,28 @@ type NotesHandler interface {
 }
 
 // elicitNotesAnswers types the answers the machine keeps for the test://notes/{id} resource.
-func elicitNotesAnswers(a elicitrt.Answers) NotesAnswers {
-	return NotesAnswers{UserContext: elicitrt.Decoded[PromptContext](a[0])}
+func elicitNotesAnswers(a elicitimpl.Answers) NotesAnswers {
+	return NotesAnswers{UserContext: elicitimpl.Decoded[PromptContext](a[0])}
 }
 
 // RegisterNotes adds the test://notes/{id} resource to server: the runtime's interpreter runs its
 // step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterNotes(server *mcp.Server, h NotesHandler, opts *elicitrt.ToolOptions) {
-	m := elicitrt.NewResourceMachine("test://notes/{id}", []elicitrt.Step{{
-		Check:    elicitrt.Check[PromptContext],
-		Fallback: elicitrt.FallbackError,
+	m := elicitimpl.NewResourceMachine("test://notes/{id}", []elicitimpl.Step{{
+		Check:    elicitimpl.Check[PromptContext],
+		Fallback: elicitimpl.FallbackError,
 		Key:      "user_context",
 		Message:  "Which context are the notes for?",
 		Missing:  "context is required",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   PromptContext{}.ElicitParams,
-	}}, elicitrt.TypedResource[NotesAnswers, NotesStep]{
+	}}, elicitimpl.TypedResource[NotesAnswers, NotesStep]{
 		Answers:   elicitNotesAnswers,
 		Cancelled: h.Cancelled,
 		Complete:  h.Complete,
 		Declined:  h.Declined,
 	}, opts)
-	elicitrt.AddResourceTemplate(server, &mcp.ResourceTemplate{
+	elicitimpl.AddResourceTemplate(server, &mcp.ResourceTemplate{
 		Description: "The notes of one id, asking which context first.",
 		MIMEType:    "text/plain",
 		Name:        "Notes",

@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -17,8 +18,8 @@ import (
 // come from different versions of elicitgen: run the elicitgen of the same
 // module version as the runtime, then go generate.
 const (
-	_ = elicitrt.EnforceVersion(2 - elicitrt.MinVersion)
-	_ = elicitrt.EnforceVersion(elicitrt.MaxVersion - 2)
+	_ = elicitimpl.EnforceVersion(3 - elicitimpl.MinVersion)
+	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 3)
 )
 
 // A "cannot convert" error here means UserInfo changed after elicitgen ran: run go generate.
@@ -61,7 +62,7 @@ func (x *UserInfo) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "username",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
 		} else {
 			v.Username = s
@@ -69,14 +70,14 @@ func (x *UserInfo) DecodeElicit(content map[string]any) error {
 	} else {
 		errs = append(errs, elicitrt.FieldError{
 			Property: "username",
-			Reason:   elicitrt.ReasonRequired,
+			Reason:   elicitimpl.ReasonRequired,
 		})
 	}
 	if raw, ok := content["email"]; ok {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "email",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
 		} else {
 			v.Email = s
@@ -84,7 +85,7 @@ func (x *UserInfo) DecodeElicit(content map[string]any) error {
 	} else {
 		errs = append(errs, elicitrt.FieldError{
 			Property: "email",
-			Reason:   elicitrt.ReasonRequired,
+			Reason:   elicitimpl.ReasonRequired,
 		})
 	}
 	if errs != nil {
@@ -150,7 +151,7 @@ func (x *Defaults) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "name",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
 		} else {
 			v.Name = s
@@ -159,7 +160,7 @@ func (x *Defaults) DecodeElicit(content map[string]any) error {
 		v.Name = "John Doe"
 	}
 	if raw, ok := content["age"]; ok {
-		if n, reason := elicitrt.Integer(raw); reason != "" {
+		if n, reason := elicitimpl.Integer(raw); reason != "" {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "age",
 				Reason:   reason,
@@ -176,7 +177,7 @@ func (x *Defaults) DecodeElicit(content map[string]any) error {
 		v.Age = 30
 	}
 	if raw, ok := content["score"]; ok {
-		if n, reason := elicitrt.Number(raw); reason != "" {
+		if n, reason := elicitimpl.Number(raw); reason != "" {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "score",
 				Reason:   reason,
@@ -191,7 +192,7 @@ func (x *Defaults) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "status",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
 		} else if elicitStatusIndex(s) < 0 {
 			errs = append(errs, elicitrt.FieldError{
@@ -208,7 +209,7 @@ func (x *Defaults) DecodeElicit(content map[string]any) error {
 		if b, ok := raw.(bool); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "verified",
-				Reason:   elicitrt.ReasonBoolean,
+				Reason:   elicitimpl.ReasonBoolean,
 			})
 		} else {
 			v.Verified = b
@@ -325,7 +326,7 @@ func (x *Enums) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "untitledSingle",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
 		} else if elicitUntitledOptionIndex(s) < 0 {
 			errs = append(errs, elicitrt.FieldError{
@@ -340,7 +341,7 @@ func (x *Enums) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "titledSingle",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
 		} else if elicitTitledOptionIndex(s) < 0 {
 			errs = append(errs, elicitrt.FieldError{
@@ -355,7 +356,7 @@ func (x *Enums) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "legacyEnum",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
 		} else if elicitLegacyOptionIndex(s) < 0 {
 			errs = append(errs, elicitrt.FieldError{
@@ -367,11 +368,11 @@ func (x *Enums) DecodeElicit(content map[string]any) error {
 		}
 	}
 	if raw, ok := content["untitledMulti"]; ok {
-		list, ok := elicitrt.List(raw)
+		list, ok := elicitimpl.List(raw)
 		var reason string
 		var items []UntitledOption
 		if !ok {
-			reason = elicitrt.ReasonArray
+			reason = elicitimpl.ReasonArray
 		} else {
 			if blk == nil {
 				blk = new(block)
@@ -381,7 +382,7 @@ func (x *Enums) DecodeElicit(content map[string]any) error {
 			for _, it := range list {
 				s, ok := it.(string)
 				if !ok {
-					reason = elicitrt.ReasonArray
+					reason = elicitimpl.ReasonArray
 					break
 				}
 				i := elicitUntitledOptionIndex(s)
@@ -390,7 +391,7 @@ func (x *Enums) DecodeElicit(content map[string]any) error {
 					break
 				}
 				if seen[i] {
-					reason = elicitrt.ReasonDuplicate
+					reason = elicitimpl.ReasonDuplicate
 					break
 				}
 				seen[i] = true
@@ -407,11 +408,11 @@ func (x *Enums) DecodeElicit(content map[string]any) error {
 		}
 	}
 	if raw, ok := content["titledMulti"]; ok {
-		list, ok := elicitrt.List(raw)
+		list, ok := elicitimpl.List(raw)
 		var reason string
 		var items []TitledChoice
 		if !ok {
-			reason = elicitrt.ReasonArray
+			reason = elicitimpl.ReasonArray
 		} else {
 			if blk == nil {
 				blk = new(block)
@@ -421,7 +422,7 @@ func (x *Enums) DecodeElicit(content map[string]any) error {
 			for _, it := range list {
 				s, ok := it.(string)
 				if !ok {
-					reason = elicitrt.ReasonArray
+					reason = elicitimpl.ReasonArray
 					break
 				}
 				i := elicitTitledChoiceIndex(s)
@@ -430,7 +431,7 @@ func (x *Enums) DecodeElicit(content map[string]any) error {
 					break
 				}
 				if seen[i] {
-					reason = elicitrt.ReasonDuplicate
+					reason = elicitimpl.ReasonDuplicate
 					break
 				}
 				seen[i] = true
@@ -485,36 +486,36 @@ type CapabilitiesHandler interface {
 }
 
 // elicitCapabilitiesAnswers types the answers the machine keeps for the test_input_required_result_capabilities tool.
-func elicitCapabilitiesAnswers(a elicitrt.Answers) CapabilitiesAnswers {
-	return CapabilitiesAnswers{UserName: elicitrt.Decoded[UserName](a[0])}
+func elicitCapabilitiesAnswers(a elicitimpl.Answers) CapabilitiesAnswers {
+	return CapabilitiesAnswers{UserName: elicitimpl.Decoded[UserName](a[0])}
 }
 
 // RegisterCapabilities adds the test_input_required_result_capabilities tool to server: the runtime's interpreter runs its
 // step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterCapabilities(server *mcp.Server, h CapabilitiesHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
-	m := elicitrt.NewMachine("test_input_required_result_capabilities", []elicitrt.Step{{
-		Check:    elicitrt.Check[UserName],
-		Fallback: elicitrt.FallbackError,
+	m := elicitimpl.NewMachine("test_input_required_result_capabilities", []elicitimpl.Step{{
+		Check:    elicitimpl.Check[UserName],
+		Fallback: elicitimpl.FallbackError,
 		Key:      "user_name",
 		Message:  "What is your name?",
 		Missing:  "name is required",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   UserName{}.ElicitParams,
-	}}, elicitrt.Typed[NoArgs, CapabilitiesAnswers, CapabilitiesStep]{
+	}}, elicitimpl.Typed[NoArgs, CapabilitiesAnswers, CapabilitiesStep]{
 		Answers:   elicitCapabilitiesAnswers,
 		Cancelled: h.Cancelled,
 		Complete:  h.Complete,
 		Declined:  h.Declined,
 	}.Flow(), opts)
-	elicitrt.AddTool[NoArgs](server, &mcp.Tool{
+	elicitimpl.AddTool[NoArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
-			DestructiveHint: elicitrt.Bool(false),
+			DestructiveHint: elicitimpl.Bool(false),
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
 		Description: "Asks one question of a client that may not be able to show it (scenario capability-check): the suite declares sampling only, and the machine answers -32021 naming the elicitation capability, as the spec requires (docs/conformance.md).",
-		InputSchema: elicitrt.MustInputSchema("test_input_required_result_capabilities", base, err, nil),
+		InputSchema: elicitimpl.MustInputSchema("test_input_required_result_capabilities", base, err, nil),
 		Name:        "test_input_required_result_capabilities",
 	}, m)
 }
@@ -559,11 +560,11 @@ type MultipleInputsHandler interface {
 }
 
 // elicitMultipleInputsAnswers types the answers the machine keeps for the test_input_required_result_multiple_inputs tool.
-func elicitMultipleInputsAnswers(a elicitrt.Answers) MultipleInputsAnswers {
+func elicitMultipleInputsAnswers(a elicitimpl.Answers) MultipleInputsAnswers {
 	return MultipleInputsAnswers{
-		Color:    elicitrt.Decoded[FavoriteColor](a[1]),
-		Confirm:  elicitrt.Decoded[Confirm](a[2]),
-		UserName: elicitrt.Decoded[UserName](a[0]),
+		Color:    elicitimpl.Decoded[FavoriteColor](a[1]),
+		Confirm:  elicitimpl.Decoded[Confirm](a[2]),
+		UserName: elicitimpl.Decoded[UserName](a[0]),
 	}
 }
 
@@ -571,46 +572,46 @@ func elicitMultipleInputsAnswers(a elicitrt.Answers) MultipleInputsAnswers {
 // step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterMultipleInputs(server *mcp.Server, h MultipleInputsHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
-	m := elicitrt.NewMachine("test_input_required_result_multiple_inputs", []elicitrt.Step{{
-		Check:    elicitrt.Check[UserName],
-		Fallback: elicitrt.FallbackError,
+	m := elicitimpl.NewMachine("test_input_required_result_multiple_inputs", []elicitimpl.Step{{
+		Check:    elicitimpl.Check[UserName],
+		Fallback: elicitimpl.FallbackError,
 		Key:      "user_name",
 		Message:  "What is your name?",
 		Missing:  "name is required",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   UserName{}.ElicitParams,
 	}, {
-		Check:    elicitrt.Check[FavoriteColor],
-		Fallback: elicitrt.FallbackError,
+		Check:    elicitimpl.Check[FavoriteColor],
+		Fallback: elicitimpl.FallbackError,
 		Key:      "color",
 		Message:  "What is your favorite color?",
 		Missing:  "color is required",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   FavoriteColor{}.ElicitParams,
 		Together: true,
 	}, {
-		Check:    elicitrt.Check[Confirm],
-		Fallback: elicitrt.FallbackError,
+		Check:    elicitimpl.Check[Confirm],
+		Fallback: elicitimpl.FallbackError,
 		Key:      "confirm",
 		Message:  "Shall I greet you?",
 		Missing:  "ok is required",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   Confirm{}.ElicitParams,
 		Together: true,
-	}}, elicitrt.Typed[NoArgs, MultipleInputsAnswers, MultipleInputsStep]{
+	}}, elicitimpl.Typed[NoArgs, MultipleInputsAnswers, MultipleInputsStep]{
 		Answers:   elicitMultipleInputsAnswers,
 		Cancelled: h.Cancelled,
 		Complete:  h.Complete,
 		Declined:  h.Declined,
 	}.Flow(), opts)
-	elicitrt.AddTool[NoArgs](server, &mcp.Tool{
+	elicitimpl.AddTool[NoArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
-			DestructiveHint: elicitrt.Bool(false),
+			DestructiveHint: elicitimpl.Bool(false),
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
 		Description: "Asks three questions in one round (scenario multiple-input-requests): the client shows them at once and answers them in one retry.",
-		InputSchema: elicitrt.MustInputSchema("test_input_required_result_multiple_inputs", base, err, nil),
+		InputSchema: elicitimpl.MustInputSchema("test_input_required_result_multiple_inputs", base, err, nil),
 		Name:        "test_input_required_result_multiple_inputs",
 	}, m)
 }
@@ -649,36 +650,36 @@ type ToolsCallElicitationHandler interface {
 }
 
 // elicitToolsCallElicitationAnswers types the answers the machine keeps for the test_elicitation tool.
-func elicitToolsCallElicitationAnswers(a elicitrt.Answers) ToolsCallElicitationAnswers {
-	return ToolsCallElicitationAnswers{UserInfo: elicitrt.Decoded[UserInfo](a[0])}
+func elicitToolsCallElicitationAnswers(a elicitimpl.Answers) ToolsCallElicitationAnswers {
+	return ToolsCallElicitationAnswers{UserInfo: elicitimpl.Decoded[UserInfo](a[0])}
 }
 
 // RegisterToolsCallElicitation adds the test_elicitation tool to server: the runtime's interpreter runs its
 // step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterToolsCallElicitation(server *mcp.Server, h ToolsCallElicitationHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[ElicitationArgs](nil)
-	m := elicitrt.NewMachine("test_elicitation", []elicitrt.Step{{
-		Check:    elicitrt.Check[UserInfo],
-		Fallback: elicitrt.FallbackError,
+	m := elicitimpl.NewMachine("test_elicitation", []elicitimpl.Step{{
+		Check:    elicitimpl.Check[UserInfo],
+		Fallback: elicitimpl.FallbackError,
 		Key:      "user_info",
 		Missing:  "username is required; email is required",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   UserInfo{}.ElicitParams,
-	}}, elicitrt.Typed[ElicitationArgs, ToolsCallElicitationAnswers, ToolsCallElicitationStep]{
+	}}, elicitimpl.Typed[ElicitationArgs, ToolsCallElicitationAnswers, ToolsCallElicitationStep]{
 		Answers:   elicitToolsCallElicitationAnswers,
 		Cancelled: h.Cancelled,
 		Complete:  h.Complete,
 		Declined:  h.Declined,
 		Messages:  map[ToolsCallElicitationStep]func(context.Context, *mcp.CallToolRequest, ElicitationArgs, ToolsCallElicitationAnswers) string{ToolsCallElicitationStepUserInfo: h.UserInfoMessage},
 	}.Flow(), opts)
-	elicitrt.AddTool[ElicitationArgs](server, &mcp.Tool{
+	elicitimpl.AddTool[ElicitationArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
-			DestructiveHint: elicitrt.Bool(false),
+			DestructiveHint: elicitimpl.Bool(false),
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
 		Description: "Asks with the message the model passes (scenario tools-call-elicitation, 2025-11-25 clients).",
-		InputSchema: elicitrt.MustInputSchema("test_elicitation", base, err, nil),
+		InputSchema: elicitimpl.MustInputSchema("test_elicitation", base, err, nil),
 		Name:        "test_elicitation",
 	}, m)
 }
@@ -715,36 +716,36 @@ type SEP1034DefaultsHandler interface {
 }
 
 // elicitSEP1034DefaultsAnswers types the answers the machine keeps for the test_elicitation_sep1034_defaults tool.
-func elicitSEP1034DefaultsAnswers(a elicitrt.Answers) SEP1034DefaultsAnswers {
-	return SEP1034DefaultsAnswers{Defaults: elicitrt.Decoded[Defaults](a[0])}
+func elicitSEP1034DefaultsAnswers(a elicitimpl.Answers) SEP1034DefaultsAnswers {
+	return SEP1034DefaultsAnswers{Defaults: elicitimpl.Decoded[Defaults](a[0])}
 }
 
 // RegisterSEP1034Defaults adds the test_elicitation_sep1034_defaults tool to server: the runtime's interpreter runs its
 // step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterSEP1034Defaults(server *mcp.Server, h SEP1034DefaultsHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
-	m := elicitrt.NewMachine("test_elicitation_sep1034_defaults", []elicitrt.Step{{
-		Check:    elicitrt.Check[Defaults],
-		Fallback: elicitrt.FallbackError,
+	m := elicitimpl.NewMachine("test_elicitation_sep1034_defaults", []elicitimpl.Step{{
+		Check:    elicitimpl.Check[Defaults],
+		Fallback: elicitimpl.FallbackError,
 		Key:      "defaults",
 		Message:  "Please review your profile.",
 		Missing:  "name is required; age is required; score is required; status is required: one of active, inactive, pending; verified is required",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   Defaults{}.ElicitParams,
-	}}, elicitrt.Typed[NoArgs, SEP1034DefaultsAnswers, SEP1034DefaultsStep]{
+	}}, elicitimpl.Typed[NoArgs, SEP1034DefaultsAnswers, SEP1034DefaultsStep]{
 		Answers:   elicitSEP1034DefaultsAnswers,
 		Cancelled: h.Cancelled,
 		Complete:  h.Complete,
 		Declined:  h.Declined,
 	}.Flow(), opts)
-	elicitrt.AddTool[NoArgs](server, &mcp.Tool{
+	elicitimpl.AddTool[NoArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
-			DestructiveHint: elicitrt.Bool(false),
+			DestructiveHint: elicitimpl.Bool(false),
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
 		Description: "Asks a form with defaults (scenario elicitation-sep1034-defaults, 2025-11-25 clients).",
-		InputSchema: elicitrt.MustInputSchema("test_elicitation_sep1034_defaults", base, err, nil),
+		InputSchema: elicitimpl.MustInputSchema("test_elicitation_sep1034_defaults", base, err, nil),
 		Name:        "test_elicitation_sep1034_defaults",
 	}, m)
 }
@@ -781,36 +782,36 @@ type SEP1330EnumsHandler interface {
 }
 
 // elicitSEP1330EnumsAnswers types the answers the machine keeps for the test_elicitation_sep1330_enums tool.
-func elicitSEP1330EnumsAnswers(a elicitrt.Answers) SEP1330EnumsAnswers {
-	return SEP1330EnumsAnswers{Enums: elicitrt.Decoded[Enums](a[0])}
+func elicitSEP1330EnumsAnswers(a elicitimpl.Answers) SEP1330EnumsAnswers {
+	return SEP1330EnumsAnswers{Enums: elicitimpl.Decoded[Enums](a[0])}
 }
 
 // RegisterSEP1330Enums adds the test_elicitation_sep1330_enums tool to server: the runtime's interpreter runs its
 // step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterSEP1330Enums(server *mcp.Server, h SEP1330EnumsHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
-	m := elicitrt.NewMachine("test_elicitation_sep1330_enums", []elicitrt.Step{{
-		Check:    elicitrt.Check[Enums],
-		Fallback: elicitrt.FallbackError,
+	m := elicitimpl.NewMachine("test_elicitation_sep1330_enums", []elicitimpl.Step{{
+		Check:    elicitimpl.Check[Enums],
+		Fallback: elicitimpl.FallbackError,
 		Key:      "enums",
 		Message:  "Please choose.",
 		Missing:  "untitledSingle is required: one of option1, option2, option3; titledSingle is required: one of value1, value2, value3; legacyEnum is required: one of opt1, opt2, opt3; untitledMulti is required: one of option1, option2, option3; titledMulti is required: one of value1, value2, value3",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   Enums{}.ElicitParams,
-	}}, elicitrt.Typed[NoArgs, SEP1330EnumsAnswers, SEP1330EnumsStep]{
+	}}, elicitimpl.Typed[NoArgs, SEP1330EnumsAnswers, SEP1330EnumsStep]{
 		Answers:   elicitSEP1330EnumsAnswers,
 		Cancelled: h.Cancelled,
 		Complete:  h.Complete,
 		Declined:  h.Declined,
 	}.Flow(), opts)
-	elicitrt.AddTool[NoArgs](server, &mcp.Tool{
+	elicitimpl.AddTool[NoArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
-			DestructiveHint: elicitrt.Bool(false),
+			DestructiveHint: elicitimpl.Bool(false),
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
 		Description: "Asks a form with every enum shape (scenario elicitation-sep1330-enums, 2025-11-25 clients).",
-		InputSchema: elicitrt.MustInputSchema("test_elicitation_sep1330_enums", base, err, nil),
+		InputSchema: elicitimpl.MustInputSchema("test_elicitation_sep1330_enums", base, err, nil),
 		Name:        "test_elicitation_sep1330_enums",
 	}, m)
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -17,8 +18,8 @@ import (
 // come from different versions of elicitgen: run the elicitgen of the same
 // module version as the runtime, then go generate.
 const (
-	_ = elicitrt.EnforceVersion(2 - elicitrt.MinVersion)
-	_ = elicitrt.EnforceVersion(elicitrt.MaxVersion - 2)
+	_ = elicitimpl.EnforceVersion(3 - elicitimpl.MinVersion)
+	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 3)
 )
 
 // A "cannot convert" error here means DeleteConfirmation changed after elicitgen ran: run go generate.
@@ -60,7 +61,7 @@ func (x *DeleteConfirmation) DecodeElicit(content map[string]any) error {
 		if b, ok := raw.(bool); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "confirm",
-				Reason:   elicitrt.ReasonBoolean,
+				Reason:   elicitimpl.ReasonBoolean,
 			})
 		} else {
 			v.Confirm = b
@@ -68,7 +69,7 @@ func (x *DeleteConfirmation) DecodeElicit(content map[string]any) error {
 	} else {
 		errs = append(errs, elicitrt.FieldError{
 			Property: "confirm",
-			Reason:   elicitrt.ReasonRequired,
+			Reason:   elicitimpl.ReasonRequired,
 		})
 	}
 	if errs != nil {
@@ -117,7 +118,7 @@ func (x *TaskName) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "name",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
 		} else {
 			v.Name = s
@@ -125,7 +126,7 @@ func (x *TaskName) DecodeElicit(content map[string]any) error {
 	} else {
 		errs = append(errs, elicitrt.FieldError{
 			Property: "name",
-			Reason:   elicitrt.ReasonRequired,
+			Reason:   elicitimpl.ReasonRequired,
 		})
 	}
 	if errs != nil {
@@ -174,7 +175,7 @@ func (x *TaskConfirmation) DecodeElicit(content map[string]any) error {
 		if b, ok := raw.(bool); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "confirm",
-				Reason:   elicitrt.ReasonBoolean,
+				Reason:   elicitimpl.ReasonBoolean,
 			})
 		} else {
 			v.Confirm = b
@@ -182,7 +183,7 @@ func (x *TaskConfirmation) DecodeElicit(content map[string]any) error {
 	} else {
 		errs = append(errs, elicitrt.FieldError{
 			Property: "confirm",
-			Reason:   elicitrt.ReasonRequired,
+			Reason:   elicitimpl.ReasonRequired,
 		})
 	}
 	if errs != nil {
@@ -210,7 +211,7 @@ type GreetHandler interface {
 }
 
 // elicitGreetAnswers types the answers the machine keeps for the greet tool.
-func elicitGreetAnswers(a elicitrt.Answers) GreetAnswers {
+func elicitGreetAnswers(a elicitimpl.Answers) GreetAnswers {
 	return GreetAnswers{}
 }
 
@@ -218,18 +219,18 @@ func elicitGreetAnswers(a elicitrt.Answers) GreetAnswers {
 // step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterGreet(server *mcp.Server, h GreetHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[GreetArgs](nil)
-	m := elicitrt.NewMachine("greet", []elicitrt.Step{}, elicitrt.Typed[GreetArgs, GreetAnswers, GreetStep]{
+	m := elicitimpl.NewMachine("greet", []elicitimpl.Step{}, elicitimpl.Typed[GreetArgs, GreetAnswers, GreetStep]{
 		Answers:  elicitGreetAnswers,
 		Complete: h.Complete,
 	}.Flow(), opts)
-	elicitrt.AddTool[GreetArgs](server, &mcp.Tool{
+	elicitimpl.AddTool[GreetArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
-			DestructiveHint: elicitrt.Bool(false),
+			DestructiveHint: elicitimpl.Bool(false),
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
 		Description: "Sync-only: it never runs as a task.",
-		InputSchema: elicitrt.MustInputSchema("greet", base, err, nil),
+		InputSchema: elicitimpl.MustInputSchema("greet", base, err, nil),
 		Name:        "greet",
 	}, m)
 }
@@ -259,7 +260,7 @@ type SlowComputeTask struct {
 }
 
 // elicitSlowComputeAnswers types the answers the machine keeps for the slow_compute tool.
-func elicitSlowComputeAnswers(a elicitrt.Answers) SlowComputeAnswers {
+func elicitSlowComputeAnswers(a elicitimpl.Answers) SlowComputeAnswers {
 	return SlowComputeAnswers{}
 }
 
@@ -267,21 +268,21 @@ func elicitSlowComputeAnswers(a elicitrt.Answers) SlowComputeAnswers {
 // step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterSlowCompute(server *mcp.Server, h SlowComputeHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[SlowComputeArgs](nil)
-	m := elicitrt.NewMachine("slow_compute", []elicitrt.Step{}, elicitrt.Typed[SlowComputeArgs, SlowComputeAnswers, SlowComputeStep]{
+	m := elicitimpl.NewMachine("slow_compute", []elicitimpl.Step{}, elicitimpl.Typed[SlowComputeArgs, SlowComputeAnswers, SlowComputeStep]{
 		Answers: elicitSlowComputeAnswers,
 		Run: func(ctx context.Context, req *mcp.CallToolRequest, t *elicitrt.Task, a SlowComputeArgs, ans SlowComputeAnswers) (*mcp.CallToolResult, error) {
 			return h.Run(ctx, req, SlowComputeTask{t}, a, ans)
 		},
-		Tasks: elicitrt.TaskOptional,
+		Tasks: elicitimpl.TaskOptional,
 	}.Flow(), opts)
-	elicitrt.AddTool[SlowComputeArgs](server, &mcp.Tool{
+	elicitimpl.AddTool[SlowComputeArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
-			DestructiveHint: elicitrt.Bool(false),
+			DestructiveHint: elicitimpl.Bool(false),
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
 		Description: "Sleeps for the given seconds, then answers; a task when the client declares the extension (cancelled by tasks/cancel), in the foreground otherwise.",
-		InputSchema: elicitrt.MustInputSchema("slow_compute", base, err, nil),
+		InputSchema: elicitimpl.MustInputSchema("slow_compute", base, err, nil),
 		Name:        "slow_compute",
 	}, m)
 }
@@ -310,7 +311,7 @@ type FailingJobTask struct {
 }
 
 // elicitFailingJobAnswers types the answers the machine keeps for the failing_job tool.
-func elicitFailingJobAnswers(a elicitrt.Answers) FailingJobAnswers {
+func elicitFailingJobAnswers(a elicitimpl.Answers) FailingJobAnswers {
 	return FailingJobAnswers{}
 }
 
@@ -318,21 +319,21 @@ func elicitFailingJobAnswers(a elicitrt.Answers) FailingJobAnswers {
 // step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterFailingJob(server *mcp.Server, h FailingJobHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
-	m := elicitrt.NewMachine("failing_job", []elicitrt.Step{}, elicitrt.Typed[NoArgs, FailingJobAnswers, FailingJobStep]{
+	m := elicitimpl.NewMachine("failing_job", []elicitimpl.Step{}, elicitimpl.Typed[NoArgs, FailingJobAnswers, FailingJobStep]{
 		Answers: elicitFailingJobAnswers,
 		Run: func(ctx context.Context, req *mcp.CallToolRequest, t *elicitrt.Task, a NoArgs, ans FailingJobAnswers) (*mcp.CallToolResult, error) {
 			return h.Run(ctx, req, FailingJobTask{t}, a, ans)
 		},
-		Tasks: elicitrt.TaskRequired,
+		Tasks: elicitimpl.TaskRequired,
 	}.Flow(), opts)
-	elicitrt.AddTool[NoArgs](server, &mcp.Tool{
+	elicitimpl.AddTool[NoArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
-			DestructiveHint: elicitrt.Bool(false),
+			DestructiveHint: elicitimpl.Bool(false),
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
 		Description: "Always ends in a tool execution error (isError) after about a second; it runs only as a task.",
-		InputSchema: elicitrt.MustInputSchema("failing_job", base, err, nil),
+		InputSchema: elicitimpl.MustInputSchema("failing_job", base, err, nil),
 		Name:        "failing_job",
 	}, m)
 }
@@ -362,7 +363,7 @@ type ProtocolErrorJobTask struct {
 }
 
 // elicitProtocolErrorJobAnswers types the answers the machine keeps for the protocol_error_job tool.
-func elicitProtocolErrorJobAnswers(a elicitrt.Answers) ProtocolErrorJobAnswers {
+func elicitProtocolErrorJobAnswers(a elicitimpl.Answers) ProtocolErrorJobAnswers {
 	return ProtocolErrorJobAnswers{}
 }
 
@@ -370,21 +371,21 @@ func elicitProtocolErrorJobAnswers(a elicitrt.Answers) ProtocolErrorJobAnswers {
 // step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterProtocolErrorJob(server *mcp.Server, h ProtocolErrorJobHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
-	m := elicitrt.NewMachine("protocol_error_job", []elicitrt.Step{}, elicitrt.Typed[NoArgs, ProtocolErrorJobAnswers, ProtocolErrorJobStep]{
+	m := elicitimpl.NewMachine("protocol_error_job", []elicitimpl.Step{}, elicitimpl.Typed[NoArgs, ProtocolErrorJobAnswers, ProtocolErrorJobStep]{
 		Answers: elicitProtocolErrorJobAnswers,
 		Run: func(ctx context.Context, req *mcp.CallToolRequest, t *elicitrt.Task, a NoArgs, ans ProtocolErrorJobAnswers) (*mcp.CallToolResult, error) {
 			return h.Run(ctx, req, ProtocolErrorJobTask{t}, a, ans)
 		},
-		Tasks: elicitrt.TaskOptional,
+		Tasks: elicitimpl.TaskOptional,
 	}.Flow(), opts)
-	elicitrt.AddTool[NoArgs](server, &mcp.Tool{
+	elicitimpl.AddTool[NoArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
-			DestructiveHint: elicitrt.Bool(false),
+			DestructiveHint: elicitimpl.Bool(false),
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
 		Description: "Panics: its task fails with a JSON-RPC internal error.",
-		InputSchema: elicitrt.MustInputSchema("protocol_error_job", base, err, nil),
+		InputSchema: elicitimpl.MustInputSchema("protocol_error_job", base, err, nil),
 		Name:        "protocol_error_job",
 	}, m)
 }
@@ -430,42 +431,42 @@ func (t ConfirmDeleteTask) AskConfirm(ctx context.Context) (*DeleteConfirmation,
 	if err != nil {
 		return nil, "", err
 	}
-	return elicitrt.Decoded[DeleteConfirmation](r.Content(0)), r.Outcome, nil
+	return elicitimpl.Decoded[DeleteConfirmation](r.Content(0)), r.Outcome, nil
 }
 
 // elicitConfirmDeleteAnswers types the answers the machine keeps for the confirm_delete tool.
-func elicitConfirmDeleteAnswers(a elicitrt.Answers) ConfirmDeleteAnswers {
-	return ConfirmDeleteAnswers{Confirm: elicitrt.Decoded[DeleteConfirmation](a[0])}
+func elicitConfirmDeleteAnswers(a elicitimpl.Answers) ConfirmDeleteAnswers {
+	return ConfirmDeleteAnswers{Confirm: elicitimpl.Decoded[DeleteConfirmation](a[0])}
 }
 
 // RegisterConfirmDelete adds the confirm_delete tool to server: the runtime's interpreter runs its
 // step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterConfirmDelete(server *mcp.Server, h ConfirmDeleteHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[DeleteArgs](nil)
-	m := elicitrt.NewMachine("confirm_delete", []elicitrt.Step{{
-		Check:    elicitrt.Check[DeleteConfirmation],
+	m := elicitimpl.NewMachine("confirm_delete", []elicitimpl.Step{{
+		Check:    elicitimpl.Check[DeleteConfirmation],
 		During:   true,
-		Fallback: elicitrt.FallbackError,
+		Fallback: elicitimpl.FallbackError,
 		Key:      "confirm",
 		Message:  "Delete the file?",
 		Missing:  "confirm is required",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   DeleteConfirmation{}.ElicitParams,
-	}}, elicitrt.Typed[DeleteArgs, ConfirmDeleteAnswers, ConfirmDeleteStep]{
+	}}, elicitimpl.Typed[DeleteArgs, ConfirmDeleteAnswers, ConfirmDeleteStep]{
 		Answers: elicitConfirmDeleteAnswers,
 		Run: func(ctx context.Context, req *mcp.CallToolRequest, t *elicitrt.Task, a DeleteArgs, ans ConfirmDeleteAnswers) (*mcp.CallToolResult, error) {
 			return h.Run(ctx, req, ConfirmDeleteTask{t}, a, ans)
 		},
-		Tasks: elicitrt.TaskOptional,
+		Tasks: elicitimpl.TaskOptional,
 	}.Flow(), opts)
-	elicitrt.AddTool[DeleteArgs](server, &mcp.Tool{
+	elicitimpl.AddTool[DeleteArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
-			DestructiveHint: elicitrt.Bool(false),
+			DestructiveHint: elicitimpl.Bool(false),
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
 		Description: "Asks, while its task runs, whether to delete the file.",
-		InputSchema: elicitrt.MustInputSchema("confirm_delete", base, err, nil),
+		InputSchema: elicitimpl.MustInputSchema("confirm_delete", base, err, nil),
 		Name:        "confirm_delete",
 	}, m)
 }
@@ -516,14 +517,14 @@ func (t MultiInputTask) AskName(ctx context.Context) (*TaskName, *TaskConfirmati
 	if err != nil {
 		return nil, nil, "", err
 	}
-	return elicitrt.Decoded[TaskName](r.Content(0)), elicitrt.Decoded[TaskConfirmation](r.Content(1)), r.Outcome, nil
+	return elicitimpl.Decoded[TaskName](r.Content(0)), elicitimpl.Decoded[TaskConfirmation](r.Content(1)), r.Outcome, nil
 }
 
 // elicitMultiInputAnswers types the answers the machine keeps for the multi_input tool.
-func elicitMultiInputAnswers(a elicitrt.Answers) MultiInputAnswers {
+func elicitMultiInputAnswers(a elicitimpl.Answers) MultiInputAnswers {
 	return MultiInputAnswers{
-		Confirm: elicitrt.Decoded[TaskConfirmation](a[1]),
-		Name:    elicitrt.Decoded[TaskName](a[0]),
+		Confirm: elicitimpl.Decoded[TaskConfirmation](a[1]),
+		Name:    elicitimpl.Decoded[TaskName](a[0]),
 	}
 }
 
@@ -531,40 +532,40 @@ func elicitMultiInputAnswers(a elicitrt.Answers) MultiInputAnswers {
 // step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterMultiInput(server *mcp.Server, h MultiInputHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
-	m := elicitrt.NewMachine("multi_input", []elicitrt.Step{{
-		Check:    elicitrt.Check[TaskName],
+	m := elicitimpl.NewMachine("multi_input", []elicitimpl.Step{{
+		Check:    elicitimpl.Check[TaskName],
 		During:   true,
-		Fallback: elicitrt.FallbackError,
+		Fallback: elicitimpl.FallbackError,
 		Key:      "name",
 		Message:  "What name should the record have?",
 		Missing:  "name is required",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   TaskName{}.ElicitParams,
 	}, {
-		Check:    elicitrt.Check[TaskConfirmation],
+		Check:    elicitimpl.Check[TaskConfirmation],
 		During:   true,
-		Fallback: elicitrt.FallbackError,
+		Fallback: elicitimpl.FallbackError,
 		Key:      "confirm",
 		Message:  "Create the record?",
 		Missing:  "confirm is required",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   TaskConfirmation{}.ElicitParams,
 		Together: true,
-	}}, elicitrt.Typed[NoArgs, MultiInputAnswers, MultiInputStep]{
+	}}, elicitimpl.Typed[NoArgs, MultiInputAnswers, MultiInputStep]{
 		Answers: elicitMultiInputAnswers,
 		Run: func(ctx context.Context, req *mcp.CallToolRequest, t *elicitrt.Task, a NoArgs, ans MultiInputAnswers) (*mcp.CallToolResult, error) {
 			return h.Run(ctx, req, MultiInputTask{t}, a, ans)
 		},
-		Tasks: elicitrt.TaskOptional,
+		Tasks: elicitimpl.TaskOptional,
 	}.Flow(), opts)
-	elicitrt.AddTool[NoArgs](server, &mcp.Tool{
+	elicitimpl.AddTool[NoArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
-			DestructiveHint: elicitrt.Bool(false),
+			DestructiveHint: elicitimpl.Bool(false),
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
 		Description: "Asks two questions at once while its task runs.",
-		InputSchema: elicitrt.MustInputSchema("multi_input", base, err, nil),
+		InputSchema: elicitimpl.MustInputSchema("multi_input", base, err, nil),
 		Name:        "multi_input",
 	}, m)
 }
@@ -608,39 +609,39 @@ type ToolWithTaskTask struct {
 }
 
 // elicitToolWithTaskAnswers types the answers the machine keeps for the test_tool_with_task tool.
-func elicitToolWithTaskAnswers(a elicitrt.Answers) ToolWithTaskAnswers {
-	return ToolWithTaskAnswers{UserName: elicitrt.Decoded[UserName](a[0])}
+func elicitToolWithTaskAnswers(a elicitimpl.Answers) ToolWithTaskAnswers {
+	return ToolWithTaskAnswers{UserName: elicitimpl.Decoded[UserName](a[0])}
 }
 
 // RegisterToolWithTask adds the test_tool_with_task tool to server: the runtime's interpreter runs its
 // step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterToolWithTask(server *mcp.Server, h ToolWithTaskHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
-	m := elicitrt.NewMachine("test_tool_with_task", []elicitrt.Step{{
-		Check:    elicitrt.Check[UserName],
-		Fallback: elicitrt.FallbackError,
+	m := elicitimpl.NewMachine("test_tool_with_task", []elicitimpl.Step{{
+		Check:    elicitimpl.Check[UserName],
+		Fallback: elicitimpl.FallbackError,
 		Key:      "user_name",
 		Message:  "What is your name?",
 		Missing:  "name is required",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   UserName{}.ElicitParams,
-	}}, elicitrt.Typed[NoArgs, ToolWithTaskAnswers, ToolWithTaskStep]{
+	}}, elicitimpl.Typed[NoArgs, ToolWithTaskAnswers, ToolWithTaskStep]{
 		Answers:   elicitToolWithTaskAnswers,
 		Cancelled: h.Cancelled,
 		Declined:  h.Declined,
 		Run: func(ctx context.Context, req *mcp.CallToolRequest, t *elicitrt.Task, a NoArgs, ans ToolWithTaskAnswers) (*mcp.CallToolResult, error) {
 			return h.Run(ctx, req, ToolWithTaskTask{t}, a, ans)
 		},
-		Tasks: elicitrt.TaskRequired,
+		Tasks: elicitimpl.TaskRequired,
 	}.Flow(), opts)
-	elicitrt.AddTool[NoArgs](server, &mcp.Tool{
+	elicitimpl.AddTool[NoArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
-			DestructiveHint: elicitrt.Bool(false),
+			DestructiveHint: elicitimpl.Bool(false),
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
 		Description: "Asks a name by MRTR, then runs as a task whose result greets that name.",
-		InputSchema: elicitrt.MustInputSchema("test_tool_with_task", base, err, nil),
+		InputSchema: elicitimpl.MustInputSchema("test_tool_with_task", base, err, nil),
 		Name:        "test_tool_with_task",
 	}, m)
 }

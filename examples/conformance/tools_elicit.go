@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -17,8 +18,8 @@ import (
 // come from different versions of elicitgen: run the elicitgen of the same
 // module version as the runtime, then go generate.
 const (
-	_ = elicitrt.EnforceVersion(2 - elicitrt.MinVersion)
-	_ = elicitrt.EnforceVersion(elicitrt.MaxVersion - 2)
+	_ = elicitimpl.EnforceVersion(3 - elicitimpl.MinVersion)
+	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 3)
 )
 
 // A "cannot convert" error here means UserName changed after elicitgen ran: run go generate.
@@ -60,7 +61,7 @@ func (x *UserName) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "name",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
 		} else {
 			v.Name = s
@@ -68,7 +69,7 @@ func (x *UserName) DecodeElicit(content map[string]any) error {
 	} else {
 		errs = append(errs, elicitrt.FieldError{
 			Property: "name",
-			Reason:   elicitrt.ReasonRequired,
+			Reason:   elicitimpl.ReasonRequired,
 		})
 	}
 	if errs != nil {
@@ -117,7 +118,7 @@ func (x *FavoriteColor) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "color",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
 		} else {
 			v.Color = s
@@ -125,7 +126,7 @@ func (x *FavoriteColor) DecodeElicit(content map[string]any) error {
 	} else {
 		errs = append(errs, elicitrt.FieldError{
 			Property: "color",
-			Reason:   elicitrt.ReasonRequired,
+			Reason:   elicitimpl.ReasonRequired,
 		})
 	}
 	if errs != nil {
@@ -174,7 +175,7 @@ func (x *Confirm) DecodeElicit(content map[string]any) error {
 		if b, ok := raw.(bool); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "ok",
-				Reason:   elicitrt.ReasonBoolean,
+				Reason:   elicitimpl.ReasonBoolean,
 			})
 		} else {
 			v.OK = b
@@ -182,7 +183,7 @@ func (x *Confirm) DecodeElicit(content map[string]any) error {
 	} else {
 		errs = append(errs, elicitrt.FieldError{
 			Property: "ok",
-			Reason:   elicitrt.ReasonRequired,
+			Reason:   elicitimpl.ReasonRequired,
 		})
 	}
 	if errs != nil {
@@ -224,36 +225,36 @@ type ElicitationHandler interface {
 }
 
 // elicitElicitationAnswers types the answers the machine keeps for the test_input_required_result_elicitation tool.
-func elicitElicitationAnswers(a elicitrt.Answers) ElicitationAnswers {
-	return ElicitationAnswers{UserName: elicitrt.Decoded[UserName](a[0])}
+func elicitElicitationAnswers(a elicitimpl.Answers) ElicitationAnswers {
+	return ElicitationAnswers{UserName: elicitimpl.Decoded[UserName](a[0])}
 }
 
 // RegisterElicitation adds the test_input_required_result_elicitation tool to server: the runtime's interpreter runs its
 // step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterElicitation(server *mcp.Server, h ElicitationHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
-	m := elicitrt.NewMachine("test_input_required_result_elicitation", []elicitrt.Step{{
-		Check:    elicitrt.Check[UserName],
-		Fallback: elicitrt.FallbackError,
+	m := elicitimpl.NewMachine("test_input_required_result_elicitation", []elicitimpl.Step{{
+		Check:    elicitimpl.Check[UserName],
+		Fallback: elicitimpl.FallbackError,
 		Key:      "user_name",
 		Message:  "What is your name?",
 		Missing:  "name is required",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   UserName{}.ElicitParams,
-	}}, elicitrt.Typed[NoArgs, ElicitationAnswers, ElicitationStep]{
+	}}, elicitimpl.Typed[NoArgs, ElicitationAnswers, ElicitationStep]{
 		Answers:   elicitElicitationAnswers,
 		Cancelled: h.Cancelled,
 		Complete:  h.Complete,
 		Declined:  h.Declined,
 	}.Flow(), opts)
-	elicitrt.AddTool[NoArgs](server, &mcp.Tool{
+	elicitimpl.AddTool[NoArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
-			DestructiveHint: elicitrt.Bool(false),
+			DestructiveHint: elicitimpl.Bool(false),
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
 		Description: "Asks one question (scenarios basic-elicitation, result-type, missing-input-response, ignore-extra-params, validate-input).",
-		InputSchema: elicitrt.MustInputSchema("test_input_required_result_elicitation", base, err, nil),
+		InputSchema: elicitimpl.MustInputSchema("test_input_required_result_elicitation", base, err, nil),
 		Name:        "test_input_required_result_elicitation",
 	}, m)
 }
@@ -294,10 +295,10 @@ type MultiRoundHandler interface {
 }
 
 // elicitMultiRoundAnswers types the answers the machine keeps for the test_input_required_result_multi_round tool.
-func elicitMultiRoundAnswers(a elicitrt.Answers) MultiRoundAnswers {
+func elicitMultiRoundAnswers(a elicitimpl.Answers) MultiRoundAnswers {
 	return MultiRoundAnswers{
-		Step1: elicitrt.Decoded[UserName](a[0]),
-		Step2: elicitrt.Decoded[FavoriteColor](a[1]),
+		Step1: elicitimpl.Decoded[UserName](a[0]),
+		Step2: elicitimpl.Decoded[FavoriteColor](a[1]),
 	}
 }
 
@@ -305,36 +306,36 @@ func elicitMultiRoundAnswers(a elicitrt.Answers) MultiRoundAnswers {
 // step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterMultiRound(server *mcp.Server, h MultiRoundHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
-	m := elicitrt.NewMachine("test_input_required_result_multi_round", []elicitrt.Step{{
-		Check:    elicitrt.Check[UserName],
-		Fallback: elicitrt.FallbackError,
+	m := elicitimpl.NewMachine("test_input_required_result_multi_round", []elicitimpl.Step{{
+		Check:    elicitimpl.Check[UserName],
+		Fallback: elicitimpl.FallbackError,
 		Key:      "step1",
 		Message:  "Step 1: What is your name?",
 		Missing:  "name is required",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   UserName{}.ElicitParams,
 	}, {
-		Check:    elicitrt.Check[FavoriteColor],
-		Fallback: elicitrt.FallbackError,
+		Check:    elicitimpl.Check[FavoriteColor],
+		Fallback: elicitimpl.FallbackError,
 		Key:      "step2",
 		Message:  "Step 2: What is your favorite color?",
 		Missing:  "color is required",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   FavoriteColor{}.ElicitParams,
-	}}, elicitrt.Typed[NoArgs, MultiRoundAnswers, MultiRoundStep]{
+	}}, elicitimpl.Typed[NoArgs, MultiRoundAnswers, MultiRoundStep]{
 		Answers:   elicitMultiRoundAnswers,
 		Cancelled: h.Cancelled,
 		Complete:  h.Complete,
 		Declined:  h.Declined,
 	}.Flow(), opts)
-	elicitrt.AddTool[NoArgs](server, &mcp.Tool{
+	elicitimpl.AddTool[NoArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
-			DestructiveHint: elicitrt.Bool(false),
+			DestructiveHint: elicitimpl.Bool(false),
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
 		Description: "Asks two questions in two rounds (scenario multi-round).",
-		InputSchema: elicitrt.MustInputSchema("test_input_required_result_multi_round", base, err, nil),
+		InputSchema: elicitimpl.MustInputSchema("test_input_required_result_multi_round", base, err, nil),
 		Name:        "test_input_required_result_multi_round",
 	}, m)
 }
@@ -371,36 +372,36 @@ type RequestStateHandler interface {
 }
 
 // elicitRequestStateAnswers types the answers the machine keeps for the test_input_required_result_request_state tool.
-func elicitRequestStateAnswers(a elicitrt.Answers) RequestStateAnswers {
-	return RequestStateAnswers{Confirm: elicitrt.Decoded[Confirm](a[0])}
+func elicitRequestStateAnswers(a elicitimpl.Answers) RequestStateAnswers {
+	return RequestStateAnswers{Confirm: elicitimpl.Decoded[Confirm](a[0])}
 }
 
 // RegisterRequestState adds the test_input_required_result_request_state tool to server: the runtime's interpreter runs its
 // step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterRequestState(server *mcp.Server, h RequestStateHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
-	m := elicitrt.NewMachine("test_input_required_result_request_state", []elicitrt.Step{{
-		Check:    elicitrt.Check[Confirm],
-		Fallback: elicitrt.FallbackError,
+	m := elicitimpl.NewMachine("test_input_required_result_request_state", []elicitimpl.Step{{
+		Check:    elicitimpl.Check[Confirm],
+		Fallback: elicitimpl.FallbackError,
 		Key:      "confirm",
 		Message:  "Please confirm",
 		Missing:  "ok is required",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   Confirm{}.ElicitParams,
-	}}, elicitrt.Typed[NoArgs, RequestStateAnswers, RequestStateStep]{
+	}}, elicitimpl.Typed[NoArgs, RequestStateAnswers, RequestStateStep]{
 		Answers:   elicitRequestStateAnswers,
 		Cancelled: h.Cancelled,
 		Complete:  h.Complete,
 		Declined:  h.Declined,
 	}.Flow(), opts)
-	elicitrt.AddTool[NoArgs](server, &mcp.Tool{
+	elicitimpl.AddTool[NoArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
-			DestructiveHint: elicitrt.Bool(false),
+			DestructiveHint: elicitimpl.Bool(false),
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
 		Description: "Confirms with state carried across the round (scenario request-state).",
-		InputSchema: elicitrt.MustInputSchema("test_input_required_result_request_state", base, err, nil),
+		InputSchema: elicitimpl.MustInputSchema("test_input_required_result_request_state", base, err, nil),
 		Name:        "test_input_required_result_request_state",
 	}, m)
 }
@@ -437,36 +438,36 @@ type TamperedStateHandler interface {
 }
 
 // elicitTamperedStateAnswers types the answers the machine keeps for the test_input_required_result_tampered_state tool.
-func elicitTamperedStateAnswers(a elicitrt.Answers) TamperedStateAnswers {
-	return TamperedStateAnswers{Confirm: elicitrt.Decoded[Confirm](a[0])}
+func elicitTamperedStateAnswers(a elicitimpl.Answers) TamperedStateAnswers {
+	return TamperedStateAnswers{Confirm: elicitimpl.Decoded[Confirm](a[0])}
 }
 
 // RegisterTamperedState adds the test_input_required_result_tampered_state tool to server: the runtime's interpreter runs its
 // step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterTamperedState(server *mcp.Server, h TamperedStateHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
-	m := elicitrt.NewMachine("test_input_required_result_tampered_state", []elicitrt.Step{{
-		Check:    elicitrt.Check[Confirm],
-		Fallback: elicitrt.FallbackError,
+	m := elicitimpl.NewMachine("test_input_required_result_tampered_state", []elicitimpl.Step{{
+		Check:    elicitimpl.Check[Confirm],
+		Fallback: elicitimpl.FallbackError,
 		Key:      "confirm",
 		Message:  "Please confirm",
 		Missing:  "ok is required",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   Confirm{}.ElicitParams,
-	}}, elicitrt.Typed[NoArgs, TamperedStateAnswers, TamperedStateStep]{
+	}}, elicitimpl.Typed[NoArgs, TamperedStateAnswers, TamperedStateStep]{
 		Answers:   elicitTamperedStateAnswers,
 		Cancelled: h.Cancelled,
 		Complete:  h.Complete,
 		Declined:  h.Declined,
 	}.Flow(), opts)
-	elicitrt.AddTool[NoArgs](server, &mcp.Tool{
+	elicitimpl.AddTool[NoArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
-			DestructiveHint: elicitrt.Bool(false),
+			DestructiveHint: elicitimpl.Bool(false),
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
 		Description: "RequestState under another name (scenario tampered-state): its sealed state refuses any modification.",
-		InputSchema: elicitrt.MustInputSchema("test_input_required_result_tampered_state", base, err, nil),
+		InputSchema: elicitimpl.MustInputSchema("test_input_required_result_tampered_state", base, err, nil),
 		Name:        "test_input_required_result_tampered_state",
 	}, m)
 }

@@ -26,6 +26,7 @@ import (
 
 	"github.com/elicitgen/elicitgen/bench/baseline"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
 )
 
 // handDeploy is the deploy tool written by hand against the SDK: the same
@@ -82,7 +83,7 @@ func newHandServer(key []byte) *mcp.Server {
 		// that cannot, is not part of the benchmarked round).
 		Description: "Deploys a service to an environment, asking which one unless the model supplied it, and asking for confirmation before production; a client that cannot ask gets a preview and a confirmation token instead, and deploys by calling again with it.",
 		InputSchema: handInputSchema,
-		Annotations: &mcp.ToolAnnotations{DestructiveHint: elicitrt.Bool(true)},
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: elicitimpl.Bool(true)},
 	}, h.handle)
 	return server
 }

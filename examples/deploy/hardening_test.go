@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/mcptest"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
@@ -119,7 +120,7 @@ func TestConfirmationIsAskedOnce(t *testing.T) {
 }
 
 func isReplayed(err error) bool {
-	return err != nil && strings.Contains(err.Error(), elicitrt.ErrReplayed.Message)
+	return err != nil && strings.Contains(err.Error(), machine.ErrReplayed.Message)
 }
 
 // TestPreviewTokenAndFormConfirmOnce: one confirmation, one effect. A

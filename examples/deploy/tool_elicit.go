@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -17,8 +18,8 @@ import (
 // come from different versions of elicitgen: run the elicitgen of the same
 // module version as the runtime, then go generate.
 const (
-	_ = elicitrt.EnforceVersion(2 - elicitrt.MinVersion)
-	_ = elicitrt.EnforceVersion(elicitrt.MaxVersion - 2)
+	_ = elicitimpl.EnforceVersion(3 - elicitimpl.MinVersion)
+	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 3)
 )
 
 // A "cannot convert" error here means Target changed after elicitgen ran: run go generate.
@@ -74,7 +75,7 @@ func (x *Target) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "environment",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
 		} else if elicitEnvironmentIndex(s) < 0 {
 			errs = append(errs, elicitrt.FieldError{
@@ -87,14 +88,14 @@ func (x *Target) DecodeElicit(content map[string]any) error {
 	} else {
 		errs = append(errs, elicitrt.FieldError{
 			Property: "environment",
-			Reason:   elicitrt.ReasonRequired,
+			Reason:   elicitimpl.ReasonRequired,
 		})
 	}
 	if raw, ok := content["notify"]; ok {
 		if b, ok := raw.(bool); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "notify",
-				Reason:   elicitrt.ReasonBoolean,
+				Reason:   elicitimpl.ReasonBoolean,
 			})
 		} else {
 			v.Notify = b
@@ -148,7 +149,7 @@ func (x *Confirmation) DecodeElicit(content map[string]any) error {
 		if b, ok := raw.(bool); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "confirm",
-				Reason:   elicitrt.ReasonBoolean,
+				Reason:   elicitimpl.ReasonBoolean,
 			})
 		} else {
 			v.Confirm = b
@@ -156,7 +157,7 @@ func (x *Confirmation) DecodeElicit(content map[string]any) error {
 	} else {
 		errs = append(errs, elicitrt.FieldError{
 			Property: "confirm",
-			Reason:   elicitrt.ReasonRequired,
+			Reason:   elicitimpl.ReasonRequired,
 		})
 	}
 	if errs != nil {
@@ -212,10 +213,10 @@ type DeployHandler interface {
 }
 
 // elicitDeployAnswers types the answers the machine keeps for the deploy tool.
-func elicitDeployAnswers(a elicitrt.Answers) DeployAnswers {
+func elicitDeployAnswers(a elicitimpl.Answers) DeployAnswers {
 	return DeployAnswers{
-		Confirm: elicitrt.Decoded[Confirmation](a[1]),
-		Target:  elicitrt.Decoded[Target](a[0]),
+		Confirm: elicitimpl.Decoded[Confirmation](a[1]),
+		Target:  elicitimpl.Decoded[Target](a[0]),
 	}
 }
 
@@ -223,27 +224,27 @@ func elicitDeployAnswers(a elicitrt.Answers) DeployAnswers {
 // step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterDeploy(server *mcp.Server, h DeployHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[DeployArgs](nil)
-	m := elicitrt.NewMachine("deploy", []elicitrt.Step{{
-		Check:        elicitrt.Check[Target],
-		Fallback:     elicitrt.FallbackArguments,
+	m := elicitimpl.NewMachine("deploy", []elicitimpl.Step{{
+		Check:        elicitimpl.Check[Target],
+		Fallback:     elicitimpl.FallbackArguments,
 		Key:          "target",
 		Message:      "Which environment should I deploy to?",
 		Missing:      "environment is required: one of dev, staging, prod",
-		Mode:         elicitrt.ModeForm,
+		Mode:         elicitimpl.ModeForm,
 		Params:       Target{}.ElicitParams,
 		Prefill:      []string{"environment", "notify"},
 		PrefillNeeds: []string{"environment"},
 	}, {
 		Accept:   map[string]any{"confirm": true},
-		Check:    elicitrt.Check[Confirmation],
+		Check:    elicitimpl.Check[Confirmation],
 		Confirm:  "confirm",
-		Fallback: elicitrt.FallbackPreview,
+		Fallback: elicitimpl.FallbackPreview,
 		Key:      "confirm",
 		Missing:  "confirm is required",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Once:     true,
 		Params:   Confirmation{}.ElicitParams,
-	}}, elicitrt.Typed[DeployArgs, DeployAnswers, DeployStep]{
+	}}, elicitimpl.Typed[DeployArgs, DeployAnswers, DeployStep]{
 		Answers:   elicitDeployAnswers,
 		Asks:      map[DeployStep]func(context.Context, *mcp.CallToolRequest, DeployArgs, DeployAnswers) bool{DeployStepConfirm: h.AskConfirm},
 		Cancelled: h.Cancelled,
@@ -252,14 +253,14 @@ func RegisterDeploy(server *mcp.Server, h DeployHandler, opts *elicitrt.ToolOpti
 		Messages:  map[DeployStep]func(context.Context, *mcp.CallToolRequest, DeployArgs, DeployAnswers) string{DeployStepConfirm: h.ConfirmMessage},
 		Previews:  map[DeployStep]func(context.Context, *mcp.CallToolRequest, DeployArgs, DeployAnswers) string{DeployStepConfirm: h.PreviewConfirm},
 	}.Flow(), opts)
-	elicitrt.AddTool[DeployArgs](server, &mcp.Tool{
+	elicitimpl.AddTool[DeployArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
-			DestructiveHint: elicitrt.Bool(true),
+			DestructiveHint: elicitimpl.Bool(true),
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
 		Description: "Deploys a service to an environment, asking which one unless the model supplied it, and asking for confirmation before production; a client that cannot ask gets a preview and a confirmation token instead, and deploys by calling again with it.",
-		InputSchema: elicitrt.MustInputSchema("deploy", base, err, json.RawMessage("{\"confirmation_token\":{\"description\":\"Only to confirm a previewed action: the confirmation_token that a previous call of this tool returned with its preview, passed with the same other arguments. Never invent one.\",\"type\":\"string\"},\"environment\":{\"type\":\"string\",\"title\":\"Environment\",\"oneOf\":[{\"const\":\"dev\",\"title\":\"Development\"},{\"const\":\"staging\",\"title\":\"Staging\"},{\"const\":\"prod\",\"title\":\"Production\"}]},\"notify\":{\"type\":\"boolean\",\"title\":\"Notify\",\"description\":\"Post in #deployments\",\"default\":false}}")),
+		InputSchema: elicitimpl.MustInputSchema("deploy", base, err, json.RawMessage("{\"confirmation_token\":{\"description\":\"Only to confirm a previewed action: the confirmation_token that a previous call of this tool returned with its preview, passed with the same other arguments. Never invent one.\",\"type\":\"string\"},\"environment\":{\"type\":\"string\",\"title\":\"Environment\",\"oneOf\":[{\"const\":\"dev\",\"title\":\"Development\"},{\"const\":\"staging\",\"title\":\"Staging\"},{\"const\":\"prod\",\"title\":\"Production\"}]},\"notify\":{\"type\":\"boolean\",\"title\":\"Notify\",\"description\":\"Post in #deployments\",\"default\":false}}")),
 		Name:        "deploy",
 	}, m)
 }

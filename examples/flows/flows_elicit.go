@@ -10,6 +10,7 @@ import (
 	"math"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -18,8 +19,8 @@ import (
 // come from different versions of elicitgen: run the elicitgen of the same
 // module version as the runtime, then go generate.
 const (
-	_ = elicitrt.EnforceVersion(2 - elicitrt.MinVersion)
-	_ = elicitrt.EnforceVersion(elicitrt.MaxVersion - 2)
+	_ = elicitimpl.EnforceVersion(3 - elicitimpl.MinVersion)
+	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 3)
 )
 
 // A "cannot convert" error here means Colors changed after elicitgen ran: run go generate.
@@ -81,7 +82,7 @@ func (x *Colors) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "favorite",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
 		} else if elicitColorIndex(s) < 0 {
 			errs = append(errs, elicitrt.FieldError{
@@ -95,11 +96,11 @@ func (x *Colors) DecodeElicit(content map[string]any) error {
 		v.Favorite = "green"
 	}
 	if raw, ok := content["also"]; ok {
-		list, ok := elicitrt.List(raw)
+		list, ok := elicitimpl.List(raw)
 		var reason string
 		var items []Color
 		if !ok {
-			reason = elicitrt.ReasonArray
+			reason = elicitimpl.ReasonArray
 		} else {
 			if blk == nil {
 				blk = new(block)
@@ -109,7 +110,7 @@ func (x *Colors) DecodeElicit(content map[string]any) error {
 			for _, it := range list {
 				s, ok := it.(string)
 				if !ok {
-					reason = elicitrt.ReasonArray
+					reason = elicitimpl.ReasonArray
 					break
 				}
 				i := elicitColorIndex(s)
@@ -118,7 +119,7 @@ func (x *Colors) DecodeElicit(content map[string]any) error {
 					break
 				}
 				if seen[i] {
-					reason = elicitrt.ReasonDuplicate
+					reason = elicitimpl.ReasonDuplicate
 					break
 				}
 				seen[i] = true
@@ -179,7 +180,7 @@ func (x *Rating) DecodeElicit(content map[string]any) error {
 	var v Rating
 	var errs []elicitrt.FieldError
 	if raw, ok := content["stars"]; ok {
-		if n, reason := elicitrt.Integer(raw); reason != "" {
+		if n, reason := elicitimpl.Integer(raw); reason != "" {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "stars",
 				Reason:   reason,
@@ -195,7 +196,7 @@ func (x *Rating) DecodeElicit(content map[string]any) error {
 	} else {
 		errs = append(errs, elicitrt.FieldError{
 			Property: "stars",
-			Reason:   elicitrt.ReasonRequired,
+			Reason:   elicitimpl.ReasonRequired,
 		})
 	}
 	if errs != nil {
@@ -245,9 +246,9 @@ func (x *Name) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "name",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
-		} else if !elicitrt.CharCountWithin(s, 1, 40) {
+		} else if !elicitimpl.CharCountWithin(s, 1, 40) {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "name",
 				Reason:   "must have 1 to 40 characters",
@@ -258,19 +259,19 @@ func (x *Name) DecodeElicit(content map[string]any) error {
 	} else {
 		errs = append(errs, elicitrt.FieldError{
 			Property: "name",
-			Reason:   elicitrt.ReasonRequired,
+			Reason:   elicitimpl.ReasonRequired,
 		})
 	}
 	if raw, ok := content["email"]; ok {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "email",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
-		} else if !elicitrt.IsEmail(s) {
+		} else if !elicitimpl.IsEmail(s) {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "email",
-				Reason:   elicitrt.ReasonEmail,
+				Reason:   elicitimpl.ReasonEmail,
 			})
 		} else {
 			v.Email = s
@@ -336,7 +337,7 @@ func (x *Everything) DecodeElicit(content map[string]any) error {
 	}
 	var blk *block
 	if raw, ok := content["count"]; ok {
-		if n, reason := elicitrt.Integer(raw); reason != "" {
+		if n, reason := elicitimpl.Integer(raw); reason != "" {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "count",
 				Reason:   reason,
@@ -352,11 +353,11 @@ func (x *Everything) DecodeElicit(content map[string]any) error {
 	} else {
 		errs = append(errs, elicitrt.FieldError{
 			Property: "count",
-			Reason:   elicitrt.ReasonRequired,
+			Reason:   elicitimpl.ReasonRequired,
 		})
 	}
 	if raw, ok := content["big"]; ok {
-		if n, reason := elicitrt.Integer(raw); reason != "" {
+		if n, reason := elicitimpl.Integer(raw); reason != "" {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "big",
 				Reason:   reason,
@@ -371,7 +372,7 @@ func (x *Everything) DecodeElicit(content map[string]any) error {
 		}
 	}
 	if raw, ok := content["ratio"]; ok {
-		if n, reason := elicitrt.Number(raw); reason != "" {
+		if n, reason := elicitimpl.Number(raw); reason != "" {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "ratio",
 				Reason:   reason,
@@ -379,7 +380,7 @@ func (x *Everything) DecodeElicit(content map[string]any) error {
 		} else if n < -math.MaxFloat32 || n > math.MaxFloat32 {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "ratio",
-				Reason:   elicitrt.ReasonFloat32,
+				Reason:   elicitimpl.ReasonFloat32,
 			})
 		} else {
 			v.Ratio = float32(n)
@@ -389,7 +390,7 @@ func (x *Everything) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "favorite",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
 		} else if elicitColorIndex(s) < 0 {
 			errs = append(errs, elicitrt.FieldError{
@@ -402,15 +403,15 @@ func (x *Everything) DecodeElicit(content map[string]any) error {
 	} else {
 		errs = append(errs, elicitrt.FieldError{
 			Property: "favorite",
-			Reason:   elicitrt.ReasonRequired,
+			Reason:   elicitimpl.ReasonRequired,
 		})
 	}
 	if raw, ok := content["picks"]; ok {
-		list, ok := elicitrt.List(raw)
+		list, ok := elicitimpl.List(raw)
 		var reason string
 		var items []Color
 		if !ok {
-			reason = elicitrt.ReasonArray
+			reason = elicitimpl.ReasonArray
 		} else if len(list) > 2 {
 			reason = "must have at most 2 items"
 		} else {
@@ -422,7 +423,7 @@ func (x *Everything) DecodeElicit(content map[string]any) error {
 			for _, it := range list {
 				s, ok := it.(string)
 				if !ok {
-					reason = elicitrt.ReasonArray
+					reason = elicitimpl.ReasonArray
 					break
 				}
 				i := elicitColorIndex(s)
@@ -431,7 +432,7 @@ func (x *Everything) DecodeElicit(content map[string]any) error {
 					break
 				}
 				if seen[i] {
-					reason = elicitrt.ReasonDuplicate
+					reason = elicitimpl.ReasonDuplicate
 					break
 				}
 				seen[i] = true
@@ -451,12 +452,12 @@ func (x *Everything) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "day",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
-		} else if !elicitrt.IsDate(s) {
+		} else if !elicitimpl.IsDate(s) {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "day",
-				Reason:   elicitrt.ReasonDate,
+				Reason:   elicitimpl.ReasonDate,
 			})
 		} else {
 			v.Day = s
@@ -466,12 +467,12 @@ func (x *Everything) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "at",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
-		} else if _, ok := elicitrt.ParseDateTime(s); !ok {
+		} else if _, ok := elicitimpl.ParseDateTime(s); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "at",
-				Reason:   elicitrt.ReasonDateTime,
+				Reason:   elicitimpl.ReasonDateTime,
 			})
 		} else {
 			v.At = s
@@ -481,12 +482,12 @@ func (x *Everything) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "site",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
-		} else if !elicitrt.IsAbsoluteURI(s) {
+		} else if !elicitimpl.IsAbsoluteURI(s) {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "site",
-				Reason:   elicitrt.ReasonURI,
+				Reason:   elicitimpl.ReasonURI,
 			})
 		} else {
 			v.Site = s
@@ -496,12 +497,12 @@ func (x *Everything) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "mail",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
-		} else if !elicitrt.IsEmail(s) {
+		} else if !elicitimpl.IsEmail(s) {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "mail",
-				Reason:   elicitrt.ReasonEmail,
+				Reason:   elicitimpl.ReasonEmail,
 			})
 		} else {
 			v.Mail = s
@@ -511,9 +512,9 @@ func (x *Everything) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "note",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
-		} else if !elicitrt.CharCountWithin(s, 0, 100) {
+		} else if !elicitimpl.CharCountWithin(s, 0, 100) {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "note",
 				Reason:   "must have at most 100 characters",
@@ -530,7 +531,7 @@ func (x *Everything) DecodeElicit(content map[string]any) error {
 		if b, ok := raw.(bool); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "agree",
-				Reason:   elicitrt.ReasonBoolean,
+				Reason:   elicitimpl.ReasonBoolean,
 			})
 		} else {
 			v.Agree = b
@@ -587,11 +588,11 @@ type SurveyHandler interface {
 }
 
 // elicitSurveyAnswers types the answers the machine keeps for the survey tool.
-func elicitSurveyAnswers(a elicitrt.Answers) SurveyAnswers {
+func elicitSurveyAnswers(a elicitimpl.Answers) SurveyAnswers {
 	return SurveyAnswers{
-		Colors: elicitrt.Decoded[Colors](a[0]),
-		Name:   elicitrt.Decoded[Name](a[2]),
-		Rating: elicitrt.Decoded[Rating](a[1]),
+		Colors: elicitimpl.Decoded[Colors](a[0]),
+		Name:   elicitimpl.Decoded[Name](a[2]),
+		Rating: elicitimpl.Decoded[Rating](a[1]),
 	}
 }
 
@@ -599,30 +600,30 @@ func elicitSurveyAnswers(a elicitrt.Answers) SurveyAnswers {
 // step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterSurvey(server *mcp.Server, h SurveyHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[SurveyArgs](nil)
-	m := elicitrt.NewMachine("survey", []elicitrt.Step{{
-		Check:    elicitrt.Check[Colors],
-		Fallback: elicitrt.FallbackDefaults,
+	m := elicitimpl.NewMachine("survey", []elicitimpl.Step{{
+		Check:    elicitimpl.Check[Colors],
+		Fallback: elicitimpl.FallbackDefaults,
 		Key:      "colors",
 		Missing:  "favorite is required: one of red, green, blue; also is required: one of red, green, blue",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   Colors{}.ElicitParams,
 	}, {
-		Check:    elicitrt.Check[Rating],
-		Fallback: elicitrt.FallbackHandler,
+		Check:    elicitimpl.Check[Rating],
+		Fallback: elicitimpl.FallbackHandler,
 		Key:      "rating",
 		Message:  "How many stars?",
 		Missing:  "stars is required",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   Rating{}.ElicitParams,
 	}, {
-		Check:    elicitrt.Check[Name],
-		Fallback: elicitrt.FallbackError,
+		Check:    elicitimpl.Check[Name],
+		Fallback: elicitimpl.FallbackError,
 		Key:      "name",
 		Message:  "What is your name?",
 		Missing:  "name is required",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   Name{}.ElicitParams,
-	}}, elicitrt.Typed[SurveyArgs, SurveyAnswers, SurveyStep]{
+	}}, elicitimpl.Typed[SurveyArgs, SurveyAnswers, SurveyStep]{
 		Answers:     elicitSurveyAnswers,
 		Cancelled:   h.Cancelled,
 		Complete:    h.Complete,
@@ -630,13 +631,13 @@ func RegisterSurvey(server *mcp.Server, h SurveyHandler, opts *elicitrt.ToolOpti
 		Messages:    map[SurveyStep]func(context.Context, *mcp.CallToolRequest, SurveyArgs, SurveyAnswers) string{SurveyStepColors: h.ColorsMessage},
 		Unavailable: h.Unavailable,
 	}.Flow(), opts)
-	elicitrt.AddTool[SurveyArgs](server, &mcp.Tool{
+	elicitimpl.AddTool[SurveyArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
 			IdempotentHint: true,
 			ReadOnlyHint:   true,
 		},
 		Description: "Asks three questions in three rounds.",
-		InputSchema: elicitrt.MustInputSchema("survey", base, err, nil),
+		InputSchema: elicitimpl.MustInputSchema("survey", base, err, nil),
 		Name:        "survey",
 	}, m)
 }
@@ -673,37 +674,37 @@ type PollHandler interface {
 }
 
 // elicitPollAnswers types the answers the machine keeps for the poll tool.
-func elicitPollAnswers(a elicitrt.Answers) PollAnswers {
-	return PollAnswers{Name: elicitrt.Decoded[Name](a[0])}
+func elicitPollAnswers(a elicitimpl.Answers) PollAnswers {
+	return PollAnswers{Name: elicitimpl.Decoded[Name](a[0])}
 }
 
 // RegisterPoll adds the poll tool to server: the runtime's interpreter runs its
 // step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterPoll(server *mcp.Server, h PollHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[SurveyArgs](nil)
-	m := elicitrt.NewMachine("poll", []elicitrt.Step{{
-		Check:    elicitrt.Check[Name],
-		Fallback: elicitrt.FallbackError,
+	m := elicitimpl.NewMachine("poll", []elicitimpl.Step{{
+		Check:    elicitimpl.Check[Name],
+		Fallback: elicitimpl.FallbackError,
 		Key:      "name",
 		Message:  "What is your name?",
 		Missing:  "name is required",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   Name{}.ElicitParams,
-	}}, elicitrt.Typed[SurveyArgs, PollAnswers, PollStep]{
+	}}, elicitimpl.Typed[SurveyArgs, PollAnswers, PollStep]{
 		Answers:   elicitPollAnswers,
 		Cancelled: h.Cancelled,
 		Complete:  h.Complete,
 		Declined:  h.Declined,
 	}.Flow(), opts)
-	elicitrt.AddTool[SurveyArgs](server, &mcp.Tool{
+	elicitimpl.AddTool[SurveyArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
-			DestructiveHint: elicitrt.Bool(false),
+			DestructiveHint: elicitimpl.Bool(false),
 			IdempotentHint:  false,
-			OpenWorldHint:   elicitrt.Bool(true),
+			OpenWorldHint:   elicitimpl.Bool(true),
 			ReadOnlyHint:    false,
 		},
 		Description: "Asks one question.",
-		InputSchema: elicitrt.MustInputSchema("poll", base, err, nil),
+		InputSchema: elicitimpl.MustInputSchema("poll", base, err, nil),
 		Name:        "poll",
 	}, m)
 }
@@ -750,11 +751,11 @@ type SignupHandler interface {
 }
 
 // elicitSignupAnswers types the answers the machine keeps for the signup tool.
-func elicitSignupAnswers(a elicitrt.Answers) SignupAnswers {
+func elicitSignupAnswers(a elicitimpl.Answers) SignupAnswers {
 	return SignupAnswers{
-		Colors: elicitrt.Decoded[Colors](a[2]),
-		Name:   elicitrt.Decoded[Name](a[0]),
-		Rating: elicitrt.Decoded[Rating](a[1]),
+		Colors: elicitimpl.Decoded[Colors](a[2]),
+		Name:   elicitimpl.Decoded[Name](a[0]),
+		Rating: elicitimpl.Decoded[Rating](a[1]),
 	}
 }
 
@@ -762,47 +763,47 @@ func elicitSignupAnswers(a elicitrt.Answers) SignupAnswers {
 // step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterSignup(server *mcp.Server, h SignupHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[SurveyArgs](nil)
-	m := elicitrt.NewMachine("signup", []elicitrt.Step{{
-		Check:    elicitrt.Check[Name],
-		Fallback: elicitrt.FallbackError,
+	m := elicitimpl.NewMachine("signup", []elicitimpl.Step{{
+		Check:    elicitimpl.Check[Name],
+		Fallback: elicitimpl.FallbackError,
 		Key:      "name",
 		Message:  "What is your name?",
 		Missing:  "name is required",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   Name{}.ElicitParams,
 	}, {
-		Check:    elicitrt.Check[Rating],
-		Fallback: elicitrt.FallbackError,
+		Check:    elicitimpl.Check[Rating],
+		Fallback: elicitimpl.FallbackError,
 		Key:      "rating",
 		Message:  "How many stars?",
 		Missing:  "stars is required",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   Rating{}.ElicitParams,
 		Together: true,
 	}, {
-		Check:    elicitrt.Check[Colors],
-		Fallback: elicitrt.FallbackDefaults,
+		Check:    elicitimpl.Check[Colors],
+		Fallback: elicitimpl.FallbackDefaults,
 		Key:      "colors",
 		Message:  "Which colours?",
 		Missing:  "favorite is required: one of red, green, blue; also is required: one of red, green, blue",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   Colors{}.ElicitParams,
 		Together: true,
-	}}, elicitrt.Typed[SurveyArgs, SignupAnswers, SignupStep]{
+	}}, elicitimpl.Typed[SurveyArgs, SignupAnswers, SignupStep]{
 		Answers:   elicitSignupAnswers,
 		Asks:      map[SignupStep]func(context.Context, *mcp.CallToolRequest, SurveyArgs, SignupAnswers) bool{SignupStepName: h.AskName},
 		Cancelled: h.Cancelled,
 		Complete:  h.Complete,
 		Declined:  h.Declined,
 	}.Flow(), opts)
-	elicitrt.AddTool[SurveyArgs](server, &mcp.Tool{
+	elicitimpl.AddTool[SurveyArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
-			DestructiveHint: elicitrt.Bool(false),
+			DestructiveHint: elicitimpl.Bool(false),
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
 		Description: "Asks three forms in one round: the rating and the colours join the name's round (together), so a client shows all three at once and retries once. An anonymous signup skips the name (ask=handler): its round is the rating and the colours.",
-		InputSchema: elicitrt.MustInputSchema("signup", base, err, nil),
+		InputSchema: elicitimpl.MustInputSchema("signup", base, err, nil),
 		Name:        "signup",
 	}, m)
 }
@@ -839,36 +840,36 @@ type StrictHandler interface {
 }
 
 // elicitStrictAnswers types the answers the machine keeps for the strict tool.
-func elicitStrictAnswers(a elicitrt.Answers) StrictAnswers {
-	return StrictAnswers{Everything: elicitrt.Decoded[Everything](a[0])}
+func elicitStrictAnswers(a elicitimpl.Answers) StrictAnswers {
+	return StrictAnswers{Everything: elicitimpl.Decoded[Everything](a[0])}
 }
 
 // RegisterStrict adds the strict tool to server: the runtime's interpreter runs its
 // step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterStrict(server *mcp.Server, h StrictHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[SurveyArgs](nil)
-	m := elicitrt.NewMachine("strict", []elicitrt.Step{{
-		Check:    elicitrt.Check[Everything],
-		Fallback: elicitrt.FallbackError,
+	m := elicitimpl.NewMachine("strict", []elicitimpl.Step{{
+		Check:    elicitimpl.Check[Everything],
+		Fallback: elicitimpl.FallbackError,
 		Key:      "everything",
 		Message:  "Fill in everything.",
 		Missing:  "count is required; favorite is required: one of red, green, blue",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   Everything{}.ElicitParams,
-	}}, elicitrt.Typed[SurveyArgs, StrictAnswers, StrictStep]{
+	}}, elicitimpl.Typed[SurveyArgs, StrictAnswers, StrictStep]{
 		Answers:   elicitStrictAnswers,
 		Cancelled: h.Cancelled,
 		Complete:  h.Complete,
 		Declined:  h.Declined,
 	}.Flow(), opts)
-	elicitrt.AddTool[SurveyArgs](server, &mcp.Tool{
+	elicitimpl.AddTool[SurveyArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
-			DestructiveHint: elicitrt.Bool(false),
+			DestructiveHint: elicitimpl.Bool(false),
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
 		Description: "Asks the Everything form once.",
-		InputSchema: elicitrt.MustInputSchema("strict", base, err, nil),
+		InputSchema: elicitimpl.MustInputSchema("strict", base, err, nil),
 		Name:        "strict",
 	}, m)
 }

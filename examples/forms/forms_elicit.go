@@ -9,6 +9,7 @@ import (
 	"time"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -16,8 +17,8 @@ import (
 // come from different versions of elicitgen: run the elicitgen of the same
 // module version as the runtime, then go generate.
 const (
-	_ = elicitrt.EnforceVersion(2 - elicitrt.MinVersion)
-	_ = elicitrt.EnforceVersion(elicitrt.MaxVersion - 2)
+	_ = elicitimpl.EnforceVersion(3 - elicitimpl.MinVersion)
+	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 3)
 )
 
 // A "cannot convert" error here means DeployForm changed after elicitgen ran: run go generate.
@@ -73,7 +74,7 @@ func (x *DeployForm) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "environment",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
 		} else if elicitEnvironmentIndex(s) < 0 {
 			errs = append(errs, elicitrt.FieldError{
@@ -86,14 +87,14 @@ func (x *DeployForm) DecodeElicit(content map[string]any) error {
 	} else {
 		errs = append(errs, elicitrt.FieldError{
 			Property: "environment",
-			Reason:   elicitrt.ReasonRequired,
+			Reason:   elicitimpl.ReasonRequired,
 		})
 	}
 	if raw, ok := content["notify"]; ok {
 		if b, ok := raw.(bool); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "notify",
-				Reason:   elicitrt.ReasonBoolean,
+				Reason:   elicitimpl.ReasonBoolean,
 			})
 		} else {
 			v.Notify = b
@@ -211,9 +212,9 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "name",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
-		} else if !elicitrt.CharCountWithin(s, 1, 50) {
+		} else if !elicitimpl.CharCountWithin(s, 1, 50) {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "name",
 				Reason:   "must have 1 to 50 characters",
@@ -224,19 +225,19 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 	} else {
 		errs = append(errs, elicitrt.FieldError{
 			Property: "name",
-			Reason:   elicitrt.ReasonRequired,
+			Reason:   elicitimpl.ReasonRequired,
 		})
 	}
 	if raw, ok := content["email"]; ok {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "email",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
-		} else if !elicitrt.IsEmail(s) {
+		} else if !elicitimpl.IsEmail(s) {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "email",
-				Reason:   elicitrt.ReasonEmail,
+				Reason:   elicitimpl.ReasonEmail,
 			})
 		} else {
 			v.Email = s
@@ -246,12 +247,12 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "site",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
-		} else if !elicitrt.IsAbsoluteURI(s) {
+		} else if !elicitimpl.IsAbsoluteURI(s) {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "site",
-				Reason:   elicitrt.ReasonURI,
+				Reason:   elicitimpl.ReasonURI,
 			})
 		} else {
 			if blk == nil {
@@ -262,7 +263,7 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 		}
 	}
 	if raw, ok := content["age"]; ok {
-		if n, reason := elicitrt.Integer(raw); reason != "" {
+		if n, reason := elicitimpl.Integer(raw); reason != "" {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "age",
 				Reason:   reason,
@@ -277,7 +278,7 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 		}
 	}
 	if raw, ok := content["height"]; ok {
-		if n, reason := elicitrt.Number(raw); reason != "" {
+		if n, reason := elicitimpl.Number(raw); reason != "" {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "height",
 				Reason:   reason,
@@ -292,7 +293,7 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 		}
 	}
 	if raw, ok := content["ratio"]; ok {
-		if n, reason := elicitrt.Number(raw); reason != "" {
+		if n, reason := elicitimpl.Number(raw); reason != "" {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "ratio",
 				Reason:   reason,
@@ -300,7 +301,7 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 		} else if n < -math.MaxFloat32 || n > math.MaxFloat32 {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "ratio",
-				Reason:   elicitrt.ReasonFloat32,
+				Reason:   elicitimpl.ReasonFloat32,
 			})
 		} else {
 			if blk == nil {
@@ -314,7 +315,7 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "favorite",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
 		} else if elicitColorIndex(s) < 0 {
 			errs = append(errs, elicitrt.FieldError{
@@ -328,11 +329,11 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 		v.Favorite = "green"
 	}
 	if raw, ok := content["palette"]; ok {
-		list, ok := elicitrt.List(raw)
+		list, ok := elicitimpl.List(raw)
 		var reason string
 		var items []Color
 		if !ok {
-			reason = elicitrt.ReasonArray
+			reason = elicitimpl.ReasonArray
 		} else if len(list) < 1 || len(list) > 2 {
 			reason = "must have 1 to 2 items"
 		} else {
@@ -344,7 +345,7 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 			for _, it := range list {
 				s, ok := it.(string)
 				if !ok {
-					reason = elicitrt.ReasonArray
+					reason = elicitimpl.ReasonArray
 					break
 				}
 				i := elicitColorIndex(s)
@@ -353,7 +354,7 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 					break
 				}
 				if seen[i] {
-					reason = elicitrt.ReasonDuplicate
+					reason = elicitimpl.ReasonDuplicate
 					break
 				}
 				seen[i] = true
@@ -375,11 +376,11 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 		v.Palette = append(blk.Palette[:0], "red", "blue")
 	}
 	if raw, ok := content["tags"]; ok {
-		list, ok := elicitrt.List(raw)
+		list, ok := elicitimpl.List(raw)
 		var reason string
 		var items []string
 		if !ok {
-			reason = elicitrt.ReasonArray
+			reason = elicitimpl.ReasonArray
 		} else {
 			if blk == nil {
 				blk = new(block)
@@ -389,7 +390,7 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 			for _, it := range list {
 				s, ok := it.(string)
 				if !ok {
-					reason = elicitrt.ReasonArray
+					reason = elicitimpl.ReasonArray
 					break
 				}
 				i := elicitProfileTagsIndex(s)
@@ -398,7 +399,7 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 					break
 				}
 				if seen[i] {
-					reason = elicitrt.ReasonDuplicate
+					reason = elicitimpl.ReasonDuplicate
 					break
 				}
 				seen[i] = true
@@ -415,11 +416,11 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 		}
 	}
 	if raw, ok := content["stages"]; ok {
-		list, ok := elicitrt.List(raw)
+		list, ok := elicitimpl.List(raw)
 		var reason string
 		var items []Environment
 		if !ok {
-			reason = elicitrt.ReasonArray
+			reason = elicitimpl.ReasonArray
 		} else {
 			if blk == nil {
 				blk = new(block)
@@ -429,7 +430,7 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 			for _, it := range list {
 				s, ok := it.(string)
 				if !ok {
-					reason = elicitrt.ReasonArray
+					reason = elicitimpl.ReasonArray
 					break
 				}
 				i := elicitEnvironmentIndex(s)
@@ -438,7 +439,7 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 					break
 				}
 				if seen[i] {
-					reason = elicitrt.ReasonDuplicate
+					reason = elicitimpl.ReasonDuplicate
 					break
 				}
 				seen[i] = true
@@ -458,12 +459,12 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "birthday",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
-		} else if tm, ok := elicitrt.ParseDate(s); !ok {
+		} else if tm, ok := elicitimpl.ParseDate(s); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "birthday",
-				Reason:   elicitrt.ReasonDate,
+				Reason:   elicitimpl.ReasonDate,
 			})
 		} else {
 			v.Birthday = tm
@@ -473,12 +474,12 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "meet_at",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
-		} else if tm, ok := elicitrt.ParseDateTime(s); !ok {
+		} else if tm, ok := elicitimpl.ParseDateTime(s); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "meet_at",
-				Reason:   elicitrt.ReasonDateTime,
+				Reason:   elicitimpl.ReasonDateTime,
 			})
 		} else {
 			if blk == nil {
@@ -492,7 +493,7 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "size",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
 		} else if elicitProfileSizeIndex(s) < 0 {
 			errs = append(errs, elicitrt.FieldError{
@@ -509,7 +510,7 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 		if b, ok := raw.(bool); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "subscribe",
-				Reason:   elicitrt.ReasonBoolean,
+				Reason:   elicitimpl.ReasonBoolean,
 			})
 		} else {
 			v.Subscribe = b

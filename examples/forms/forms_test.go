@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
 )
 
 // newServer has one tool, "deploy", that asks DeployForm through an MRTR
@@ -140,7 +141,7 @@ func TestDecodeErrorType(t *testing.T) {
 	var f DeployForm
 	err := f.DecodeElicit(map[string]any{"environment": 3.0})
 	var ce *elicitrt.ContentError
-	if !errors.As(err, &ce) || ce.Reason("environment") != elicitrt.ReasonString {
+	if !errors.As(err, &ce) || ce.Reason("environment") != elicitimpl.ReasonString {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -17,8 +18,8 @@ import (
 // come from different versions of elicitgen: run the elicitgen of the same
 // module version as the runtime, then go generate.
 const (
-	_ = elicitrt.EnforceVersion(2 - elicitrt.MinVersion)
-	_ = elicitrt.EnforceVersion(elicitrt.MaxVersion - 2)
+	_ = elicitimpl.EnforceVersion(3 - elicitimpl.MinVersion)
+	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 3)
 )
 
 // A "cannot convert" error here means FormatChoice changed after elicitgen ran: run go generate.
@@ -73,7 +74,7 @@ func (x *FormatChoice) DecodeElicit(content map[string]any) error {
 		if s, ok := raw.(string); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "format",
-				Reason:   elicitrt.ReasonString,
+				Reason:   elicitimpl.ReasonString,
 			})
 		} else if elicitFormatIndex(s) < 0 {
 			errs = append(errs, elicitrt.FieldError{
@@ -86,7 +87,7 @@ func (x *FormatChoice) DecodeElicit(content map[string]any) error {
 	} else {
 		errs = append(errs, elicitrt.FieldError{
 			Property: "format",
-			Reason:   elicitrt.ReasonRequired,
+			Reason:   elicitimpl.ReasonRequired,
 		})
 	}
 	if errs != nil {
@@ -135,7 +136,7 @@ func (x *SalariesChoice) DecodeElicit(content map[string]any) error {
 		if b, ok := raw.(bool); !ok {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "include",
-				Reason:   elicitrt.ReasonBoolean,
+				Reason:   elicitimpl.ReasonBoolean,
 			})
 		} else {
 			v.Include = b
@@ -143,7 +144,7 @@ func (x *SalariesChoice) DecodeElicit(content map[string]any) error {
 	} else {
 		errs = append(errs, elicitrt.FieldError{
 			Property: "include",
-			Reason:   elicitrt.ReasonRequired,
+			Reason:   elicitimpl.ReasonRequired,
 		})
 	}
 	if errs != nil {
@@ -205,14 +206,14 @@ func (t ReportTask) AskSalaries(ctx context.Context) (*SalariesChoice, elicitrt.
 	if err != nil {
 		return nil, "", err
 	}
-	return elicitrt.Decoded[SalariesChoice](r.Content(1)), r.Outcome, nil
+	return elicitimpl.Decoded[SalariesChoice](r.Content(1)), r.Outcome, nil
 }
 
 // elicitReportAnswers types the answers the machine keeps for the report tool.
-func elicitReportAnswers(a elicitrt.Answers) ReportAnswers {
+func elicitReportAnswers(a elicitimpl.Answers) ReportAnswers {
 	return ReportAnswers{
-		Format:   elicitrt.Decoded[FormatChoice](a[0]),
-		Salaries: elicitrt.Decoded[SalariesChoice](a[1]),
+		Format:   elicitimpl.Decoded[FormatChoice](a[0]),
+		Salaries: elicitimpl.Decoded[SalariesChoice](a[1]),
 	}
 }
 
@@ -220,42 +221,42 @@ func elicitReportAnswers(a elicitrt.Answers) ReportAnswers {
 // step table over multi round-trip requests and calls h's typed methods. opts may be nil.
 func RegisterReport(server *mcp.Server, h ReportHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[ReportArgs](nil)
-	m := elicitrt.NewMachine("report", []elicitrt.Step{{
-		Check:        elicitrt.Check[FormatChoice],
-		Fallback:     elicitrt.FallbackError,
+	m := elicitimpl.NewMachine("report", []elicitimpl.Step{{
+		Check:        elicitimpl.Check[FormatChoice],
+		Fallback:     elicitimpl.FallbackError,
 		Key:          "format",
 		Message:      "Which format should the report be in?",
 		Missing:      "format is required: one of markdown, html, text",
-		Mode:         elicitrt.ModeForm,
+		Mode:         elicitimpl.ModeForm,
 		Params:       FormatChoice{}.ElicitParams,
 		Prefill:      []string{"format"},
 		PrefillNeeds: []string{"format"},
 	}, {
-		Check:    elicitrt.Check[SalariesChoice],
+		Check:    elicitimpl.Check[SalariesChoice],
 		During:   true,
-		Fallback: elicitrt.FallbackError,
+		Fallback: elicitimpl.FallbackError,
 		Key:      "salaries",
 		Message:  "The report found salary data. Include the salaries section?",
 		Missing:  "include is required",
-		Mode:     elicitrt.ModeForm,
+		Mode:     elicitimpl.ModeForm,
 		Params:   SalariesChoice{}.ElicitParams,
-	}}, elicitrt.Typed[ReportArgs, ReportAnswers, ReportStep]{
+	}}, elicitimpl.Typed[ReportArgs, ReportAnswers, ReportStep]{
 		Answers:   elicitReportAnswers,
 		Cancelled: h.Cancelled,
 		Declined:  h.Declined,
 		Run: func(ctx context.Context, req *mcp.CallToolRequest, t *elicitrt.Task, a ReportArgs, ans ReportAnswers) (*mcp.CallToolResult, error) {
 			return h.Run(ctx, req, ReportTask{t}, a, ans)
 		},
-		Tasks: elicitrt.TaskOptional,
+		Tasks: elicitimpl.TaskOptional,
 	}.Flow(), opts)
-	elicitrt.AddTool[ReportArgs](server, &mcp.Tool{
+	elicitimpl.AddTool[ReportArgs](server, &mcp.Tool{
 		Annotations: &mcp.ToolAnnotations{
-			DestructiveHint: elicitrt.Bool(false),
+			DestructiveHint: elicitimpl.Bool(false),
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
 		Description: "Writes a report on a topic. It asks for the format first; then it runs as a task for a while, reporting its progress, and midway asks whether to include the salary data it found.",
-		InputSchema: elicitrt.MustInputSchema("report", base, err, json.RawMessage("{\"format\":{\"type\":\"string\",\"title\":\"Format\",\"enum\":[\"markdown\",\"html\",\"text\"]}}")),
+		InputSchema: elicitimpl.MustInputSchema("report", base, err, json.RawMessage("{\"format\":{\"type\":\"string\",\"title\":\"Format\",\"enum\":[\"markdown\",\"html\",\"text\"]}}")),
 		Name:        "report",
 	}, m)
 }

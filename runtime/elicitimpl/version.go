@@ -1,4 +1,4 @@
-package machine
+package elicitimpl
 
 import "github.com/elicitgen/elicitgen/internal/contract"
 
@@ -6,8 +6,8 @@ import "github.com/elicitgen/elicitgen/internal/contract"
 // protoimpl.EnforceVersion. Every generated file contains
 //
 //	const (
-//		_ = elicitrt.EnforceVersion(GenVersion - elicitrt.MinVersion)
-//		_ = elicitrt.EnforceVersion(elicitrt.MaxVersion - GenVersion)
+//		_ = elicitimpl.EnforceVersion(GenVersion - elicitimpl.MinVersion)
+//		_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - GenVersion)
 //	)
 //
 // with the GenVersion of the elicitgen that wrote it. A runtime too new for
@@ -20,12 +20,15 @@ import "github.com/elicitgen/elicitgen/internal/contract"
 // Release steps: bump GenVersion when generated code starts using something
 // new here; raise MinVersion when this package drops something old generated
 // code used; MaxVersion always equals GenVersion. Versions: 1, the first;
-// 2, Step.Confirm (a confirmation whose boolean must be true).
+// 2, Step.Confirm (a confirmation whose boolean must be true); 3, this
+// package (code of 1 and 2 imported everything from package runtime, where
+// the version lock no longer is: such code fails to build at its version
+// line, under the comment that says to regenerate).
 const (
 	// GenVersion is the version of the code the current elicitgen writes.
 	GenVersion = contract.GenVersion
 	// MinVersion is the oldest generated code this runtime still supports.
-	MinVersion = 1
+	MinVersion = 3
 	// MaxVersion is the newest generated code this runtime supports.
 	MaxVersion = GenVersion
 )

@@ -1,4 +1,4 @@
-package machine
+package elicitimpl
 
 import (
 	"math/rand/v2"
@@ -40,7 +40,7 @@ func TestHotPathsInline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the package")
 	}
-	out, err := exec.Command("go", "build", "-gcflags=-m", ".", "../format").CombinedOutput()
+	out, err := exec.Command("go", "build", "-gcflags=-m", ".", "../../internal/format").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -1,0 +1,108 @@
+package runtime
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/internal/seal"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ToolOptions configure the generated tools, prompts and resources of a
+// server: keys, stores, clock, limits, logger (docs/runtime.md).
+type ToolOptions = machine.ToolOptions
+
+// What a handler holds and returns: the answer of a URL step, the task a
+// task tool runs as, the outcome of its flow, why it gave up, and the
+// errors of content that a form's own Validate refuses.
+type (
+	URLStep      = machine.URLStep
+	Task         = machine.Task
+	Outcome      = machine.Outcome
+	GaveUpError  = machine.GaveUpError
+	FieldError   = machine.FieldError
+	ContentError = machine.ContentError
+)
+
+// The outcomes of a flow.
+const (
+	Accepted  = machine.Accepted
+	Declined  = machine.Declined
+	Cancelled = machine.Cancelled
+)
+
+// Defaults and limits, each documented where it applies (docs/runtime.md).
+const (
+	DefaultStateTTL             = seal.DefaultStateTTL
+	DefaultMaxRounds            = machine.DefaultMaxRounds
+	DefaultMaxRequestBodyBytes  = machine.DefaultMaxRequestBodyBytes
+	DefaultSessionTimeout       = machine.DefaultSessionTimeout
+	DefaultMaxRunningTasks      = machine.DefaultMaxRunningTasks
+	DefaultMaxTasksPerPrincipal = machine.DefaultMaxTasksPerPrincipal
+	DefaultLegacyURLWait        = machine.DefaultLegacyURLWait
+	DefaultLegacyAnswerWait     = machine.DefaultLegacyAnswerWait
+	// PreviewTokenArgument is the tool argument that carries a
+	// confirmation token (fallback=preview).
+	PreviewTokenArgument = machine.PreviewTokenArgument
+)
+
+// Text is a tool result of one text block.
+func Text(text string) *mcp.CallToolResult { return machine.Text(text) }
+
+// ToolError is a tool result of one text block with isError set.
+func ToolError(text string) *mcp.CallToolResult { return machine.ToolError(text) }
+
+// PromptText is a prompt result of one user message.
+func PromptText(description, text string) *mcp.GetPromptResult {
+	return machine.PromptText(description, text)
+}
+
+// ResourceText is a resource result of one text content.
+func ResourceText(uri, mimeType, text string) *mcp.ReadResourceResult {
+	return machine.ResourceText(uri, mimeType, text)
+}
+
+// Principal is the user a tool call is made for: the verified token's
+// UserID, or "" for an anonymous call.
+func Principal(req *mcp.CallToolRequest) string { return machine.Principal(req) }
+
+// PrincipalFrom is Principal for a handler that holds only the context of
+// its call.
+func PrincipalFrom(ctx context.Context) string { return machine.PrincipalFrom(ctx) }
+
+// HTTPOptions configure [NewHTTPHandler]: origins, body and session
+// limits, legacy sessions.
+type HTTPOptions = machine.HTTPOptions
+
+// HTTPHandler serves MCP over streamable HTTP, both protocol eras.
+type HTTPHandler = machine.HTTPHandler
+
+// NewHTTPHandler serves the server getServer returns for a request over
+// streamable HTTP (docs/runtime.md#http).
+func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts *HTTPOptions) *HTTPHandler {
+	return machine.NewHTTPHandler(getServer, opts)
+}
+
+// NewHTTPServer is an http.Server for h on addr with the timeouts a public
+// server needs.
+func NewHTTPServer(addr string, h http.Handler) *http.Server { return machine.NewHTTPServer(addr, h) }
+
+// StdioTransport serves one client over standard input and output, with
+// bounded lines and a clean stop.
+type StdioTransport = machine.StdioTransport
+
+// The stores: single-use claims, the sign-in grants and the tasks. The
+// memory implementations serve one instance; runtime/redisstore serves
+// many.
+type (
+	ReplayGuard       = machine.ReplayGuard
+	MemoryReplayGuard = machine.MemoryReplayGuard
+	GrantStore        = machine.GrantStore
+	MemoryGrants      = machine.MemoryGrants
+	TaskStore         = machine.TaskStore
+	MemoryTaskStore   = machine.MemoryTaskStore
+	TaskRecord        = machine.TaskRecord
+	TaskStatus        = machine.TaskStatus
+	TaskLimits        = machine.TaskLimits
+)
