@@ -28,6 +28,12 @@ var layers = map[string]struct {
 	// The interpreter of step tables, on the SDK.
 	"internal/machine": {1, []string{sdk, jsonschema}},
 
+	// Features in rooms of their own, above the interpreter: the
+	// transports (HTTP for both eras, legacy sessions, stdio). Tasks plug
+	// into the transport through its hooks (transport.Hooks), wired by
+	// runtime.
+	"internal/transport": {2, []string{sdk}},
+
 	// What servers import.
 	"runtime":            {3, []string{sdk}},
 	"runtime/elicitimpl": {3, []string{sdk}},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/seal"
+	"github.com/elicitgen/elicitgen/internal/transport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -36,8 +37,8 @@ const (
 const (
 	DefaultStateTTL             = seal.DefaultStateTTL
 	DefaultMaxRounds            = machine.DefaultMaxRounds
-	DefaultMaxRequestBodyBytes  = machine.DefaultMaxRequestBodyBytes
-	DefaultSessionTimeout       = machine.DefaultSessionTimeout
+	DefaultMaxRequestBodyBytes  = transport.DefaultMaxRequestBodyBytes
+	DefaultSessionTimeout       = transport.DefaultSessionTimeout
 	DefaultMaxRunningTasks      = machine.DefaultMaxRunningTasks
 	DefaultMaxTasksPerPrincipal = machine.DefaultMaxTasksPerPrincipal
 	DefaultLegacyURLWait        = machine.DefaultLegacyURLWait
@@ -73,24 +74,26 @@ func PrincipalFrom(ctx context.Context) string { return machine.PrincipalFrom(ct
 
 // HTTPOptions configure [NewHTTPHandler]: origins, body and session
 // limits, legacy sessions.
-type HTTPOptions = machine.HTTPOptions
+type HTTPOptions = transport.HTTPOptions
 
 // HTTPHandler serves MCP over streamable HTTP, both protocol eras.
-type HTTPHandler = machine.HTTPHandler
+type HTTPHandler = transport.HTTPHandler
 
 // NewHTTPHandler serves the server getServer returns for a request over
 // streamable HTTP (docs/runtime.md#http).
 func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts *HTTPOptions) *HTTPHandler {
-	return machine.NewHTTPHandler(getServer, opts)
+	// The task status streams plug into the transport's hook: the
+	// transport does not import the tasks.
+	return transport.NewHTTPHandler(getServer, opts, transport.Hooks{Listen: machine.ServeTaskListen})
 }
 
 // NewHTTPServer is an http.Server for h on addr with the timeouts a public
 // server needs.
-func NewHTTPServer(addr string, h http.Handler) *http.Server { return machine.NewHTTPServer(addr, h) }
+func NewHTTPServer(addr string, h http.Handler) *http.Server { return transport.NewHTTPServer(addr, h) }
 
 // StdioTransport serves one client over standard input and output, with
 // bounded lines and a clean stop.
-type StdioTransport = machine.StdioTransport
+type StdioTransport = transport.StdioTransport
 
 // The stores: single-use claims, the sign-in grants and the tasks. The
 // memory implementations serve one instance; runtime/redisstore serves

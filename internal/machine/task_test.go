@@ -205,7 +205,7 @@ func httpWire(t *testing.T, caps, token string, setup ...func(*mcp.Server)) *tas
 		}
 		return &auth.TokenInfo{UserID: user, Expiration: time.Now().Add(time.Hour)}, nil
 	}
-	url := httpTServe(t, nil, func(h http.Handler) http.Handler {
+	url := httpTServe(t, func(h http.Handler) http.Handler {
 		return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{})(h)
 	}, setup...)
 	return httpWireAt(t, url, caps, token)
@@ -516,7 +516,7 @@ func httpTServeAuth(t *testing.T, setup func(*mcp.Server)) string {
 		}
 		return &auth.TokenInfo{UserID: user, Expiration: time.Now().Add(time.Hour)}, nil
 	}
-	return httpTServe(t, nil, func(h http.Handler) http.Handler {
+	return httpTServe(t, func(h http.Handler) http.Handler {
 		return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{})(h)
 	}, setup)
 }
@@ -621,7 +621,7 @@ func TestTaskStoreFull(t *testing.T) {
 // Over HTTP, tasks/* must carry Mcp-Name equal to params.taskId
 // (SEP-2663): missing or different is HTTP 400 with -32020.
 func TestTaskMcpNameHeader(t *testing.T) {
-	url := httpTServe(t, nil, nil, brewTool(TaskOptional, nil, nil))
+	url := httpTServe(t, nil, brewTool(TaskOptional, nil, nil))
 	w := httpWireAt(t, url, capsTasks, "")
 	id := startBrew(t, w, map[string]any{})["taskId"].(string)
 	for _, name := range []string{"", "someone-else"} {
@@ -974,8 +974,8 @@ func TestTaskListenNeedsTheExtension(t *testing.T) {
 
 // Oversized task requests are refused before any server code: 413.
 func TestTaskRequestsOverTheBodyLimit(t *testing.T) {
-	url := httpTServe(t, nil, nil, brewTool(TaskOptional, nil, nil))
-	pad := strings.Repeat("x", DefaultMaxRequestBodyBytes)
+	url := httpTServe(t, nil, brewTool(TaskOptional, nil, nil))
+	pad := strings.Repeat("x", DefaultMaxRequestBodyBytesForTest)
 	for _, method := range []string{MethodTasksGet, "subscriptions/listen"} {
 		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":{"taskId":"x","pad":%q}}`, method, pad)
 		status, _, _ := httpTPost(t, url+"/", map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": method, "Mcp-Name": "x"}, body)
@@ -1003,7 +1003,7 @@ func TestTaskDuringStepNeedsElicitation(t *testing.T) {
 // The status stream the router serves itself keeps the SDK's DNS-rebinding
 // check: a loopback server reached with a foreign Host header is 403.
 func TestTaskListenRebinding(t *testing.T) {
-	url := httpTServe(t, nil, nil, brewTool(TaskOptional, nil, nil))
+	url := httpTServe(t, nil, brewTool(TaskOptional, nil, nil))
 	w := httpWireAt(t, url, capsTasks, "")
 	id := startBrew(t, w, map[string]any{})["taskId"].(string)
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"method":"subscriptions/listen","params":{"notifications":{"taskIds":[%q]},`+

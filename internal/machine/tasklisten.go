@@ -41,7 +41,8 @@ import (
 const MaxListenTaskIDs = 64
 
 const (
-	httpMethodListen       = "subscriptions/listen"
+	// MethodListen is the method of a status stream request.
+	MethodListen           = "subscriptions/listen"
 	notificationAcked      = "notifications/subscriptions/acknowledged"
 	notificationTaskStatus = "notifications/tasks"
 )
@@ -54,22 +55,17 @@ type listenRequest struct {
 	} `json:"notifications"`
 }
 
-// serveTaskListen serves r if it is a subscriptions/listen with taskIds on
-// a server with task tools, and reports whether it did.
-func (h *HTTPHandler) serveTaskListen(w http.ResponseWriter, r *http.Request) bool {
-	req, err := h.peekRequest(r)
-	if err != nil {
-		h.bodyError(w, err)
-		return true
-	}
-	if req == nil || req.Method != httpMethodListen || !req.ID.IsValid() {
-		return false
-	}
+// ServeTaskListen serves req, a subscriptions/listen request the transport
+// peeked from r, if it asks for taskIds on a server (getServer's for r)
+// with task tools, and reports whether it did. It is the transport's
+// Listen hook (internal/transport.Hooks), wired by runtime's
+// NewHTTPHandler.
+func ServeTaskListen(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request, getServer func(*http.Request) *mcp.Server) bool {
 	var p listenRequest
 	if json.Unmarshal(req.Params, &p) != nil || p.Notifications.TaskIDs == nil {
 		return false
 	}
-	server := h.getServer(r)
+	server := getServer(r)
 	if server == nil {
 		return false
 	}
@@ -79,7 +75,7 @@ func (h *HTTPHandler) serveTaskListen(w http.ResponseWriter, r *http.Request) bo
 	}
 	svc := v.(*taskService)
 	fail := func(status int, e *jsonrpc.Error) bool {
-		writeJSONRPCError(w, status, req.ID, e)
+		WriteJSONRPCError(w, status, req.ID, e)
 		return true
 	}
 	if !declaresTasks(metaCapabilities(p.Meta)) {
@@ -98,7 +94,7 @@ func (h *HTTPHandler) serveTaskListen(w http.ResponseWriter, r *http.Request) bo
 	ctx := r.Context()
 	ids, first, err := svc.ownTasks(ctx, principal, p.Notifications.TaskIDs)
 	if err != nil {
-		svc.logger.Warn("elicitgen: task store", "method", httpMethodListen, "err", err)
+		svc.logger.Warn("elicitgen: task store", "method", MethodListen, "err", err)
 		return fail(http.StatusOK, ErrInternal)
 	}
 	svc.streamTasks(ctx, w, req.ID, ids, first)
@@ -245,8 +241,8 @@ func metaCapabilities(meta map[string]any) *mcp.ClientCapabilities {
 	return &caps
 }
 
-// writeJSONRPCError answers one JSON-RPC error with the HTTP status.
-func writeJSONRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, e *jsonrpc.Error) {
+// WriteJSONRPCError answers one JSON-RPC error with the HTTP status.
+func WriteJSONRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, e *jsonrpc.Error) {
 	data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: e})
 	if err != nil {
 		data = nil

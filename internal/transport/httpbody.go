@@ -1,4 +1,4 @@
-package machine
+package transport
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -100,7 +101,7 @@ func httpRequests(body []byte) (reqs []*jsonrpc.Request, batch bool) {
 
 // isTaskMethod reports whether method is one the Mcp-Name check covers.
 func isTaskMethod(method string) bool {
-	return method == MethodTasksGet || method == MethodTasksUpdate || method == MethodTasksCancel
+	return method == machine.MethodTasksGet || method == machine.MethodTasksUpdate || method == machine.MethodTasksCancel
 }
 
 // httpPost is what the router reads of a POST body, once per request.
@@ -132,7 +133,7 @@ func bodyChecked(w http.ResponseWriter, r *http.Request, post *httpPost) bool {
 	for _, req := range post.reqs {
 		switch {
 		case isTaskMethod(req.Method) && post.batch:
-			writeJSONRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			machine.WriteJSONRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 				Message: "invalid request: " + req.Method + " in a JSON-RPC batch; send task requests one per POST"})
 			return false
 		case isTaskMethod(req.Method):
@@ -158,7 +159,7 @@ func bodyChecked(w http.ResponseWriter, r *http.Request, post *httpPost) bool {
 func taskNameMatches(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) bool {
 	id, err := exactString(req.Params, "taskId", "params.taskId")
 	if err != nil {
-		writeJSONRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()})
+		machine.WriteJSONRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()})
 		return false
 	}
 	name := strings.TrimSpace(r.Header.Get(httpNameHeader))
@@ -171,7 +172,7 @@ func taskNameMatches(w http.ResponseWriter, r *http.Request, req *jsonrpc.Reques
 	default:
 		return true
 	}
-	writeJSONRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{Code: mcp.CodeHeaderMismatch, Message: problem})
+	machine.WriteJSONRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{Code: mcp.CodeHeaderMismatch, Message: problem})
 	return false
 }
 

@@ -1,4 +1,4 @@
-package machine
+package transport
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -114,7 +115,7 @@ func httpTServe(t *testing.T, opts *HTTPOptions, wrap func(http.Handler) http.Ha
 	for _, f := range setup {
 		f(srv)
 	}
-	var h http.Handler = NewHTTPHandler(func(*http.Request) *mcp.Server { return srv }, opts)
+	var h http.Handler = NewHTTPHandler(func(*http.Request) *mcp.Server { return srv }, opts, Hooks{Listen: machine.ServeTaskListen})
 	if wrap != nil {
 		h = wrap(h)
 	}
@@ -418,7 +419,7 @@ func TestHTTPHandlerRoute(t *testing.T) {
 		{"not JSON", http.MethodPost, "", "", "{nope", RouteModern},
 		{"empty body", http.MethodPost, "", "", "", RouteModern},
 	}
-	h := NewHTTPHandler(func(*http.Request) *mcp.Server { return nil }, nil)
+	h := NewHTTPHandler(func(*http.Request) *mcp.Server { return nil }, nil, Hooks{})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := httptest.NewRequest(c.method, "/mcp", strings.NewReader(c.body))
@@ -894,7 +895,7 @@ func TestNewHTTPServerTimeouts(t *testing.T) {
 
 	mcpServer := mcp.NewServer(&mcp.Implementation{Name: "httpt", Version: "v0.0.1"}, nil)
 	httpTConfirmTool(&httpTRecorder{})(mcpServer)
-	srv = NewHTTPServer("", NewHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer }, nil))
+	srv = NewHTTPServer("", NewHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer }, nil, Hooks{}))
 	srv.ReadHeaderTimeout = 200 * time.Millisecond
 	srv.ReadTimeout = 300 * time.Millisecond
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

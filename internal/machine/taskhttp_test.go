@@ -3,11 +3,8 @@ package machine
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestHTTPHandlerReadsBodiesAsTheSDK: issue 24, finding 5. The Mcp-Name
@@ -18,7 +15,7 @@ import (
 // version headers say, and one in a batch is a 400. Raw requests over HTTP
 // on 127.0.0.1; each must be refused without serving the task.
 func TestHTTPHandlerReadsBodiesAsTheSDK(t *testing.T) {
-	url := httpTServe(t, nil, nil, brewTool(TaskOptional, nil, nil))
+	url := httpTServe(t, nil, brewTool(TaskOptional, nil, nil))
 	real := startBrew(t, httpWireAt(t, url, capsTasks, ""), map[string]any{})["taskId"].(string)
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + capsTasks + `}`
 	metaNoVersion := `"_meta":{"io.modelcontextprotocol/clientCapabilities":` + capsTasks + `}`
@@ -69,27 +66,5 @@ func TestHTTPHandlerReadsBodiesAsTheSDK(t *testing.T) {
 		if status != http.StatusOK || !strings.Contains(string(data), real) {
 			t.Errorf("%s: HTTP %d %.200s; want the task", c.name, status, data)
 		}
-	}
-}
-
-// BenchmarkRouterReadsPost measures what the router adds to a POST by
-// reading its body as the SDK does (readPost and bodyChecked): a small
-// tools/call, and one near the body limit.
-func BenchmarkRouterReadsPost(b *testing.B) {
-	h := NewHTTPHandler(func(*http.Request) *mcp.Server { return nil }, nil)
-	for _, pad := range []int{100, 200 << 10} {
-		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy","arguments":{"service":%q},`+
-			`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, strings.Repeat("x", pad))
-		b.Run(fmt.Sprintf("%dB", len(body)), func(b *testing.B) {
-			b.SetBytes(int64(len(body)))
-			b.ReportAllocs()
-			for b.Loop() {
-				r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
-				post, err := h.readPost(r)
-				if err != nil || !bodyChecked(nil, r, post) {
-					b.Fatal("refused")
-				}
-			}
-		})
 	}
 }

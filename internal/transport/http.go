@@ -1,4 +1,4 @@
-package machine
+package transport
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -146,10 +147,12 @@ type HTTPHandler struct {
 	maxBody  int64           // < 0: unlimited
 	logger   *slog.Logger    // nil: no route logging
 	origins  map[string]bool // nil: any Origin; keys as httpNormalOrigin
-	// getServer and localhostProtection serve the task status streams
-	// (tasklisten.go), which do not reach the SDK's handlers.
+	// getServer, localhostProtection and hooks serve the requests
+	// HTTPHandler serves itself (listen.go), which do not reach the SDK's
+	// handlers.
 	getServer           func(*http.Request) *mcp.Server
 	localhostProtection bool
+	hooks               Hooks
 }
 
 // NewHTTPHandler returns an [HTTPHandler] serving the servers that getServer
@@ -211,7 +214,7 @@ type HTTPHandler struct {
 // req.Extra.TokenInfo. Legacy sessions live in this process's memory, so
 // behind a load balancer legacy clients need affinity on Mcp-Session-Id;
 // modern requests may land on any replica.
-func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts *HTTPOptions) *HTTPHandler {
+func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts *HTTPOptions, hooks Hooks) *HTTPHandler {
 	if opts == nil {
 		opts = &HTTPOptions{}
 	}
@@ -247,6 +250,7 @@ func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts *HTTPOptions
 
 		getServer:           getServer,
 		localhostProtection: !opts.DisableLocalhostProtection,
+		hooks:               hooks,
 	}
 }
 
@@ -303,7 +307,7 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Header.Get(httpVersionHeader) >= httpModernVersion && r.Header.Get(httpMethodHeader) == httpMethodListen {
-		if !h.rebindingSafe(w, r) || h.serveTaskListen(w, r) {
+		if !h.rebindingSafe(w, r) || h.serveListen(w, r) {
 			return
 		}
 	}
@@ -401,7 +405,7 @@ func writeBodyError(w http.ResponseWriter, err error) {
 	var tooBig *http.MaxBytesError
 	var ambiguous *errAmbiguous
 	if errors.As(err, &ambiguous) {
-		writeJSONRPCError(w, http.StatusBadRequest, ambiguous.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: ambiguous.Error()})
+		machine.WriteJSONRPCError(w, http.StatusBadRequest, ambiguous.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: ambiguous.Error()})
 		return
 	}
 	if errors.As(err, &tooBig) {

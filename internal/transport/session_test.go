@@ -1,4 +1,4 @@
-package machine
+package transport
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -20,8 +21,8 @@ import (
 // negative value keeps sessions until DELETE. Likewise each principal's
 // sessions are bounded by default.
 func TestHTTPHandlerDefaultSessionTimeout(t *testing.T) {
-	if DefaultSessionTimeout <= 0 || DefaultSessionTimeout < DefaultLegacyAnswerWait {
-		t.Fatalf("DefaultSessionTimeout = %v, want > 0 and >= DefaultLegacyAnswerWait (%v)", DefaultSessionTimeout, DefaultLegacyAnswerWait)
+	if DefaultSessionTimeout <= 0 || DefaultSessionTimeout < machine.DefaultLegacyAnswerWait {
+		t.Fatalf("DefaultSessionTimeout = %v, want > 0 and >= DefaultLegacyAnswerWait (%v)", DefaultSessionTimeout, machine.DefaultLegacyAnswerWait)
 	}
 	get := func(*http.Request) *mcp.Server { return nil }
 	for _, c := range []struct {
@@ -33,12 +34,12 @@ func TestHTTPHandlerDefaultSessionTimeout(t *testing.T) {
 		{&HTTPOptions{SessionTimeout: time.Minute}, time.Minute},
 		{&HTTPOptions{SessionTimeout: -1}, 0},
 	} {
-		if got := NewHTTPHandler(get, c.opts).sessions.idle; got != c.want {
+		if got := NewHTTPHandler(get, c.opts, Hooks{}).sessions.idle; got != c.want {
 			t.Errorf("%+v: idle timeout %v, want %v", c.opts, got, c.want)
 		}
 	}
 	for n, want := range map[int]int{0: DefaultMaxSessionsPerPrincipal, 5: 5, -1: 0} {
-		if got := NewHTTPHandler(get, &HTTPOptions{MaxSessionsPerPrincipal: n}).sessions.max; got != want {
+		if got := NewHTTPHandler(get, &HTTPOptions{MaxSessionsPerPrincipal: n}, Hooks{}).sessions.max; got != want {
 			t.Errorf("MaxSessionsPerPrincipal %d: bound %d, want %d", n, got, want)
 		}
 	}
@@ -60,7 +61,7 @@ func TestHTTPHandlerIdleSessionsEnd(t *testing.T) {
 	before := goruntime.NumGoroutine()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "idle", Version: "v0"}, nil)
 	ts := httptest.NewServer(NewHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&HTTPOptions{SessionTimeout: timeout}))
+		&HTTPOptions{SessionTimeout: timeout}, Hooks{}))
 	defer ts.Close()
 	ids := make([]string, sessions)
 	for i := range ids {
