@@ -18,8 +18,9 @@ import (
 // stream, notifications/tasks carrying the task (the shape tasks/get
 // answers) each time it changes. go-sdk v1.8.0 serves subscriptions/listen
 // but knows no taskIds (its filter type drops the field) and cannot send
-// a notification of a method it does not know, so HTTPHandler serves such
-// a listen request itself, over streamable HTTP:
+// a notification of a method it does not know, so the HTTPHandler offers
+// such a listen request to ServeTaskListen (its Listen hook), over
+// streamable HTTP:
 //
 //   - it acknowledges (notifications/subscriptions/acknowledged) the task
 //     ids that name a live task of the request's principal, and nothing
@@ -47,7 +48,7 @@ const (
 	notificationTaskStatus = "notifications/tasks"
 )
 
-// listenRequest is what serveTaskListen reads of a subscriptions/listen.
+// listenRequest is what ServeTaskListen reads of a subscriptions/listen.
 type listenRequest struct {
 	Meta          map[string]any `json:"_meta"`
 	Notifications struct {
