@@ -29,8 +29,8 @@ for round in $(seq "$COUNT"); do
 	echo "# round $round of $COUNT" | tee -a "$out"
 	# Decoding and schemas: the example forms and the synthetic ones.
 	run -bench 'Decode|Schema' ./bench/... ./examples/deploy ./examples/conformance
-	# Sealed state: Seal plus Open against bare AES-256-GCM (runtime/state_test.go).
-	run -bench 'SealOpen|BareAESGCM' ./runtime
+	# Sealed state: Seal plus Open against bare AES-256-GCM (internal/seal/state_test.go).
+	run -bench 'SealOpen|BareAESGCM' ./internal/seal
 	# A deploy round trip through the SDK, generated machine against hand-written.
 	run -bench 'RoundTrip' ./examples/deploy
 	# One deploy round over streamable HTTP on loopback, three server
