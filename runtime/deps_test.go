@@ -33,6 +33,7 @@ var layers = map[string]struct {
 	// into the transport through its hooks (transport.Hooks), wired by
 	// runtime.
 	"internal/transport": {2, []string{sdk}},
+	"internal/tasks":     {2, []string{sdk}},
 
 	// What servers import.
 	"runtime":            {3, []string{sdk}},

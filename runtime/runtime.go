@@ -6,6 +6,7 @@ import (
 
 	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/seal"
+	"github.com/elicitgen/elicitgen/internal/tasks"
 	"github.com/elicitgen/elicitgen/internal/transport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -84,7 +85,7 @@ type HTTPHandler = transport.HTTPHandler
 func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts *HTTPOptions) *HTTPHandler {
 	// The task status streams plug into the transport's hook: the
 	// transport does not import the tasks.
-	return transport.NewHTTPHandler(getServer, opts, transport.Hooks{Listen: machine.ServeTaskListen})
+	return transport.NewHTTPHandler(getServer, opts, transport.Hooks{Listen: tasks.ServeListen})
 }
 
 // NewHTTPServer is an http.Server for h on addr with the timeouts a public

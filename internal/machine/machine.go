@@ -1006,17 +1006,17 @@ func (c *call) seal(requests mcp.InputRequestMap) (mcp.Result, error) {
 	return nil, ErrInternal
 }
 
-// principal names the user of req (see principalOf).
+// principal names the user of req (see PrincipalOf).
 func (m *Machine) principal(req *request) string {
 	call, _ := req.raw.(*mcp.CallToolRequest)
-	return principalOf(m.opts.Principal, call, req.Session, req.Extra)
+	return PrincipalOf(m.opts.Principal, call, req.Session, req.Extra)
 }
 
-// principalOf names the user a request acts for, the one rule for every
+// PrincipalOf names the user a request acts for, the one rule for every
 // request kind: ToolOptions.Principal's answer (given the tools/call, or
 // for any other request a tools/call request holding only its session and
 // extra), or else the user id of its verified bearer token.
-func principalOf(p func(*mcp.CallToolRequest) string, call *mcp.CallToolRequest, session *mcp.ServerSession, extra *mcp.RequestExtra) string {
+func PrincipalOf(p func(*mcp.CallToolRequest) string, call *mcp.CallToolRequest, session *mcp.ServerSession, extra *mcp.RequestExtra) string {
 	if p != nil {
 		if call == nil {
 			call = &mcp.CallToolRequest{Session: session, Extra: extra}

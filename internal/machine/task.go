@@ -351,11 +351,11 @@ func newTaskID() string {
 // declared the extension (never on a 2025-11-25 session) and the server
 // serves the tasks methods (AddTool installed them).
 func (c *call) tasking() bool {
-	return c.m.tasks != TaskForbidden && c.m.kind == kindTool && !c.legacy && taskSlotFrom(c.ctx) != nil && declaresTasks(c.req.ClientCapabilities())
+	return c.m.tasks != TaskForbidden && c.m.kind == kindTool && !c.legacy && taskSlotFrom(c.ctx) != nil && DeclaresTasks(c.req.ClientCapabilities())
 }
 
-// declaresTasks reports whether caps declare the tasks extension.
-func declaresTasks(caps *mcp.ClientCapabilities) bool {
+// DeclaresTasks reports whether caps declare the tasks extension.
+func DeclaresTasks(caps *mcp.ClientCapabilities) bool {
 	if caps == nil {
 		return false
 	}
@@ -413,7 +413,7 @@ func (c *call) runTask() (mcp.Result, error) {
 	slot := taskSlotFrom(c.ctx)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.ctx), m.opts.TaskTTL)
 	c.ctx = ctx // the handler's hooks (messages) run in the task from now on
-	slot.created = rec
+	slot.Created = rec
 	t := &Task{m: m, c: c, id: rec.ID, ticket: ticket}
 	go t.work(ctx, cancel)
 	return &mcp.CallToolResult{}, nil

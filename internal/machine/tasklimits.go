@@ -148,9 +148,9 @@ func (t *taskTicket) release() {
 	}
 }
 
-// taskEnded stops counting task id against its principal if it runs
+// TaskEnded stops counting task id against its principal if it runs
 // here: tasks/cancel ended it.
-func (l *TaskLimits) taskEnded(id string) {
+func (l *TaskLimits) TaskEnded(id string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if t := l.tickets[id]; t != nil {
@@ -158,9 +158,9 @@ func (l *TaskLimits) taskEnded(id string) {
 	}
 }
 
-// openStream counts a status stream of principal until close is called,
+// OpenStream counts a status stream of principal until close is called,
 // or refuses it with a CodeTaskLimit error.
-func (l *TaskLimits) openStream(principal string) (close func(), refused *jsonrpc.Error) {
+func (l *TaskLimits) OpenStream(principal string) (close func(), refused *jsonrpc.Error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if max := orDefault(l.StreamsPerPrincipal, DefaultMaxTaskStreamsPerPrincipal); l.streams[principal] >= max {
@@ -186,11 +186,25 @@ func limitError(name string, max int, message string) *jsonrpc.Error {
 	if max > 0 {
 		data["max"] = max
 	}
-	return &jsonrpc.Error{Code: CodeTaskLimit, Message: message, Data: mustJSON(data)}
+	return &jsonrpc.Error{Code: CodeTaskLimit, Message: message, Data: MustJSON(data)}
 }
 
 // errTaskStoreFull is the refusal of a task when its MemoryTaskStore holds
 // MaxTasks tasks, none of them ended.
 func errTaskStoreFull() *jsonrpc.Error {
 	return limitError(LimitTaskStore, 0, "the server's task store is full of tasks that have not ended; call again later")
+}
+
+// Running is the number of tasks running or waiting in this process.
+func (l *TaskLimits) Running() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.running
+}
+
+// Streams is the number of status streams principal holds open.
+func (l *TaskLimits) Streams(principal string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.streams[principal]
 }

@@ -3,284 +3,72 @@ package machine
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"log/slog"
-	"strconv"
-	"sync"
-	"time"
+	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The tasks wire over go-sdk v1.8.0, which knows nothing of tasks: a
-// receiving middleware turns the tools/call that created a task into a
-// CreateTaskResult (the SDK cannot say resultType "task"), adds the
-// extension to server/discover, and binds tasks/* requests to their
-// principal; tasks/get, tasks/update and tasks/cancel are custom methods.
-// This works alike over streamable HTTP, stdio and in memory. (HTTPHandler
-// adds the Mcp-Name check of tasks/* requests, which the SDK makes only for
-// tools/call, prompts/get and resources/read.)
+// What the machine, the transport and the tasks room agree on of the
+// Tasks extension's wire: its method names, and where a tools/call leaves
+// the task it created.
 
 // Method names of the extension.
 const (
 	MethodTasksGet    = "tasks/get"
 	MethodTasksUpdate = "tasks/update"
 	MethodTasksCancel = "tasks/cancel"
+	// MethodListen is the method of a status stream request.
+	MethodListen = "subscriptions/listen"
 )
 
-// taskSlot is where a tools/call's machine leaves the task it created,
-// for the middleware to answer with a CreateTaskResult.
-type taskSlot struct{ created *TaskRecord }
+// MaxListenTaskIDs bounds the task ids one subscriptions/listen follows;
+// more is an invalid-params error.
+const MaxListenTaskIDs = 64
+
+// A TaskSlot is where a tools/call's machine leaves the task it created,
+// for the tasks middleware (internal/tasks) to answer with a
+// CreateTaskResult. The middleware puts one in the call's context
+// (WithTaskSlot); a call without one never becomes a task.
+type TaskSlot struct{ Created *TaskRecord }
 
 type taskSlotKey struct{}
 
-func taskSlotFrom(ctx context.Context) *taskSlot {
-	s, _ := ctx.Value(taskSlotKey{}).(*taskSlot)
+// WithTaskSlot returns ctx carrying s.
+func WithTaskSlot(ctx context.Context, s *TaskSlot) context.Context {
+	return context.WithValue(ctx, taskSlotKey{}, s)
+}
+
+func taskSlotFrom(ctx context.Context) *TaskSlot {
+	s, _ := ctx.Value(taskSlotKey{}).(*TaskSlot)
 	return s
 }
 
-// taskService serves the tasks methods of one server.
-type taskService struct {
-	store     TaskStore
-	limits    *TaskLimits
-	principal func(req *mcp.CallToolRequest) string // nil: the bearer token's user
-	logger    *slog.Logger
-}
-
-// taskServices holds each server's task service: the one store every task
-// tool of a server shares.
-var taskServices sync.Map // *mcp.Server → *taskService
-
-// enableTasks installs the tasks wire on server, once, for the task tool
-// of machine m. It panics, at registration, when another task tool of
-// the server uses another store or TaskLimits.
-func enableTasks(server *mcp.Server, m *Machine) {
-	svc := &taskService{store: m.opts.Tasks, limits: m.opts.TaskLimits, principal: m.opts.Principal, logger: m.opts.Logger}
-	prev, loaded := taskServices.LoadOrStore(server, svc)
-	if loaded {
-		if p := prev.(*taskService); p.store != svc.store || p.limits != svc.limits {
-			// Registration, never a request.
-			panic(fmt.Sprintf("elicitgen: tool %s: every task tool of a server must use the same ToolOptions.Tasks and TaskLimits", m.tool))
-		}
-		return
-	}
-	server.AddReceivingMiddleware(svc.middleware)
-	for _, err := range []error{
-		mcp.AddReceivingCustomMethod(server, MethodTasksGet, svc.get),
-		mcp.AddReceivingCustomMethod(server, MethodTasksUpdate, svc.update),
-		mcp.AddReceivingCustomMethod(server, MethodTasksCancel, svc.cancel),
-	} {
-		if err != nil {
-			panic("elicitgen: " + err.Error()) // registration: a method name the SDK took over
-		}
-	}
-}
-
-// TaskParams are the params of tasks/get, tasks/update and tasks/cancel.
-type TaskParams struct {
-	mcp.ParamsBase
-	TaskID string `json:"taskId"`
-	// InputResponses, of tasks/update: answers by input request key.
-	InputResponses map[string]json.RawMessage `json:"inputResponses,omitempty"`
-}
-
-// taskAck is the empty result of tasks/update and tasks/cancel.
-type taskAck struct {
-	mcp.ResultBase
-	ResultType string `json:"resultType"`
-}
-
-// TaskResult is a task on the wire: the CreateTaskResult of the tools/call
-// that created it (ResultType "task"), or the DetailedTask of tasks/get
-// (ResultType "complete", with InputRequests, Result or Error by status).
-type TaskResult struct {
-	mcp.ResultBase
-	ResultType     string                     `json:"resultType,omitempty"` // empty in notifications/tasks
-	TaskID         string                     `json:"taskId"`
-	Status         TaskStatus                 `json:"status"`
-	StatusMessage  string                     `json:"statusMessage,omitempty"`
-	CreatedAt      string                     `json:"createdAt"`
-	LastUpdatedAt  string                     `json:"lastUpdatedAt"`
-	TTLMs          int64                      `json:"ttlMs"`
-	PollIntervalMs int64                      `json:"pollIntervalMs,omitempty"`
-	InputRequests  map[string]json.RawMessage `json:"inputRequests,omitempty"`
-	Result         json.RawMessage            `json:"result,omitempty"`
-	Error          json.RawMessage            `json:"error,omitempty"`
-}
-
-// taskResult is rec on the wire; detailed adds what tasks/get shows.
-func taskResult(rec *TaskRecord, detailed bool) *TaskResult {
-	r := &TaskResult{
-		ResultType: "task", TaskID: rec.ID, Status: rec.Status, StatusMessage: rec.StatusMessage,
-		CreatedAt: rec.CreatedAt.UTC().Format(time.RFC3339Nano), LastUpdatedAt: rec.UpdatedAt.UTC().Format(time.RFC3339Nano),
-		TTLMs: rec.Expires.Sub(rec.CreatedAt).Milliseconds(), PollIntervalMs: rec.PollInterval.Milliseconds(),
-	}
-	if detailed {
-		r.ResultType = "complete"
-		switch rec.Status {
-		case TaskInputRequired:
-			r.InputRequests = rec.InputRequests
-		case TaskCompleted:
-			r.Result = rec.Result
-		case TaskFailed:
-			r.Error = rec.Error
-		}
-	}
-	return r
-}
-
-type taskCallerKey struct{}
-
-// middleware turns a tools/call that created a task into its
-// CreateTaskResult, advertises the extension in server/discover, and
-// gates tasks/* requests on the extension, binding them to their
-// principal.
-func (svc *taskService) middleware(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		switch method {
-		case "tools/call":
-			slot := &taskSlot{}
-			res, err := next(context.WithValue(ctx, taskSlotKey{}, slot), method, req)
-			if err == nil && slot.created != nil {
-				return taskResult(slot.created, false), nil
-			}
-			return res, err
-		case "server/discover":
-			res, err := next(ctx, method, req)
-			if d, ok := res.(*mcp.DiscoverResult); ok && err == nil && d.Capabilities != nil {
-				if d.Capabilities.Extensions == nil {
-					d.Capabilities.Extensions = map[string]any{}
-				}
-				d.Capabilities.Extensions[TasksExtension] = map[string]any{}
-			}
-			return res, err
-		case MethodTasksGet, MethodTasksUpdate, MethodTasksCancel:
-			if !declaresTasks(requestCapabilities(req)) {
-				return nil, MissingTasksExtension()
-			}
-			return next(context.WithValue(ctx, taskCallerKey{}, svc.caller(req)), method, req)
-		}
-		return next(ctx, method, req)
-	}
-}
-
-// requestCapabilities are the client capabilities a tasks/* request
-// declared in its _meta (2026-07-28); a 2025-11-25 session never enables
-// the extension, whatever it declared at initialize.
-func requestCapabilities(req mcp.Request) *mcp.ClientCapabilities {
-	params := req.GetParams()
-	if params == nil {
-		return nil
-	}
-	return metaCapabilities(params.GetMeta())
-}
-
-// caller is the principal of a tasks/* request, as the machine names the
-// principal of a tools/call (ToolOptions.Principal).
-func (svc *taskService) caller(req mcp.Request) string {
-	session, _ := req.GetSession().(*mcp.ServerSession)
-	return principalOf(svc.principal, nil, session, req.GetExtra())
-}
-
-// errUnknownTask is the error of a tasks/* request for a task that does
-// not exist, has expired, or belongs to another principal.
-var errUnknownTask = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown task"}
-
-// errStore is the error of a tasks/* request when the store fails: the
-// details go to the log.
-func (svc *taskService) errStore(method string, err error) error {
-	svc.logger.Warn("elicitgen: task store", "method", method, "err", err)
-	return ErrInternal
-}
-
-// own returns the record of the request's task if the caller owns it.
-func (svc *taskService) own(ctx context.Context, p *TaskParams) (*TaskRecord, error) {
-	if p == nil || p.TaskID == "" {
-		return nil, errUnknownTask
-	}
-	rec, err := svc.store.Get(ctx, p.TaskID)
+// MustJSON is v as JSON, or {} when it cannot be.
+func MustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, svc.errStore(MethodTasksGet, err)
+		return json.RawMessage("{}")
 	}
-	if rec == nil || rec.Principal != callerFrom(ctx) {
-		return nil, errUnknownTask
-	}
-	return rec, nil
+	return b
 }
 
-func callerFrom(ctx context.Context) string {
-	p, _ := ctx.Value(taskCallerKey{}).(string)
-	return p
-}
-
-// get serves tasks/get.
-func (svc *taskService) get(ctx context.Context, _ *mcp.ServerSession, p *TaskParams) (*TaskResult, error) {
-	rec, err := svc.own(ctx, p)
+// WriteJSONRPCError answers one JSON-RPC error with the HTTP status.
+func WriteJSONRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, e *jsonrpc.Error) {
+	data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: e})
 	if err != nil {
-		return nil, err
+		data = nil
 	}
-	return taskResult(rec, true), nil
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(data)
 }
 
-// maxTaskAnswerLen bounds one answer tasks/update takes: what a round
-// keeps of all its answers (MaxAnswersLen); a longer one is refused.
-const maxTaskAnswerLen = MaxAnswersLen
+// Tool is the name of m's tool, prompt or resource.
+func (m *Machine) Tool() string { return m.tool }
 
-// update serves tasks/update: answers under keys the task is waiting for
-// are kept for its Run (a key once); any other key is ignored.
-func (svc *taskService) update(ctx context.Context, _ *mcp.ServerSession, p *TaskParams) (*taskAck, error) {
-	if _, err := svc.own(ctx, p); err != nil {
-		return nil, err
-	}
-	for k, v := range p.InputResponses {
-		if len(v) > maxTaskAnswerLen {
-			// Nothing is kept: the question stays open, to be answered
-			// again within the bound.
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
-				Message: fmt.Sprintf("the answer under %s is %d bytes of JSON; at most %d", strconv.Quote(bounded(k)), len(v), maxTaskAnswerLen)}
-		}
-	}
-	if _, err := svc.store.Update(ctx, p.TaskID, func(rec *TaskRecord) error {
-		if rec.Status != TaskInputRequired {
-			return nil
-		}
-		for k, v := range p.InputResponses {
-			if _, asked := rec.InputRequests[k]; !asked {
-				continue
-			}
-			if rec.Answers == nil {
-				rec.Answers = map[string]json.RawMessage{}
-			}
-			rec.Answers[k] = v
-			delete(rec.InputRequests, k)
-		}
-		if len(rec.InputRequests) == 0 {
-			rec.Status, rec.InputRequests = TaskWorking, nil
-		}
-		return nil
-	}); err != nil {
-		return nil, svc.errStore(MethodTasksUpdate, err)
-	}
-	return &taskAck{ResultType: "complete"}, nil
-}
+// TaskSupport is whether m's tool runs as a task (//elicit:task).
+func (m *Machine) TaskSupport() TaskSupport { return m.tasks }
 
-// cancel serves tasks/cancel: a task not ended yet is cancelled (its Run's
-// context ends, on whichever instance runs it); an ended one is left as
-// it is, and acknowledged alike.
-func (svc *taskService) cancel(ctx context.Context, _ *mcp.ServerSession, p *TaskParams) (*taskAck, error) {
-	if _, err := svc.own(ctx, p); err != nil {
-		return nil, err
-	}
-	if _, err := svc.store.Update(ctx, p.TaskID, func(rec *TaskRecord) error {
-		if !rec.Status.Terminal() {
-			rec.Status, rec.StatusMessage = TaskCancelled, "cancelled by the client"
-			rec.InputRequests, rec.Answers = nil, nil
-		}
-		return nil
-	}); err != nil {
-		return nil, svc.errStore(MethodTasksCancel, err)
-	}
-	svc.limits.taskEnded(p.TaskID) // if it runs here, it counts no more
-	return &taskAck{ResultType: "complete"}, nil
-}
+// Options are m's options, their defaults filled in; the tasks room reads
+// the task store, limits, principal rule and logger of a task tool.
+func (m *Machine) Options() *ToolOptions { return &m.opts }

@@ -101,7 +101,9 @@ func (t Typed[A, T, S]) Flow() Flow {
 // AddTool registers tool on server, its calls driven by m. The tool's
 // InputSchema comes from MustInputSchema. It also installs the
 // sending middleware that lets the form's decoder, not the
-// SDK, judge the answers of 2025-11-25 clients.
+// SDK, judge the answers of 2025-11-25 clients. (A task tool also needs
+// the tasks wire on server: internal/tasks.Enable, which
+// runtime/elicitimpl.AddTool installs first.)
 //
 // When A is a flat struct (strings, booleans, numbers, or pointers to
 // them) and the InputSchema is JSON text, the tool is registered raw
@@ -113,9 +115,6 @@ func (t Typed[A, T, S]) Flow() Flow {
 // form decoders (argwords.go), a prefilled property's its form's.
 func AddTool[A any](server *mcp.Server, tool *mcp.Tool, m *Machine) {
 	server.AddSendingMiddleware(keepRawAnswers)
-	if m.tasks != TaskForbidden {
-		enableTasks(server, m)
-	}
 	words := newArgWords(tool.InputSchema, m)
 	if d := newArgsDecoder[A](tool.InputSchema); d != nil {
 		d.words = words

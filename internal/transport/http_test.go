@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -16,7 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/internal/httpt"
+	"github.com/elicitgen/elicitgen/internal/tasks"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -115,7 +115,7 @@ func httpTServe(t *testing.T, opts *HTTPOptions, wrap func(http.Handler) http.Ha
 	for _, f := range setup {
 		f(srv)
 	}
-	var h http.Handler = NewHTTPHandler(func(*http.Request) *mcp.Server { return srv }, opts, Hooks{Listen: machine.ServeTaskListen})
+	var h http.Handler = NewHTTPHandler(func(*http.Request) *mcp.Server { return srv }, opts, Hooks{Listen: tasks.ServeListen})
 	if wrap != nil {
 		h = wrap(h)
 	}
@@ -163,12 +163,6 @@ func httpTConnect(t *testing.T, url, version string, hc *http.Client, opts *mcp.
 	return cs
 }
 
-func httpTCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 func httpTResultText(t *testing.T, res *mcp.CallToolResult) string {
 	t.Helper()
 	if len(res.Content) != 1 {
@@ -179,39 +173,6 @@ func httpTResultText(t *testing.T, res *mcp.CallToolResult) string {
 		t.Fatalf("result content is %T, want *mcp.TextContent", res.Content[0])
 	}
 	return tc.Text
-}
-
-// httpTPost sends one raw POST the way a streamable client would and returns
-// the status, headers and the JSON-RPC message of the reply (the first SSE
-// data payload when the reply is an event stream).
-func httpTPost(t *testing.T, url string, header map[string]string, body string) (int, http.Header, []byte) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-				return resp.StatusCode, resp.Header, []byte(data)
-			}
-		}
-		return resp.StatusCode, resp.Header, nil
-	}
-	data, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header, data
 }
 
 // httpTModernCall is a tools/call request of protocol 2026-07-28 with the
@@ -244,7 +205,7 @@ func TestHTTPHandlerModernClientCompletesElicitation(t *testing.T) {
 				t.Errorf("modern client got session id %q, want none", cs.ID())
 			}
 
-			res, err := cs.CallTool(httpTCtx(t), &mcp.CallToolParams{Name: "confirm"})
+			res, err := cs.CallTool(httpt.Ctx(t), &mcp.CallToolParams{Name: "confirm"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -300,7 +261,7 @@ func TestHTTPHandlerLegacyClientCompletesElicitation(t *testing.T) {
 				t.Fatal("legacy client got no Mcp-Session-Id")
 			}
 
-			res, err := cs.CallTool(httpTCtx(t), &mcp.CallToolParams{Name: "confirm"})
+			res, err := cs.CallTool(httpt.Ctx(t), &mcp.CallToolParams{Name: "confirm"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -347,7 +308,7 @@ func TestHTTPHandlerMissingCapabilityIs400(t *testing.T) {
 			url := httpTServe(t, &HTTPOptions{JSONResponse: jsonResponse}, nil, needsElicitation)
 
 			header, body := httpTModernCall("needs-elicitation", `{}`)
-			status, respHeader, msg := httpTPost(t, url, header, body)
+			status, respHeader, msg := httpt.Post(t, url, header, body)
 			if status != http.StatusBadRequest {
 				t.Fatalf("status %d, want 400 (body %s)", status, msg)
 			}
@@ -366,7 +327,7 @@ func TestHTTPHandlerMissingCapabilityIs400(t *testing.T) {
 
 			// The same call from a client that declares elicitation succeeds.
 			header, body = httpTModernCall("needs-elicitation", `{"elicitation":{"form":{}}}`)
-			if status, _, msg := httpTPost(t, url, header, body); status != http.StatusOK || !bytes.Contains(msg, []byte(`"text":"ok"`)) {
+			if status, _, msg := httpt.Post(t, url, header, body); status != http.StatusOK || !bytes.Contains(msg, []byte(`"text":"ok"`)) {
 				t.Errorf("with capability: status %d body %s", status, msg)
 			}
 		})
@@ -452,12 +413,12 @@ func TestHTTPHandlerSessionlessAndUnknownSession(t *testing.T) {
 	rec := &httpTRecorder{}
 	url := httpTServe(t, nil, nil, httpTConfirmTool(rec))
 
-	status, _, msg := httpTPost(t, url, map[string]string{"Mcp-Protocol-Version": "2025-11-25"}, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	status, _, msg := httpt.Post(t, url, map[string]string{"Mcp-Protocol-Version": "2025-11-25"}, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	if status != http.StatusOK || !bytes.Contains(msg, []byte(`"name":"confirm"`)) {
 		t.Errorf("sessionless tools/list: %d %s", status, msg)
 	}
 
-	status, _, msg = httpTPost(t, url, nil, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"confirm","arguments":{}}}`)
+	status, _, msg = httpt.Post(t, url, nil, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"confirm","arguments":{}}}`)
 	if status != http.StatusOK || !bytes.Contains(msg, []byte(`client does not support elicitation`)) {
 		t.Errorf("sessionless tools/call: %d %s", status, msg)
 	}
@@ -465,7 +426,7 @@ func TestHTTPHandlerSessionlessAndUnknownSession(t *testing.T) {
 		t.Errorf("sessionless call saw %+v, want 2025-03-26, no capabilities, no session", seen)
 	}
 
-	status, _, msg = httpTPost(t, url, map[string]string{"Mcp-Protocol-Version": "2025-11-25", "Mcp-Session-Id": "gone"}, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
+	status, _, msg = httpt.Post(t, url, map[string]string{"Mcp-Protocol-Version": "2025-11-25", "Mcp-Session-Id": "gone"}, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
 	if status != http.StatusNotFound {
 		t.Errorf("unknown session: %d %s, want 404", status, msg)
 	}
@@ -475,7 +436,7 @@ func TestHTTPHandlerSessionlessAndUnknownSession(t *testing.T) {
 func TestHTTPHandlerBodyLimit(t *testing.T) {
 	url := httpTServe(t, &HTTPOptions{MaxRequestBodyBytes: 64}, nil)
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + strings.Repeat("a", 100) + `"}}`
-	if status, _, msg := httpTPost(t, url, nil, body); status != http.StatusRequestEntityTooLarge {
+	if status, _, msg := httpt.Post(t, url, nil, body); status != http.StatusRequestEntityTooLarge {
 		t.Errorf("status %d (%s), want 413", status, msg)
 	}
 }
@@ -496,7 +457,7 @@ func TestHTTPHandlerTokenInfoBothEras(t *testing.T) {
 	hc := &http.Client{Transport: httpTBearer{"tok-alice"}}
 	for _, version := range []string{"", "2025-11-25"} {
 		cs := httpTConnect(t, url, version, hc, &mcp.ClientOptions{ElicitationHandler: (&httpTAsked{}).handle})
-		if _, err := cs.CallTool(httpTCtx(t), &mcp.CallToolParams{Name: "confirm"}); err != nil {
+		if _, err := cs.CallTool(httpt.Ctx(t), &mcp.CallToolParams{Name: "confirm"}); err != nil {
 			t.Fatalf("version %q: %v", version, err)
 		}
 	}
@@ -550,7 +511,7 @@ func TestSDKLegacyShimSecondRound(t *testing.T) {
 	t.Run("client MRTR middleware on", func(t *testing.T) {
 		asked := &httpTAsked{}
 		cs := httpTConnect(t, url, "2025-11-25", nil, &mcp.ClientOptions{ElicitationHandler: asked.handle})
-		res, err := cs.CallTool(httpTCtx(t), &mcp.CallToolParams{Name: "twice"})
+		res, err := cs.CallTool(httpt.Ctx(t), &mcp.CallToolParams{Name: "twice"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -572,7 +533,7 @@ func TestSDKLegacyShimSecondRound(t *testing.T) {
 			ElicitationHandler: asked.handle,
 			MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
 		})
-		res, err := cs.CallTool(httpTCtx(t), &mcp.CallToolParams{Name: "twice"})
+		res, err := cs.CallTool(httpt.Ctx(t), &mcp.CallToolParams{Name: "twice"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -663,7 +624,7 @@ func TestSDKSessionElicitInToolHandler(t *testing.T) {
 
 	asked := &httpTAsked{}
 	legacy := httpTConnect(t, url, "2025-11-25", nil, &mcp.ClientOptions{ElicitationHandler: asked.handle})
-	res, err := legacy.CallTool(httpTCtx(t), &mcp.CallToolParams{Name: "direct"})
+	res, err := legacy.CallTool(httpt.Ctx(t), &mcp.CallToolParams{Name: "direct"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -672,7 +633,7 @@ func TestSDKSessionElicitInToolHandler(t *testing.T) {
 	}
 
 	modern := httpTConnect(t, url, "", nil, &mcp.ClientOptions{ElicitationHandler: asked.handle})
-	res, err = modern.CallTool(httpTCtx(t), &mcp.CallToolParams{Name: "direct"})
+	res, err = modern.CallTool(httpt.Ctx(t), &mcp.CallToolParams{Name: "direct"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -694,7 +655,7 @@ func TestSDKLoadShedding(t *testing.T) {
 	url := httpTServe(t, nil, nil, busy)
 
 	header, body := httpTModernCall("busy", `{}`)
-	status, _, msg := httpTPost(t, url, header, body)
+	status, _, msg := httpt.Post(t, url, header, body)
 	var resp struct {
 		Result map[string]json.RawMessage `json:"result"`
 	}
@@ -709,7 +670,7 @@ func TestSDKLoadShedding(t *testing.T) {
 	}
 
 	legacy := httpTConnect(t, url, "2025-11-25", nil, nil)
-	_, err := legacy.CallTool(httpTCtx(t), &mcp.CallToolParams{Name: "busy"})
+	_, err := legacy.CallTool(httpt.Ctx(t), &mcp.CallToolParams{Name: "busy"})
 	var werr *jsonrpc.Error
 	if !errors.As(err, &werr) || !strings.Contains(werr.Message, "the server is busy, retry later") {
 		t.Errorf("legacy: err = %v", err)
@@ -734,7 +695,7 @@ func TestSDKInMemoryEra(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := cs.CallTool(httpTCtx(t), &mcp.CallToolParams{Name: "confirm"}); err != nil {
+		if _, err := cs.CallTool(httpt.Ctx(t), &mcp.CallToolParams{Name: "confirm"}); err != nil {
 			t.Errorf("ask %q: %v", c.ask, err)
 		}
 		if got := cs.InitializeResult().ProtocolVersion; got != c.want {
@@ -806,7 +767,7 @@ func TestHTTPHandlerDefaultBodyLimit(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			at := httpTPadded(t, c.format, DefaultMaxRequestBodyBytes)
-			status, _, msg := httpTPost(t, url, c.header, at)
+			status, _, msg := httpt.Post(t, url, c.header, at)
 			if status != http.StatusOK || !bytes.Contains(msg, []byte(c.served)) {
 				t.Fatalf("at the limit: %d %.300s, want 200 with %s", status, msg, c.served)
 			}
@@ -816,7 +777,7 @@ func TestHTTPHandlerDefaultBodyLimit(t *testing.T) {
 					t.Fatalf("at the limit the tool did not see the whole pad: %.300s, want %q", msg, want)
 				}
 			}
-			status, _, msg = httpTPost(t, url, c.header, httpTPadded(t, c.format, DefaultMaxRequestBodyBytes+1))
+			status, _, msg = httpt.Post(t, url, c.header, httpTPadded(t, c.format, DefaultMaxRequestBodyBytes+1))
 			if status != http.StatusRequestEntityTooLarge {
 				t.Fatalf("one byte over: %d %.300s, want 413", status, msg)
 			}
@@ -870,7 +831,7 @@ func TestHTTPHandlerAllowedOrigins(t *testing.T) {
 	// A tools/call from a refused origin never reaches the tool.
 	header, body := httpTModernCall("confirm", `{"elicitation":{}}`)
 	header["Origin"] = "https://evil.example"
-	if status, _, msg := httpTPost(t, url, header, body); status != http.StatusForbidden {
+	if status, _, msg := httpt.Post(t, url, header, body); status != http.StatusForbidden {
 		t.Errorf("tools/call from a foreign origin: %d %s, want 403", status, msg)
 	}
 	if n := len(rec.all()); n != 0 {
@@ -929,7 +890,7 @@ func TestNewHTTPServerTimeouts(t *testing.T) {
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}, nil
 	}
 	cs := httpTConnect(t, url, "2025-11-25", nil, &mcp.ClientOptions{ElicitationHandler: slow})
-	res, err := cs.CallTool(httpTCtx(t), &mcp.CallToolParams{Name: "confirm"})
+	res, err := cs.CallTool(httpt.Ctx(t), &mcp.CallToolParams{Name: "confirm"})
 	if err != nil {
 		t.Fatalf("legacy call with a slow answer: %v", err)
 	}

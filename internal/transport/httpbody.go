@@ -177,7 +177,7 @@ func taskNameMatches(w http.ResponseWriter, r *http.Request, req *jsonrpc.Reques
 }
 
 // listenUnambiguous checks the members of a subscriptions/listen that
-// machine.ServeTaskListen reads (with encoding/json): params._meta,
+// tasks.ServeListen reads (with encoding/json): params._meta,
 // params.notifications and its taskIds.
 func listenUnambiguous(req *jsonrpc.Request) error {
 	if _, err := exactMember(req.Params, "_meta", "params._meta"); err != nil {

@@ -11,7 +11,7 @@ import (
 // Hooks are how a feature above the transport serves, on an HTTPHandler,
 // requests the SDK cannot serve, without the transport importing it.
 // runtime's NewHTTPHandler wires internal/machine's task status streams
-// (machine.ServeTaskListen) into Listen.
+// (tasks.ServeListen) into Listen.
 type Hooks struct {
 	// Listen serves req, a subscriptions/listen request peeked from r (a
 	// 2026-07-28 POST that passed the DNS-rebinding check), on the server

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitgen/elicitgen/internal/httpt"
 	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -65,7 +66,7 @@ func TestHTTPHandlerIdleSessionsEnd(t *testing.T) {
 	defer ts.Close()
 	ids := make([]string, sessions)
 	for i := range ids {
-		status, header, _ := httpTPost(t, ts.URL, nil, legacyInitialize)
+		status, header, _ := httpt.Post(t, ts.URL, nil, legacyInitialize)
 		if ids[i] = header.Get("Mcp-Session-Id"); status != http.StatusOK || ids[i] == "" {
 			t.Fatalf("initialize %d: HTTP %d, session %q", i, status, ids[i])
 		}
@@ -83,7 +84,7 @@ func TestHTTPHandlerIdleSessionsEnd(t *testing.T) {
 	}
 	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
 	for _, id := range ids[:3] {
-		if status, _, _ := httpTPost(t, ts.URL, map[string]string{"Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-11-25"}, ping); status != http.StatusNotFound {
+		if status, _, _ := httpt.Post(t, ts.URL, map[string]string{"Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-11-25"}, ping); status != http.StatusNotFound {
 			t.Errorf("a request on an expired session: HTTP %d, want 404", status)
 		}
 	}
@@ -102,7 +103,7 @@ func TestHTTPHandlerSessionsPerPrincipal(t *testing.T) {
 	}
 	url := httpTServe(t, &HTTPOptions{MaxSessionsPerPrincipal: 3, SessionTimeout: time.Second}, auth.RequireBearerToken(verify, nil))
 	open := func(user string) (int, string, string) {
-		status, header, body := httpTPost(t, url, map[string]string{"Authorization": "Bearer " + user}, legacyInitialize)
+		status, header, body := httpt.Post(t, url, map[string]string{"Authorization": "Bearer " + user}, legacyInitialize)
 		return status, header.Get("Mcp-Session-Id"), string(body)
 	}
 	var ids []string

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/internal/tasks"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -75,8 +76,13 @@ func NewResourceMachine[T any, S ~int](uri string, steps []Step, t TypedResource
 	return machine.NewResourceMachine(uri, steps, t, opts)
 }
 
-// AddTool registers a tool served by m, its arguments decoded as A.
+// AddTool registers a tool served by m, its arguments decoded as A; a
+// task tool's first registration also installs the tasks wire
+// (tasks/get, tasks/update, tasks/cancel) on the server.
 func AddTool[A any](server *mcp.Server, tool *mcp.Tool, m *Machine) {
+	if m.TaskSupport() != machine.TaskForbidden {
+		tasks.Enable(server, m)
+	}
 	machine.AddTool[A](server, tool, m)
 }
 

@@ -1,4 +1,4 @@
-package machine
+package tasks
 
 import (
 	"bytes"
@@ -7,11 +7,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/elicitgen/elicitgen/internal/machine"
 )
 
 // TestTaskWaitingGoroutines counts the goroutines that a task nobody
 // answers holds while it waits (docs/tasks.md, TTL): those whose stack
-// runs, or was started by, a method of Task. Eight tasks wait for their
+// runs, or was started by, a method of machine.Task. Eight tasks wait for their
 // answer; each holds two (its work, in Run's Ask, and the watch of its
 // cancellation), counted from the goroutine profile, not from
 // runtime.NumGoroutine's total, which other goroutines move: only the
@@ -20,13 +22,13 @@ import (
 func TestTaskWaitingGoroutines(t *testing.T) {
 	const tasks, perTask = 8, 2
 	runs := &brewRun{ended: make(chan error, tasks)}
-	w := memoryWire(t, capsTasks, brewTool(TaskOptional, &ToolOptions{Tasks: &MemoryTaskStore{}, TaskTTL: time.Hour}, runs))
+	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: &machine.MemoryTaskStore{}, TaskTTL: time.Hour}, runs))
 	var ids []string
 	for range tasks {
 		ids = append(ids, startBrew(t, w, map[string]any{})["taskId"].(string))
 	}
 	for _, id := range ids {
-		pollUntil(t, w, id, hasStatus(TaskInputRequired))
+		pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
 	}
 	var profile bytes.Buffer
 	if err := pprof.Lookup("goroutine").WriteTo(&profile, 2); err != nil {
@@ -36,9 +38,9 @@ func TestTaskWaitingGoroutines(t *testing.T) {
 	if held != tasks*perTask {
 		t.Errorf("%d tasks waiting hold %d goroutines, want %d each:\n%s", tasks, held, perTask, profile.String())
 	}
-	// Cancelled, they end: no goroutine left for the tests after this one.
+	// machine.Cancelled, they end: no goroutine left for the tests after this one.
 	for _, id := range ids {
-		if _, err := w.call(MethodTasksCancel, map[string]any{"taskId": id}); err != nil {
+		if _, err := w.call(machine.MethodTasksCancel, map[string]any{"taskId": id}); err != nil {
 			t.Fatalf("cancel %s: %v", id, err)
 		}
 	}
@@ -51,11 +53,11 @@ func TestTaskWaitingGoroutines(t *testing.T) {
 	}
 }
 
-// taskFrame finds the receiver of a method of Task in a goroutine's stack.
+// taskFrame finds the receiver of a method of machine.Task in a goroutine's stack.
 var taskFrame = regexp.MustCompile(`elicitgen/internal/machine\.\(\*Task\)\.\w+\((0x[0-9a-f]+)`)
 
 // ownTaskGoroutines counts the goroutines of profile (debug=2) that run a
-// method of a Task whose work runs a handler of test.
+// method of a machine.Task whose work runs a handler of test.
 func ownTaskGoroutines(profile, test string) int {
 	blocks := strings.Split(profile, "\n\n")
 	own := map[string]bool{}

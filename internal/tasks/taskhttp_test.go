@@ -1,10 +1,14 @@
-package machine
+package tasks
 
 import (
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/elicitgen/elicitgen/internal/machine"
+
+	"github.com/elicitgen/elicitgen/internal/httpt"
 )
 
 // TestHTTPHandlerReadsBodiesAsTheSDK: issue 24, finding 5. The Mcp-Name
@@ -15,7 +19,7 @@ import (
 // version headers say, and one in a batch is a 400. Raw requests over HTTP
 // on 127.0.0.1; each must be refused without serving the task.
 func TestHTTPHandlerReadsBodiesAsTheSDK(t *testing.T) {
-	url := httpTServe(t, nil, brewTool(TaskOptional, nil, nil))
+	url := httpTServe(t, nil, brewTool(machine.TaskOptional, nil, nil))
 	real := startBrew(t, httpWireAt(t, url, capsTasks, ""), map[string]any{})["taskId"].(string)
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + capsTasks + `}`
 	metaNoVersion := `"_meta":{"io.modelcontextprotocol/clientCapabilities":` + capsTasks + `}`
@@ -46,7 +50,7 @@ func TestHTTPHandlerReadsBodiesAsTheSDK(t *testing.T) {
 			fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"method":"subscriptions/listen","params":{"notifications":{"taskIds":[%q],"TASKIDS":[]},%s}}`, real, meta)},
 	}
 	for _, c := range refused {
-		status, _, data := httpTPost(t, url+"/", c.header, c.body)
+		status, _, data := httpt.Post(t, url+"/", c.header, c.body)
 		if status != http.StatusBadRequest || strings.Contains(string(data), `"status"`) {
 			t.Errorf("%s: HTTP %d %.200s; want 400 without the task", c.name, status, data)
 		}
@@ -62,7 +66,7 @@ func TestHTTPHandlerReadsBodiesAsTheSDK(t *testing.T) {
 		{"no version header", map[string]string{"Mcp-Name": real}, get(fmt.Sprintf(`"taskId":%q,%s`, real, metaNoVersion))},
 	}
 	for _, c := range served {
-		status, _, data := httpTPost(t, url+"/", c.header, c.body)
+		status, _, data := httpt.Post(t, url+"/", c.header, c.body)
 		if status != http.StatusOK || !strings.Contains(string(data), real) {
 			t.Errorf("%s: HTTP %d %.200s; want the task", c.name, status, data)
 		}

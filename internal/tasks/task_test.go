@@ -1,4 +1,4 @@
-package machine
+package tasks
 
 import (
 	"bufio"
@@ -15,10 +15,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/internal/transport"
+
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitgen/elicitgen/internal/httpt"
 	"github.com/elicitgen/elicitgen/internal/rawrpc"
 	"github.com/elicitgen/elicitgen/internal/rss"
 )
@@ -53,7 +57,7 @@ func brewForm(prop, typ string, enum ...string) func(string) *mcp.ElicitParams {
 func brewCheck(prop string, valid func(any) bool) func(map[string]any) error {
 	return func(c map[string]any) error {
 		if v, ok := c[prop]; !ok || !valid(v) {
-			return &ContentError{Fields: []FieldError{{Property: prop, Reason: "is missing or invalid"}}}
+			return &machine.ContentError{Fields: []machine.FieldError{{Property: prop, Reason: "is missing or invalid"}}}
 		}
 		return nil
 	}
@@ -66,21 +70,21 @@ type brewRun struct {
 	ended chan error // Run's error (nil when it returned a result)
 }
 
-func brewTool(support TaskSupport, opts *ToolOptions, runs *brewRun) func(*mcp.Server) {
+func brewTool(support machine.TaskSupport, opts *machine.ToolOptions, runs *brewRun) func(*mcp.Server) {
 	return func(s *mcp.Server) {
-		steps := []Step{
-			{Key: "size", Mode: ModeForm, Message: "Which size?", Params: brewForm("size", "string", "small", "large"),
+		steps := []machine.Step{
+			{Key: "size", Mode: machine.ModeForm, Message: "Which size?", Params: brewForm("size", "string", "small", "large"),
 				Prefill: []string{"size"}, PrefillNeeds: []string{"size"},
 				Check: brewCheck("size", func(v any) bool { return v == "small" || v == "large" })},
-			{Key: "sugar", Mode: ModeForm, Message: "Sugar?", During: true, Params: brewForm("sugar", "boolean"), Check: brewCheck("sugar", isBool)},
-			{Key: "milk", Mode: ModeForm, Message: "Milk?", During: true, Together: true, Params: brewForm("milk", "boolean"), Check: brewCheck("milk", isBool)},
+			{Key: "sugar", Mode: machine.ModeForm, Message: "Sugar?", During: true, Params: brewForm("sugar", "boolean"), Check: brewCheck("sugar", isBool)},
+			{Key: "milk", Mode: machine.ModeForm, Message: "Milk?", During: true, Together: true, Params: brewForm("milk", "boolean"), Check: brewCheck("milk", isBool)},
 		}
-		flow := Flow{
+		flow := machine.Flow{
 			Tasks: support,
-			Ended: func(_ context.Context, _ *mcp.CallToolRequest, _ any, step int, action string, _ Answers) (*mcp.CallToolResult, error) {
-				return Text(fmt.Sprintf("ended at %d: %s", step, action)), nil
+			Ended: func(_ context.Context, _ *mcp.CallToolRequest, _ any, step int, action string, _ machine.Answers) (*mcp.CallToolResult, error) {
+				return machine.Text(fmt.Sprintf("ended at %d: %s", step, action)), nil
 			},
-			Run: func(ctx context.Context, task *Task, _ *mcp.CallToolRequest, a any, answers Answers) (res *mcp.CallToolResult, err error) {
+			Run: func(ctx context.Context, task *machine.Task, _ *mcp.CallToolRequest, a any, answers machine.Answers) (res *mcp.CallToolResult, err error) {
 				args := a.(brewArgs)
 				if runs != nil {
 					defer func() { runs.ended <- err }()
@@ -110,18 +114,21 @@ func brewTool(support TaskSupport, opts *ToolOptions, runs *brewRun) func(*mcp.S
 				if err != nil {
 					return nil, err
 				}
-				if r.Outcome != Accepted {
-					return Text(fmt.Sprintf("%s at %d", r.Outcome, r.Step)), nil
+				if r.Outcome != machine.Accepted {
+					return machine.Text(fmt.Sprintf("%s at %d", r.Outcome, r.Step)), nil
 				}
 				text := fmt.Sprintf("%s coffee, sugar=%v", answers[0]["size"], r.Content(1)["sugar"])
 				if args.Both {
 					text += fmt.Sprintf(", milk=%v", r.Content(2)["milk"])
 				}
-				return Text(text + ", task=" + task.ID()), nil
+				return machine.Text(text + ", task=" + task.ID()), nil
 			},
 		}
-		AddTool[brewArgs](s, &mcp.Tool{Name: "brew", InputSchema: json.RawMessage(`{"type":"object","properties":{"size":{"type":"string"},"wait":{"type":"integer"},"both":{"type":"boolean"},"panic":{"type":"boolean"},"fail":{"type":"string"}}}`)},
-			NewMachine("brew", steps, flow, opts))
+		m := machine.NewMachine("brew", steps, flow, opts)
+		if support != machine.TaskForbidden { // as elicitimpl.AddTool does
+			Enable(s, m)
+		}
+		machine.AddTool[brewArgs](s, &mcp.Tool{Name: "brew", InputSchema: json.RawMessage(`{"type":"object","properties":{"size":{"type":"string"},"wait":{"type":"integer"},"both":{"type":"boolean"},"panic":{"type":"boolean"},"fail":{"type":"string"}}}`)}, m)
 	}
 }
 
@@ -222,14 +229,14 @@ func httpWireAt(t *testing.T, url, caps, token string) *taskWire {
 		switch method {
 		case "tools/call":
 			header["Mcp-Name"], _ = params["name"].(string)
-		case MethodTasksGet, MethodTasksUpdate, MethodTasksCancel:
+		case machine.MethodTasksGet, machine.MethodTasksUpdate, machine.MethodTasksCancel:
 			header["Mcp-Name"], _ = params["taskId"].(string)
 		}
 		for k, v := range extra {
 			header[k] = v
 		}
 		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id.Add(1), "method": method, "params": params})
-		status, _, data := httpTPost(t, url+"/", header, string(body))
+		status, _, data := httpt.Post(t, url+"/", header, string(body))
 		var resp struct {
 			Result json.RawMessage `json:"result"`
 			Error  *jsonrpc.Error  `json:"error"`
@@ -275,7 +282,7 @@ func pollUntil(t *testing.T, w *taskWire, id string, cond func(map[string]any) b
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		got := w.must(MethodTasksGet, map[string]any{"taskId": id})
+		got := w.must(machine.MethodTasksGet, map[string]any{"taskId": id})
 		if cond(got) {
 			return got
 		}
@@ -286,7 +293,7 @@ func pollUntil(t *testing.T, w *taskWire, id string, cond func(map[string]any) b
 	}
 }
 
-func hasStatus(s TaskStatus) func(map[string]any) bool {
+func hasStatus(s machine.TaskStatus) func(map[string]any) bool {
 	return func(m map[string]any) bool { return m["status"] == string(s) }
 }
 
@@ -306,7 +313,7 @@ func resultText(t *testing.T, task map[string]any) string {
 // under a new key with the reason, the result inlined with resultType
 // "complete", tasks/update and tasks/cancel acks.
 func TestTaskLifecycle(t *testing.T) {
-	bothWires(t, capsTasks, brewTool(TaskOptional, nil, nil), func(t *testing.T, w *taskWire) {
+	bothWires(t, capsTasks, brewTool(machine.TaskOptional, nil, nil), func(t *testing.T, w *taskWire) {
 		created := startBrew(t, w, map[string]any{})
 		if created["resultType"] != "task" || created["status"] != "working" {
 			t.Fatalf("CreateTaskResult: %v", created)
@@ -321,14 +328,14 @@ func TestTaskLifecycle(t *testing.T) {
 				t.Errorf("%s: %v", ts, err)
 			}
 		}
-		if created["ttlMs"] != float64(DefaultTaskTTL.Milliseconds()) || created["pollIntervalMs"] != float64(DefaultTaskPollInterval.Milliseconds()) {
+		if created["ttlMs"] != float64(machine.DefaultTaskTTL.Milliseconds()) || created["pollIntervalMs"] != float64(machine.DefaultTaskPollInterval.Milliseconds()) {
 			t.Errorf("ttlMs %v pollIntervalMs %v", created["ttlMs"], created["pollIntervalMs"])
 		}
 		id := created["taskId"].(string)
 		if len(id) != 22 {
 			t.Errorf("task id %q: want 128 bits in base64url", id)
 		}
-		asked := pollUntil(t, w, id, hasStatus(TaskInputRequired))
+		asked := pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
 		if asked["resultType"] != "complete" || asked["statusMessage"] != "grinding" {
 			t.Errorf("tasks/get: %v", asked)
 		}
@@ -337,7 +344,7 @@ func TestTaskLifecycle(t *testing.T) {
 			t.Fatalf("inputRequests: %v", asked["inputRequests"])
 		}
 		// An answer that is invalid, and one under a key never asked.
-		ack := w.must(MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{
+		ack := w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{
 			"sugar": accept(map[string]any{"sugar": "yes"}), "unknown": map[string]any{"ignored": true}}})
 		if !isAck(ack) {
 			t.Errorf("tasks/update ack: %v", ack)
@@ -352,12 +359,12 @@ func TestTaskLifecycle(t *testing.T) {
 			t.Errorf("re-ask message %q", msg)
 		}
 		// The first key is spent: answering it again changes nothing.
-		w.must(MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
-		if got := w.must(MethodTasksGet, map[string]any{"taskId": id}); got["status"] != "input_required" {
+		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+		if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": id}); got["status"] != "input_required" {
 			t.Fatalf("after a spent key: %v", got)
 		}
-		w.must(MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar.2": accept(map[string]any{"sugar": true})}})
-		done := pollUntil(t, w, id, hasStatus(TaskCompleted))
+		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar.2": accept(map[string]any{"sugar": true})}})
+		done := pollUntil(t, w, id, hasStatus(machine.TaskCompleted))
 		if got := resultText(t, done); got != "large coffee, sugar=true, task="+id {
 			t.Errorf("result %q", got)
 		}
@@ -368,10 +375,10 @@ func TestTaskLifecycle(t *testing.T) {
 			t.Errorf("completed task still asks: %v", done)
 		}
 		// Cancelling an ended task is acknowledged and changes nothing.
-		if ack := w.must(MethodTasksCancel, map[string]any{"taskId": id}); !isAck(ack) {
+		if ack := w.must(machine.MethodTasksCancel, map[string]any{"taskId": id}); !isAck(ack) {
 			t.Errorf("tasks/cancel ack: %v", ack)
 		}
-		if got := w.must(MethodTasksGet, map[string]any{"taskId": id}); got["status"] != "completed" {
+		if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": id}); got["status"] != "completed" {
 			t.Errorf("after cancel of an ended task: %v", got)
 		}
 	})
@@ -380,20 +387,20 @@ func TestTaskLifecycle(t *testing.T) {
 // Two questions asked together may be answered one at a time: the task
 // stays input_required with only the unanswered key until both are in.
 func TestTaskPartialAnswers(t *testing.T) {
-	bothWires(t, capsTasks, brewTool(TaskOptional, nil, nil), func(t *testing.T, w *taskWire) {
+	bothWires(t, capsTasks, brewTool(machine.TaskOptional, nil, nil), func(t *testing.T, w *taskWire) {
 		id := startBrew(t, w, map[string]any{"both": true})["taskId"].(string)
-		asked := pollUntil(t, w, id, hasStatus(TaskInputRequired))
+		asked := pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
 		if n := len(asked["inputRequests"].(map[string]any)); n != 2 {
 			t.Fatalf("inputRequests %v", asked["inputRequests"])
 		}
-		w.must(MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"milk": accept(map[string]any{"milk": false})}})
-		left := w.must(MethodTasksGet, map[string]any{"taskId": id})
+		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"milk": accept(map[string]any{"milk": false})}})
+		left := w.must(machine.MethodTasksGet, map[string]any{"taskId": id})
 		keys := left["inputRequests"].(map[string]any)
 		if left["status"] != "input_required" || len(keys) != 1 || keys["sugar"] == nil {
 			t.Fatalf("after a partial answer: %v", left)
 		}
-		w.must(MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
-		if got := resultText(t, pollUntil(t, w, id, hasStatus(TaskCompleted))); !strings.HasPrefix(got, "large coffee, sugar=true, milk=false") {
+		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+		if got := resultText(t, pollUntil(t, w, id, hasStatus(machine.TaskCompleted))); !strings.HasPrefix(got, "large coffee, sugar=true, milk=false") {
 			t.Errorf("result %q", got)
 		}
 	})
@@ -401,11 +408,11 @@ func TestTaskPartialAnswers(t *testing.T) {
 
 // A decline inside a task reaches Run as a typed outcome.
 func TestTaskDecline(t *testing.T) {
-	bothWires(t, capsTasks, brewTool(TaskOptional, nil, nil), func(t *testing.T, w *taskWire) {
+	bothWires(t, capsTasks, brewTool(machine.TaskOptional, nil, nil), func(t *testing.T, w *taskWire) {
 		id := startBrew(t, w, map[string]any{})["taskId"].(string)
-		pollUntil(t, w, id, hasStatus(TaskInputRequired))
-		w.must(MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": map[string]any{"action": "decline"}}})
-		if got := resultText(t, pollUntil(t, w, id, hasStatus(TaskCompleted))); got != "decline at 1" {
+		pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
+		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": map[string]any{"action": "decline"}}})
+		if got := resultText(t, pollUntil(t, w, id, hasStatus(machine.TaskCompleted))); got != "decline at 1" {
 			t.Errorf("result %q", got)
 		}
 	})
@@ -414,7 +421,7 @@ func TestTaskDecline(t *testing.T) {
 // Errors: a JSON-RPC error fails the task with it; a panic or any other
 // error fails it with an internal error (details in the log only).
 func TestTaskFailures(t *testing.T) {
-	bothWires(t, capsTasks, brewTool(TaskOptional, &ToolOptions{Logger: discardLogger()}, nil), func(t *testing.T, w *taskWire) {
+	bothWires(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Logger: discardLogger()}, nil), func(t *testing.T, w *taskWire) {
 		for _, c := range []struct {
 			args map[string]any
 			code float64
@@ -438,7 +445,7 @@ func TestTaskFailures(t *testing.T) {
 // foreground (every step asked in MRTR rounds before Run), and -32021 from
 // a required one and from tasks/*.
 func TestTaskWithoutExtension(t *testing.T) {
-	bothWires(t, capsNoTasks, brewTool(TaskOptional, nil, nil), func(t *testing.T, w *taskWire) {
+	bothWires(t, capsNoTasks, brewTool(machine.TaskOptional, nil, nil), func(t *testing.T, w *taskWire) {
 		second := startBrew(t, w, map[string]any{})
 		if second["resultType"] != "input_required" || second["taskId"] != nil {
 			t.Fatalf("round 2: %v", second)
@@ -452,14 +459,14 @@ func TestTaskWithoutExtension(t *testing.T) {
 		if done["resultType"] != "complete" || len(content) != 1 || content[0].(map[string]any)["text"] != "large coffee, sugar=false, task=" {
 			t.Errorf("foreground result: %v", done)
 		}
-		for _, m := range []string{MethodTasksGet, MethodTasksUpdate, MethodTasksCancel} {
+		for _, m := range []string{machine.MethodTasksGet, machine.MethodTasksUpdate, machine.MethodTasksCancel} {
 			_, err := w.call(m, map[string]any{"taskId": "x", "inputResponses": map[string]any{}})
 			if err == nil || err.Code != mcp.CodeMissingRequiredClientCapabilities {
 				t.Errorf("%s without the extension: %v", m, err)
 			}
 		}
 	})
-	bothWires(t, capsNoTasks, brewTool(TaskRequired, nil, nil), func(t *testing.T, w *taskWire) {
+	bothWires(t, capsNoTasks, brewTool(machine.TaskRequired, nil, nil), func(t *testing.T, w *taskWire) {
 		_, err := w.call("tools/call", map[string]any{"name": "brew", "arguments": map[string]any{}})
 		if err == nil || err.Code != mcp.CodeMissingRequiredClientCapabilities ||
 			!strings.Contains(string(err.Data), `"extensions":{"io.modelcontextprotocol/tasks":{}}`) {
@@ -471,10 +478,10 @@ func TestTaskWithoutExtension(t *testing.T) {
 // server/discover advertises the extension; tasks/result and tasks/list
 // do not exist; an unknown task id is -32602.
 func TestTaskDiscoveryAndUnknownMethods(t *testing.T) {
-	bothWires(t, capsTasks, brewTool(TaskOptional, nil, nil), func(t *testing.T, w *taskWire) {
+	bothWires(t, capsTasks, brewTool(machine.TaskOptional, nil, nil), func(t *testing.T, w *taskWire) {
 		d := w.must("server/discover", nil)
 		ext, _ := d["capabilities"].(map[string]any)["extensions"].(map[string]any)
-		if _, ok := ext[TasksExtension]; !ok {
+		if _, ok := ext[machine.TasksExtension]; !ok {
 			t.Errorf("discover: %v", d["capabilities"])
 		}
 		for _, m := range []string{"tasks/result", "tasks/list"} {
@@ -482,7 +489,7 @@ func TestTaskDiscoveryAndUnknownMethods(t *testing.T) {
 				t.Errorf("%s: %v", m, err)
 			}
 		}
-		for _, m := range []string{MethodTasksGet, MethodTasksUpdate, MethodTasksCancel} {
+		for _, m := range []string{machine.MethodTasksGet, machine.MethodTasksUpdate, machine.MethodTasksCancel} {
 			if _, err := w.call(m, map[string]any{"taskId": "nope"}); err == nil || err.Code != jsonrpc.CodeInvalidParams {
 				t.Errorf("%s of an unknown task: %v", m, err)
 			}
@@ -493,17 +500,17 @@ func TestTaskDiscoveryAndUnknownMethods(t *testing.T) {
 // Another user's task is unknown to tasks/get, tasks/update and
 // tasks/cancel, and unchanged by them.
 func TestTaskOtherPrincipal(t *testing.T) {
-	url := httpTServeAuth(t, brewTool(TaskOptional, nil, nil))
+	url := httpTServeAuth(t, brewTool(machine.TaskOptional, nil, nil))
 	alice, bob := httpWireAt(t, url, capsTasks, "tok-alice"), httpWireAt(t, url, capsTasks, "tok-bob")
 	id := startBrew(t, alice, map[string]any{})["taskId"].(string)
-	pollUntil(t, alice, id, hasStatus(TaskInputRequired))
-	for _, m := range []string{MethodTasksGet, MethodTasksUpdate, MethodTasksCancel} {
+	pollUntil(t, alice, id, hasStatus(machine.TaskInputRequired))
+	for _, m := range []string{machine.MethodTasksGet, machine.MethodTasksUpdate, machine.MethodTasksCancel} {
 		_, err := bob.call(m, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
 		if err == nil || err.Code != jsonrpc.CodeInvalidParams || err.Message != "unknown task" {
 			t.Errorf("bob's %s of alice's task: %v", m, err)
 		}
 	}
-	if got := alice.must(MethodTasksGet, map[string]any{"taskId": id}); got["status"] != "input_required" {
+	if got := alice.must(machine.MethodTasksGet, map[string]any{"taskId": id}); got["status"] != "input_required" {
 		t.Errorf("after bob: %v", got)
 	}
 }
@@ -527,7 +534,7 @@ func TestTaskCancelDuringWait(t *testing.T) {
 	for _, name := range []string{"memory", "http"} {
 		t.Run(name, func(t *testing.T) {
 			runs := &brewRun{ended: make(chan error, 1)}
-			setup := brewTool(TaskOptional, nil, runs)
+			setup := brewTool(machine.TaskOptional, nil, runs)
 			var w *taskWire
 			if name == "memory" {
 				w = memoryWire(t, capsTasks, setup)
@@ -535,8 +542,8 @@ func TestTaskCancelDuringWait(t *testing.T) {
 				w = httpWire(t, capsTasks, "tok-alice", setup)
 			}
 			id := startBrew(t, w, map[string]any{})["taskId"].(string)
-			pollUntil(t, w, id, hasStatus(TaskInputRequired))
-			w.must(MethodTasksCancel, map[string]any{"taskId": id})
+			pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
+			w.must(machine.MethodTasksCancel, map[string]any{"taskId": id})
 			select {
 			case err := <-runs.ended:
 				if !errors.Is(err, context.Canceled) {
@@ -545,13 +552,13 @@ func TestTaskCancelDuringWait(t *testing.T) {
 			case <-time.After(5 * time.Second):
 				t.Fatal("Run still waits after tasks/cancel")
 			}
-			got := w.must(MethodTasksGet, map[string]any{"taskId": id})
+			got := w.must(machine.MethodTasksGet, map[string]any{"taskId": id})
 			if got["status"] != "cancelled" || got["inputRequests"] != nil {
 				t.Errorf("after cancel: %v", got)
 			}
-			// Answers after the cancel change nothing.
-			w.must(MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
-			if got := w.must(MethodTasksGet, map[string]any{"taskId": id}); got["status"] != "cancelled" {
+			// machine.Answers after the cancel change nothing.
+			w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+			if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": id}); got["status"] != "cancelled" {
 				t.Errorf("after a late answer: %v", got)
 			}
 		})
@@ -563,14 +570,14 @@ func TestTaskCancelDuringWait(t *testing.T) {
 func TestTaskNeverAnswered(t *testing.T) {
 	before := runtime.NumGoroutine()
 	runs := &brewRun{ended: make(chan error, 8)}
-	store := &MemoryTaskStore{}
-	w := memoryWire(t, capsTasks, brewTool(TaskOptional, &ToolOptions{Tasks: store, TaskTTL: 400 * time.Millisecond}, runs))
+	store := &machine.MemoryTaskStore{}
+	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: store, TaskTTL: 400 * time.Millisecond}, runs))
 	var ids []string
 	for range 8 {
 		ids = append(ids, startBrew(t, w, map[string]any{})["taskId"].(string))
 	}
 	for _, id := range ids {
-		got := pollUntil(t, w, id, hasStatus(TaskInputRequired))
+		got := pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
 		if got["ttlMs"] != float64(400) {
 			t.Errorf("ttlMs %v", got["ttlMs"])
 		}
@@ -586,7 +593,7 @@ func TestTaskNeverAnswered(t *testing.T) {
 		}
 	}
 	for _, id := range ids {
-		if _, err := w.call(MethodTasksGet, map[string]any{"taskId": id}); err == nil || err.Code != jsonrpc.CodeInvalidParams {
+		if _, err := w.call(machine.MethodTasksGet, map[string]any{"taskId": id}); err == nil || err.Code != jsonrpc.CodeInvalidParams {
 			t.Errorf("expired task %s: %v", id, err)
 		}
 	}
@@ -604,15 +611,15 @@ func TestTaskNeverAnswered(t *testing.T) {
 }
 
 // A store full of tasks that have not ended refuses the task: the
-// tools/call gets CodeTaskLimit (taskStore), nothing runs.
+// tools/call gets machine.CodeTaskLimit (taskStore), nothing runs.
 func TestTaskStoreFull(t *testing.T) {
-	store := &MemoryTaskStore{MaxTasks: 1}
-	w := memoryWire(t, capsTasks, brewTool(TaskOptional, &ToolOptions{Tasks: store, Logger: discardLogger()}, nil))
+	store := &machine.MemoryTaskStore{MaxTasks: 1}
+	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: store, Logger: discardLogger()}, nil))
 	startBrew(t, w, map[string]any{})
 	first := w.must("tools/call", map[string]any{"name": "brew", "arguments": map[string]any{}})
 	_, err := w.call("tools/call", map[string]any{"name": "brew", "arguments": map[string]any{},
 		"inputResponses": map[string]any{"size": accept(map[string]any{"size": "small"})}, "requestState": first["requestState"]})
-	refusedBy(t, err, LimitTaskStore, "call again later")
+	refusedBy(t, err, machine.LimitTaskStore, "call again later")
 	if n := store.Len(); n != 1 {
 		t.Errorf("the store holds %d tasks", n)
 	}
@@ -621,21 +628,21 @@ func TestTaskStoreFull(t *testing.T) {
 // Over HTTP, tasks/* must carry Mcp-Name equal to params.taskId
 // (SEP-2663): missing or different is HTTP 400 with -32020.
 func TestTaskMcpNameHeader(t *testing.T) {
-	url := httpTServe(t, nil, brewTool(TaskOptional, nil, nil))
+	url := httpTServe(t, nil, brewTool(machine.TaskOptional, nil, nil))
 	w := httpWireAt(t, url, capsTasks, "")
 	id := startBrew(t, w, map[string]any{})["taskId"].(string)
 	for _, name := range []string{"", "someone-else"} {
 		params := map[string]any{"taskId": id}
-		_, err := w.callRaw(MethodTasksGet, params, map[string]string{"Mcp-Name": name})
+		_, err := w.callRaw(machine.MethodTasksGet, params, map[string]string{"Mcp-Name": name})
 		if err == nil || err.Code != mcp.CodeHeaderMismatch {
 			t.Errorf("Mcp-Name %q: %v", name, err)
 		}
 	}
-	if _, err := w.callRaw(MethodTasksGet, map[string]any{"taskId": id}, map[string]string{"Mcp-Name": "  " + id + " "}); err != nil {
+	if _, err := w.callRaw(machine.MethodTasksGet, map[string]any{"taskId": id}, map[string]string{"Mcp-Name": "  " + id + " "}); err != nil {
 		t.Errorf("Mcp-Name with spaces around the id: %v", err)
 	}
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tasks/get","params":{"taskId":%q}}`, id)
-	status, _, _ := httpTPost(t, url+"/", map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tasks/get", "Mcp-Name": "other"}, body)
+	status, _, _ := httpt.Post(t, url+"/", map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tasks/get", "Mcp-Name": "other"}, body)
 	if status != http.StatusBadRequest {
 		t.Errorf("mismatched Mcp-Name: HTTP %d, want 400", status)
 	}
@@ -645,7 +652,7 @@ func TestTaskMcpNameHeader(t *testing.T) {
 // extension at initialize: an optional tool runs in the foreground.
 func TestTaskLegacySessionRunsInForeground(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "tasks", Version: "v0"}, nil)
-	brewTool(TaskOptional, nil, nil)(srv)
+	brewTool(machine.TaskOptional, nil, nil)(srv)
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(context.Background(), st, nil)
 	if err != nil {
@@ -653,7 +660,7 @@ func TestTaskLegacySessionRunsInForeground(t *testing.T) {
 	}
 	defer ss.Wait()
 	caps := &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}
-	caps.AddExtension(TasksExtension, nil)
+	caps.AddExtension(machine.TasksExtension, nil)
 	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v0"}, &mcp.ClientOptions{
 		Capabilities: caps,
 		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -670,7 +677,7 @@ func TestTaskLegacySessionRunsInForeground(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	res, err := cs.CallTool(httpTCtx(t), &mcp.CallToolParams{Name: "brew", Arguments: map[string]any{}})
+	res, err := cs.CallTool(httpt.Ctx(t), &mcp.CallToolParams{Name: "brew", Arguments: map[string]any{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -694,9 +701,9 @@ func isAck(m map[string]any) bool {
 }
 
 // In the foreground a decline of a during step reaches Run through
-// Task.Ask, as in a task, and not the flow's Ended.
+// machine.Task.Ask, as in a task, and not the flow's Ended.
 func TestTaskForegroundDeclineReachesRun(t *testing.T) {
-	bothWires(t, capsNoTasks, brewTool(TaskOptional, nil, nil), func(t *testing.T, w *taskWire) {
+	bothWires(t, capsNoTasks, brewTool(machine.TaskOptional, nil, nil), func(t *testing.T, w *taskWire) {
 		second := startBrew(t, w, map[string]any{})
 		done := w.must("tools/call", map[string]any{"name": "brew", "arguments": map[string]any{},
 			"inputResponses": map[string]any{"sugar": map[string]any{"action": "decline"}, "milk": accept(map[string]any{"milk": true})},
@@ -708,22 +715,22 @@ func TestTaskForegroundDeclineReachesRun(t *testing.T) {
 	})
 }
 
-// flakyStore is a MemoryTaskStore that fails every call while down.
+// flakyStore is a machine.MemoryTaskStore that fails every call while down.
 type flakyStore struct {
-	MemoryTaskStore
+	machine.MemoryTaskStore
 	down atomic.Bool
 }
 
 var errStoreDown = errors.New("store down")
 
-func (s *flakyStore) Get(ctx context.Context, id string) (*TaskRecord, error) {
+func (s *flakyStore) Get(ctx context.Context, id string) (*machine.TaskRecord, error) {
 	if s.down.Load() {
 		return nil, errStoreDown
 	}
 	return s.MemoryTaskStore.Get(ctx, id)
 }
 
-func (s *flakyStore) Update(ctx context.Context, id string, change func(*TaskRecord) error) (*TaskRecord, error) {
+func (s *flakyStore) Update(ctx context.Context, id string, change func(*machine.TaskRecord) error) (*machine.TaskRecord, error) {
 	if s.down.Load() {
 		return nil, errStoreDown
 	}
@@ -741,18 +748,18 @@ func (s *flakyStore) Wait(ctx context.Context, id string, version uint64) error 
 // once the store is back, and tasks/get fails closed meanwhile.
 func TestTaskOutlastsStoreOutage(t *testing.T) {
 	store := &flakyStore{}
-	w := memoryWire(t, capsTasks, brewTool(TaskOptional, &ToolOptions{Tasks: store, Logger: discardLogger()}, nil))
+	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: store, Logger: discardLogger()}, nil))
 	id := startBrew(t, w, map[string]any{"wait": 300})["taskId"].(string)
 	pollUntil(t, w, id, func(m map[string]any) bool { return m["statusMessage"] == "grinding" })
 	store.down.Store(true)
-	if _, err := w.call(MethodTasksGet, map[string]any{"taskId": id}); err == nil || err.Code != jsonrpc.CodeInternalError {
+	if _, err := w.call(machine.MethodTasksGet, map[string]any{"taskId": id}); err == nil || err.Code != jsonrpc.CodeInternalError {
 		t.Errorf("tasks/get with the store down: %v", err)
 	}
 	time.Sleep(time.Second) // the task tries to ask meanwhile
 	store.down.Store(false)
-	pollUntil(t, w, id, hasStatus(TaskInputRequired))
-	w.must(MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
-	if got := resultText(t, pollUntil(t, w, id, hasStatus(TaskCompleted))); !strings.HasPrefix(got, "large coffee, sugar=true") {
+	pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
+	w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+	if got := resultText(t, pollUntil(t, w, id, hasStatus(machine.TaskCompleted))); !strings.HasPrefix(got, "large coffee, sugar=true") {
 		t.Errorf("result %q", got)
 	}
 }
@@ -770,17 +777,17 @@ func FuzzTaskAnswer(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	store := &MemoryTaskStore{MaxTasks: 1 << 20}
-	w := memoryWire(f, capsTasks, brewTool(TaskOptional, &ToolOptions{Tasks: store, TaskTTL: time.Minute, Logger: discardLogger()}, nil))
+	store := &machine.MemoryTaskStore{MaxTasks: 1 << 20}
+	w := memoryWire(f, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: store, TaskTTL: time.Minute, Logger: discardLogger()}, nil))
 	f.Fuzz(func(t *testing.T, answer string) {
 		if !json.Valid([]byte(answer)) || len(answer) > maxTaskAnswerLen {
 			return // refused by tasks/update itself: TestTaskOversizedAnswer
 		}
 		w.t = t
 		id := startBrew(t, w, map[string]any{})["taskId"].(string)
-		defer w.must(MethodTasksCancel, map[string]any{"taskId": id})
-		pollUntil(t, w, id, hasStatus(TaskInputRequired))
-		w.must(MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": json.RawMessage(answer)}})
+		defer w.must(machine.MethodTasksCancel, map[string]any{"taskId": id})
+		pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
+		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": json.RawMessage(answer)}})
 		end := pollUntil(t, w, id, func(m map[string]any) bool {
 			reqs, _ := m["inputRequests"].(map[string]any)
 			return m["status"] == "completed" || m["status"] == "failed" || reqs["sugar.2"] != nil
@@ -918,7 +925,7 @@ func next(t *testing.T, stream <-chan map[string]any) map[string]any {
 // (input_required with its questions, completed with its result), then
 // the stream ends with the listen's result.
 func TestTaskStatusNotifications(t *testing.T) {
-	url := httpTServeAuth(t, brewTool(TaskOptional, nil, nil))
+	url := httpTServeAuth(t, brewTool(machine.TaskOptional, nil, nil))
 	alice, bob := httpWireAt(t, url, capsTasks, "tok-alice"), httpWireAt(t, url, capsTasks, "tok-bob")
 	mine := startBrew(t, alice, map[string]any{"wait": 200})["taskId"].(string)
 	theirs := startBrew(t, bob, map[string]any{})["taskId"].(string)
@@ -945,7 +952,7 @@ func TestTaskStatusNotifications(t *testing.T) {
 			seen = append(seen, status)
 		}
 		if status == "input_required" && p["inputRequests"].(map[string]any)["sugar"] != nil {
-			alice.must(MethodTasksUpdate, map[string]any{"taskId": mine, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+			alice.must(machine.MethodTasksUpdate, map[string]any{"taskId": mine, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
 		}
 		if status == "completed" && !strings.HasPrefix(p["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"].(string), "large coffee, sugar=true") {
 			t.Errorf("completed notification %v", p)
@@ -955,7 +962,7 @@ func TestTaskStatusNotifications(t *testing.T) {
 		t.Errorf("statuses %q", got)
 	}
 	// Bob's task is his alone: nothing about it reached alice.
-	if got := bob.must(MethodTasksGet, map[string]any{"taskId": theirs}); got["status"] != "input_required" {
+	if got := bob.must(machine.MethodTasksGet, map[string]any{"taskId": theirs}); got["status"] != "input_required" {
 		t.Errorf("bob's task: %v", got)
 	}
 }
@@ -963,10 +970,10 @@ func TestTaskStatusNotifications(t *testing.T) {
 // A listen without the extension is -32021; one without taskIds is the
 // SDK's own stream.
 func TestTaskListenNeedsTheExtension(t *testing.T) {
-	url := httpTServeAuth(t, brewTool(TaskOptional, nil, nil))
+	url := httpTServeAuth(t, brewTool(machine.TaskOptional, nil, nil))
 	body := `{"jsonrpc":"2.0","id":5,"method":"subscriptions/listen","params":{"notifications":{"taskIds":["x"]},` +
 		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
-	status, _, data := httpTPost(t, url+"/", map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen", "Authorization": "Bearer tok-alice"}, body)
+	status, _, data := httpt.Post(t, url+"/", map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen", "Authorization": "Bearer tok-alice"}, body)
 	if status != http.StatusBadRequest || !strings.Contains(string(data), "-32021") {
 		t.Errorf("listen without the extension: HTTP %d %s", status, data)
 	}
@@ -974,11 +981,11 @@ func TestTaskListenNeedsTheExtension(t *testing.T) {
 
 // Oversized task requests are refused before any server code: 413.
 func TestTaskRequestsOverTheBodyLimit(t *testing.T) {
-	url := httpTServe(t, nil, brewTool(TaskOptional, nil, nil))
-	pad := strings.Repeat("x", DefaultMaxRequestBodyBytesForTest)
-	for _, method := range []string{MethodTasksGet, "subscriptions/listen"} {
+	url := httpTServe(t, nil, brewTool(machine.TaskOptional, nil, nil))
+	pad := strings.Repeat("x", transport.DefaultMaxRequestBodyBytes)
+	for _, method := range []string{machine.MethodTasksGet, "subscriptions/listen"} {
 		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":{"taskId":"x","pad":%q}}`, method, pad)
-		status, _, _ := httpTPost(t, url+"/", map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": method, "Mcp-Name": "x"}, body)
+		status, _, _ := httpt.Post(t, url+"/", map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": method, "Mcp-Name": "x"}, body)
 		if status != http.StatusRequestEntityTooLarge {
 			t.Errorf("%s over the limit: HTTP %d", method, status)
 		}
@@ -988,8 +995,8 @@ func TestTaskRequestsOverTheBodyLimit(t *testing.T) {
 // A client that declared the extension but cannot show forms is told so on
 // the tools/call (-32021), before a task is created that could never ask.
 func TestTaskDuringStepNeedsElicitation(t *testing.T) {
-	store := &MemoryTaskStore{}
-	bothWires(t, `{"extensions":{"io.modelcontextprotocol/tasks":{}}}`, brewTool(TaskOptional, &ToolOptions{Tasks: store}, nil), func(t *testing.T, w *taskWire) {
+	store := &machine.MemoryTaskStore{}
+	bothWires(t, `{"extensions":{"io.modelcontextprotocol/tasks":{}}}`, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: store}, nil), func(t *testing.T, w *taskWire) {
 		_, err := w.call("tools/call", map[string]any{"name": "brew", "arguments": map[string]any{"size": "large"}})
 		if err == nil || err.Code != mcp.CodeMissingRequiredClientCapabilities || !strings.Contains(string(err.Data), `"form"`) {
 			t.Fatalf("tools/call: %v", err)
@@ -1003,7 +1010,7 @@ func TestTaskDuringStepNeedsElicitation(t *testing.T) {
 // The status stream the router serves itself keeps the SDK's DNS-rebinding
 // check: a loopback server reached with a foreign Host header is 403.
 func TestTaskListenRebinding(t *testing.T) {
-	url := httpTServe(t, nil, brewTool(TaskOptional, nil, nil))
+	url := httpTServe(t, nil, brewTool(machine.TaskOptional, nil, nil))
 	w := httpWireAt(t, url, capsTasks, "")
 	id := startBrew(t, w, map[string]any{})["taskId"].(string)
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"method":"subscriptions/listen","params":{"notifications":{"taskIds":[%q]},`+
@@ -1029,11 +1036,11 @@ func TestTaskListenRebinding(t *testing.T) {
 // (rss-KiB/task, VmRSS of /proc/self/status: heap, stacks and what the
 // runtime keeps of both), and of it the live heap and stacks (heap-B/task,
 // stack-B/task). The baseline is the same process before them. The figure
-// behind DefaultMaxRunningTasks is of
+// behind machine.DefaultMaxRunningTasks is of
 // go test ./runtime -run '^$' -bench WaitingTask -benchtime=2000x -count 3.
 func BenchmarkWaitingTask(b *testing.B) {
-	limits := &TaskLimits{MaxRunning: 1 << 20, PerPrincipal: 1 << 20}
-	w := memoryWire(b, capsTasks, brewTool(TaskOptional, &ToolOptions{Tasks: &MemoryTaskStore{MaxTasks: 1 << 20}, TaskLimits: limits}, nil))
+	limits := &machine.TaskLimits{MaxRunning: 1 << 20, PerPrincipal: 1 << 20}
+	w := memoryWire(b, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: &machine.MemoryTaskStore{MaxTasks: 1 << 20}, TaskLimits: limits}, nil))
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -1047,7 +1054,7 @@ func BenchmarkWaitingTask(b *testing.B) {
 	}
 	b.StopTimer()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if got, _ := w.call(MethodTasksGet, map[string]any{"taskId": last}); got["status"] == string(TaskInputRequired) {
+		if got, _ := w.call(machine.MethodTasksGet, map[string]any{"taskId": last}); got["status"] == string(machine.TaskInputRequired) {
 			break
 		}
 	}
@@ -1074,20 +1081,20 @@ func residentKiB(tb testing.TB) int64 {
 // An answer longer than a round may keep is refused by tasks/update
 // (-32602) and nothing is kept: the question stays open under its key.
 func TestTaskOversizedAnswer(t *testing.T) {
-	bothWires(t, capsTasks, brewTool(TaskOptional, nil, nil), func(t *testing.T, w *taskWire) {
+	bothWires(t, capsTasks, brewTool(machine.TaskOptional, nil, nil), func(t *testing.T, w *taskWire) {
 		id := startBrew(t, w, map[string]any{})["taskId"].(string)
-		pollUntil(t, w, id, hasStatus(TaskInputRequired))
-		_, err := w.call(MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{
-			"sugar": accept(map[string]any{"sugar": true, "pad": strings.Repeat("x", MaxAnswersLen)})}})
+		pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
+		_, err := w.call(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{
+			"sugar": accept(map[string]any{"sugar": true, "pad": strings.Repeat("x", machine.MaxAnswersLen)})}})
 		if err == nil || err.Code != jsonrpc.CodeInvalidParams || !strings.Contains(err.Message, "at most 32768") {
 			t.Fatalf("oversized answer: %v", err)
 		}
-		got := w.must(MethodTasksGet, map[string]any{"taskId": id})
+		got := w.must(machine.MethodTasksGet, map[string]any{"taskId": id})
 		if reqs, _ := got["inputRequests"].(map[string]any); got["status"] != "input_required" || reqs["sugar"] == nil {
 			t.Fatalf("after an oversized answer: %v", got)
 		}
-		w.must(MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
-		if got := resultText(t, pollUntil(t, w, id, hasStatus(TaskCompleted))); !strings.HasPrefix(got, "large coffee, sugar=true") {
+		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+		if got := resultText(t, pollUntil(t, w, id, hasStatus(machine.TaskCompleted))); !strings.HasPrefix(got, "large coffee, sugar=true") {
 			t.Errorf("result %q", got)
 		}
 	})
@@ -1102,15 +1109,15 @@ func createBrew(t *testing.T, w *taskWire, args map[string]any) (map[string]any,
 		"inputResponses": map[string]any{"size": accept(map[string]any{"size": "large"})}, "requestState": first["requestState"]})
 }
 
-// refusedBy fails the test unless err is the CodeTaskLimit refusal of
+// refusedBy fails the test unless err is the machine.CodeTaskLimit refusal of
 // bound limit, with a message saying what to do.
 func refusedBy(t *testing.T, err *jsonrpc.Error, limit, todo string) {
 	t.Helper()
 	var data struct {
 		Limit string `json:"limit"`
 	}
-	if err == nil || err.Code != CodeTaskLimit || json.Unmarshal(err.Data, &data) != nil || data.Limit != limit || !strings.Contains(err.Message, todo) {
-		t.Fatalf("got %v (data %s), want the %s refusal (%d) saying %q", err, errData(err), limit, CodeTaskLimit, todo)
+	if err == nil || err.Code != machine.CodeTaskLimit || json.Unmarshal(err.Data, &data) != nil || data.Limit != limit || !strings.Contains(err.Message, todo) {
+		t.Fatalf("got %v (data %s), want the %s refusal (%d) saying %q", err, errData(err), limit, machine.CodeTaskLimit, todo)
 	}
 }
 
@@ -1122,30 +1129,30 @@ func errData(err *jsonrpc.Error) string {
 }
 
 // Finding 1 of issue 24, over HTTP with two users: alice fills her bound
-// of tasks; her next task is refused with CodeTaskLimit naming the bound
+// of tasks; her next task is refused with machine.CodeTaskLimit naming the bound
 // and what to do (not -32603), while bob still gets a task; once alice
 // cancels one, she gets a task again at once. The store (4 tasks) never
 // refuses: the cancelled task's slot is taken back.
 func TestTaskBoundPerPrincipal(t *testing.T) {
-	opts := &ToolOptions{Tasks: &MemoryTaskStore{MaxTasks: 4}, TaskLimits: &TaskLimits{PerPrincipal: 3}, Logger: discardLogger()}
-	url := httpTServeAuth(t, brewTool(TaskOptional, opts, nil))
+	opts := &machine.ToolOptions{Tasks: &machine.MemoryTaskStore{MaxTasks: 4}, TaskLimits: &machine.TaskLimits{PerPrincipal: 3}, Logger: discardLogger()}
+	url := httpTServeAuth(t, brewTool(machine.TaskOptional, opts, nil))
 	alice, bob := httpWireAt(t, url, capsTasks, "tok-alice"), httpWireAt(t, url, capsTasks, "tok-bob")
 	var ids []string
 	for range 3 {
 		ids = append(ids, startBrew(t, alice, map[string]any{})["taskId"].(string))
 	}
-	pollUntil(t, alice, ids[2], hasStatus(TaskInputRequired))
+	pollUntil(t, alice, ids[2], hasStatus(machine.TaskInputRequired))
 	_, err := createBrew(t, alice, map[string]any{})
-	refusedBy(t, err, LimitTasksPerPrincipal, "tasks/cancel")
+	refusedBy(t, err, machine.LimitTasksPerPrincipal, "tasks/cancel")
 	if got := startBrew(t, bob, map[string]any{}); got["resultType"] != "task" {
 		t.Fatalf("bob's task while alice is at her bound: %v", got)
 	}
-	alice.must(MethodTasksCancel, map[string]any{"taskId": ids[0]})
+	alice.must(machine.MethodTasksCancel, map[string]any{"taskId": ids[0]})
 	if got := startBrew(t, alice, map[string]any{}); got["resultType"] != "task" {
 		t.Fatalf("alice's task after she cancelled one: %v", got)
 	}
 	_, err = createBrew(t, alice, map[string]any{})
-	refusedBy(t, err, LimitTasksPerPrincipal, "tasks/cancel")
+	refusedBy(t, err, machine.LimitTasksPerPrincipal, "tasks/cancel")
 }
 
 // Ended tasks (completed, failed, cancelled) hold no slot of a full
@@ -1154,17 +1161,17 @@ func TestTaskBoundPerPrincipal(t *testing.T) {
 // their room is needed.
 func TestTaskEndedTasksFreeTheStore(t *testing.T) {
 	runs := &brewRun{ended: make(chan error, 8)}
-	store := &MemoryTaskStore{MaxTasks: 3}
-	w := memoryWire(t, capsTasks, brewTool(TaskOptional, &ToolOptions{Tasks: store, Logger: discardLogger()}, runs))
+	store := &machine.MemoryTaskStore{MaxTasks: 3}
+	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: store, Logger: discardLogger()}, runs))
 	failed := startBrew(t, w, map[string]any{"fail": "rpc"})["taskId"].(string)
 	<-runs.ended
-	pollUntil(t, w, failed, hasStatus(TaskFailed))
+	pollUntil(t, w, failed, hasStatus(machine.TaskFailed))
 	completed := startBrew(t, w, map[string]any{})["taskId"].(string)
-	pollUntil(t, w, completed, hasStatus(TaskInputRequired))
-	w.must(MethodTasksUpdate, map[string]any{"taskId": completed, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
-	pollUntil(t, w, completed, hasStatus(TaskCompleted))
+	pollUntil(t, w, completed, hasStatus(machine.TaskInputRequired))
+	w.must(machine.MethodTasksUpdate, map[string]any{"taskId": completed, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+	pollUntil(t, w, completed, hasStatus(machine.TaskCompleted))
 	cancelled := startBrew(t, w, map[string]any{})["taskId"].(string)
-	w.must(MethodTasksCancel, map[string]any{"taskId": cancelled})
+	w.must(machine.MethodTasksCancel, map[string]any{"taskId": cancelled})
 	for i := range 3 {
 		got, err := createBrew(t, w, map[string]any{})
 		if err != nil || got["resultType"] != "task" {
@@ -1172,10 +1179,10 @@ func TestTaskEndedTasksFreeTheStore(t *testing.T) {
 		}
 		if i == 0 {
 			// The oldest ended task made room; the others still answer.
-			if _, err := w.call(MethodTasksGet, map[string]any{"taskId": failed}); err == nil {
+			if _, err := w.call(machine.MethodTasksGet, map[string]any{"taskId": failed}); err == nil {
 				t.Errorf("the oldest ended task is still kept in a full store")
 			}
-			if got := w.must(MethodTasksGet, map[string]any{"taskId": completed}); got["status"] != "completed" {
+			if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": completed}); got["status"] != "completed" {
 				t.Errorf("completed task: %v", got)
 			}
 		}
@@ -1183,22 +1190,22 @@ func TestTaskEndedTasksFreeTheStore(t *testing.T) {
 	// Now three tasks wait: the store is full of tasks that have not
 	// ended, and says so.
 	_, err := createBrew(t, w, map[string]any{})
-	refusedBy(t, err, LimitTaskStore, "call again later")
+	refusedBy(t, err, machine.LimitTaskStore, "call again later")
 }
 
 // The process's bound on running tasks holds whoever asks: with room for
-// two, a third user's task is refused (CodeTaskLimit, runningTasks); when
+// two, a third user's task is refused (machine.CodeTaskLimit, runningTasks); when
 // a task ends and its goroutines return, the room is there again.
 func TestTaskBoundPerProcess(t *testing.T) {
 	runs := &brewRun{ended: make(chan error, 8)}
-	limits := &TaskLimits{MaxRunning: 2}
-	url := httpTServeAuth(t, brewTool(TaskOptional, &ToolOptions{TaskLimits: limits, Logger: discardLogger()}, runs))
+	limits := &machine.TaskLimits{MaxRunning: 2}
+	url := httpTServeAuth(t, brewTool(machine.TaskOptional, &machine.ToolOptions{TaskLimits: limits, Logger: discardLogger()}, runs))
 	alice, bob, carol := httpWireAt(t, url, capsTasks, "tok-alice"), httpWireAt(t, url, capsTasks, "tok-bob"), httpWireAt(t, url, capsTasks, "tok-carol")
 	id := startBrew(t, alice, map[string]any{})["taskId"].(string)
 	startBrew(t, bob, map[string]any{})
 	_, err := createBrew(t, carol, map[string]any{})
-	refusedBy(t, err, LimitRunningTasks, "call again later")
-	alice.must(MethodTasksCancel, map[string]any{"taskId": id})
+	refusedBy(t, err, machine.LimitRunningTasks, "call again later")
+	alice.must(machine.MethodTasksCancel, map[string]any{"taskId": id})
 	<-runs.ended
 	waitRunning(t, limits, 1)
 	if got := startBrew(t, carol, map[string]any{}); got["resultType"] != "task" {
@@ -1207,12 +1214,10 @@ func TestTaskBoundPerProcess(t *testing.T) {
 }
 
 // waitRunning waits (at most 10 s) until l counts n running tasks.
-func waitRunning(t *testing.T, l *TaskLimits, n int) {
+func waitRunning(t *testing.T, l *machine.TaskLimits, n int) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		l.mu.Lock()
-		got := l.running
-		l.mu.Unlock()
+		got := l.Running()
 		if got == n {
 			return
 		}
@@ -1224,7 +1229,7 @@ func waitRunning(t *testing.T, l *TaskLimits, n int) {
 
 // A status stream that acknowledges no task says "taskIds": [], not null.
 func TestTaskListenAcknowledgesNone(t *testing.T) {
-	url := httpTServeAuth(t, brewTool(TaskOptional, nil, nil))
+	url := httpTServeAuth(t, brewTool(machine.TaskOptional, nil, nil))
 	ack := next(t, listenTasks(t, url, "tok-alice", "made-up"))
 	ids, ok := ack["params"].(map[string]any)["notifications"].(map[string]any)["taskIds"].([]any)
 	if ack["method"] != "notifications/subscriptions/acknowledged" || !ok || len(ids) != 0 {
@@ -1233,11 +1238,11 @@ func TestTaskListenAcknowledgesNone(t *testing.T) {
 }
 
 // One user's open status streams are bounded: alice's third is refused
-// (CodeTaskLimit, taskStreamsPerPrincipal) while bob opens his; once
+// (machine.CodeTaskLimit, taskStreamsPerPrincipal) while bob opens his; once
 // alice closes one, she opens another.
 func TestTaskListenBoundPerPrincipal(t *testing.T) {
-	limits := &TaskLimits{StreamsPerPrincipal: 2}
-	url := httpTServeAuth(t, brewTool(TaskOptional, &ToolOptions{TaskLimits: limits}, nil))
+	limits := &machine.TaskLimits{StreamsPerPrincipal: 2}
+	url := httpTServeAuth(t, brewTool(machine.TaskOptional, &machine.ToolOptions{TaskLimits: limits}, nil))
 	alice, bob := httpWireAt(t, url, capsTasks, "tok-alice"), httpWireAt(t, url, capsTasks, "tok-bob")
 	mine := startBrew(t, alice, map[string]any{})["taskId"].(string)
 	theirs := startBrew(t, bob, map[string]any{})["taskId"].(string)
@@ -1252,13 +1257,11 @@ func TestTaskListenBoundPerPrincipal(t *testing.T) {
 	if json.Unmarshal(data, &resp) != nil {
 		t.Fatalf("alice's third stream: HTTP %d %s", status, data)
 	}
-	refusedBy(t, resp.Error, LimitTaskStreamsPerPrincipal, "close one")
+	refusedBy(t, resp.Error, machine.LimitTaskStreamsPerPrincipal, "close one")
 	next(t, listenTasks(t, url, "tok-bob", theirs))
 	cancelFirst()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		limits.mu.Lock()
-		open := limits.streams["alice"]
-		limits.mu.Unlock()
+		open := limits.Streams("alice")
 		if open == 1 {
 			break
 		}
@@ -1269,25 +1272,25 @@ func TestTaskListenBoundPerPrincipal(t *testing.T) {
 	next(t, listenTasks(t, url, "tok-alice", mine))
 }
 
-// A task's clock is ToolOptions.Now, given to its store too, at any
+// A task's clock is machine.ToolOptions.Now, given to its store too, at any
 // instant: its TTL is a duration on the real clock, so a clock fixed in
 // 2020 neither ends the task at once nor keeps it past its TTL.
 func TestTaskFixedClock(t *testing.T) {
 	fixed := func() time.Time { return time.Date(2020, 1, 1, 12, 0, 0, 0, time.UTC) }
 	runs := &brewRun{ended: make(chan error, 1)}
-	opts := &ToolOptions{Now: fixed, Tasks: &MemoryTaskStore{Now: fixed}}
-	w := memoryWire(t, capsTasks, brewTool(TaskOptional, opts, runs))
+	opts := &machine.ToolOptions{Now: fixed, Tasks: &machine.MemoryTaskStore{Now: fixed}}
+	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, opts, runs))
 	created := startBrew(t, w, map[string]any{})
 	id := created["taskId"].(string)
 	if created["createdAt"] != "2020-01-01T12:00:00Z" {
 		t.Errorf("createdAt %v, want the configured clock's", created["createdAt"])
 	}
-	pollUntil(t, w, id, hasStatus(TaskInputRequired))
-	w.must(MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+	pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
+	w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
 	if err := <-runs.ended; err != nil {
 		t.Fatalf("Run ended with %v", err)
 	}
-	if got := resultText(t, pollUntil(t, w, id, hasStatus(TaskCompleted))); !strings.HasPrefix(got, "large coffee, sugar=true") {
+	if got := resultText(t, pollUntil(t, w, id, hasStatus(machine.TaskCompleted))); !strings.HasPrefix(got, "large coffee, sugar=true") {
 		t.Errorf("result %q", got)
 	}
 }
@@ -1296,11 +1299,11 @@ func TestTaskFixedClock(t *testing.T) {
 // registering one with another panics, at registration.
 func TestTaskToolsShareTheirLimits(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "tasks", Version: "v0"}, nil)
-	brewTool(TaskOptional, &ToolOptions{TaskLimits: &TaskLimits{}}, nil)(srv)
+	brewTool(machine.TaskOptional, &machine.ToolOptions{TaskLimits: &machine.TaskLimits{}}, nil)(srv)
 	defer func() {
 		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "TaskLimits") {
 			t.Errorf("a second task tool with other TaskLimits: recovered %v", r)
 		}
 	}()
-	brewTool(TaskOptional, &ToolOptions{TaskLimits: &TaskLimits{}}, nil)(srv)
+	brewTool(machine.TaskOptional, &machine.ToolOptions{TaskLimits: &machine.TaskLimits{}}, nil)(srv)
 }

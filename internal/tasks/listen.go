@@ -1,4 +1,4 @@
-package machine
+package tasks
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+
+	"github.com/elicitgen/elicitgen/internal/machine"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -19,7 +21,7 @@ import (
 // answers) each time it changes. go-sdk v1.8.0 serves subscriptions/listen
 // but knows no taskIds (its filter type drops the field) and cannot send
 // a notification of a method it does not know, so the HTTPHandler offers
-// such a listen request to ServeTaskListen (its Listen hook), over
+// such a listen request to ServeListen (its Listen hook), over
 // streamable HTTP:
 //
 //   - it acknowledges (notifications/subscriptions/acknowledged) the task
@@ -37,18 +39,12 @@ import (
 // the SDK's. Over stdio clients poll tasks/get (the SDK's own listen
 // stream answers there, without taskIds in its acknowledgement).
 
-// MaxListenTaskIDs bounds the task ids one subscriptions/listen follows;
-// more is an invalid-params error.
-const MaxListenTaskIDs = 64
-
 const (
-	// MethodListen is the method of a status stream request.
-	MethodListen           = "subscriptions/listen"
 	notificationAcked      = "notifications/subscriptions/acknowledged"
 	notificationTaskStatus = "notifications/tasks"
 )
 
-// listenRequest is what ServeTaskListen reads of a subscriptions/listen.
+// listenRequest is what ServeListen reads of a subscriptions/listen.
 type listenRequest struct {
 	Meta          map[string]any `json:"_meta"`
 	Notifications struct {
@@ -56,12 +52,12 @@ type listenRequest struct {
 	} `json:"notifications"`
 }
 
-// ServeTaskListen serves req, a subscriptions/listen request the transport
+// ServeListen serves req, a subscriptions/listen request the transport
 // peeked from r, if it asks for taskIds on a server (getServer's for r)
 // with task tools, and reports whether it did. It is the transport's
 // Listen hook (internal/transport.Hooks), wired by runtime's
 // NewHTTPHandler.
-func ServeTaskListen(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request, getServer func(*http.Request) *mcp.Server) bool {
+func ServeListen(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request, getServer func(*http.Request) *mcp.Server) bool {
 	var p listenRequest
 	if json.Unmarshal(req.Params, &p) != nil || p.Notifications.TaskIDs == nil {
 		return false
@@ -76,18 +72,18 @@ func ServeTaskListen(w http.ResponseWriter, r *http.Request, req *jsonrpc.Reques
 	}
 	svc := v.(*taskService)
 	fail := func(status int, e *jsonrpc.Error) bool {
-		WriteJSONRPCError(w, status, req.ID, e)
+		machine.WriteJSONRPCError(w, status, req.ID, e)
 		return true
 	}
-	if !declaresTasks(metaCapabilities(p.Meta)) {
-		return fail(http.StatusBadRequest, MissingTasksExtension())
+	if !machine.DeclaresTasks(metaCapabilities(p.Meta)) {
+		return fail(http.StatusBadRequest, machine.MissingTasksExtension())
 	}
-	if len(p.Notifications.TaskIDs) > MaxListenTaskIDs {
+	if len(p.Notifications.TaskIDs) > machine.MaxListenTaskIDs {
 		return fail(http.StatusOK, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
-			Message: fmt.Sprintf("subscriptions/listen: at most %d taskIds", MaxListenTaskIDs)})
+			Message: fmt.Sprintf("subscriptions/listen: at most %d taskIds", machine.MaxListenTaskIDs)})
 	}
 	principal := svc.callerOfHTTP(r)
-	closeStream, refused := svc.limits.openStream(principal)
+	closeStream, refused := svc.limits.OpenStream(principal)
 	if refused != nil {
 		return fail(http.StatusOK, refused)
 	}
@@ -95,8 +91,8 @@ func ServeTaskListen(w http.ResponseWriter, r *http.Request, req *jsonrpc.Reques
 	ctx := r.Context()
 	ids, first, err := svc.ownTasks(ctx, principal, p.Notifications.TaskIDs)
 	if err != nil {
-		svc.logger.Warn("elicitgen: task store", "method", MethodListen, "err", err)
-		return fail(http.StatusOK, ErrInternal)
+		svc.logger.Warn("elicitgen: task store", "method", machine.MethodListen, "err", err)
+		return fail(http.StatusOK, machine.ErrInternal)
 	}
 	svc.streamTasks(ctx, w, req.ID, ids, first)
 	return true
@@ -105,13 +101,13 @@ func ServeTaskListen(w http.ResponseWriter, r *http.Request, req *jsonrpc.Reques
 // streamTasks acknowledges ids on the event stream w, sends each task's
 // notifications from its record in first on until every one has ended,
 // then the request's result (unless the client went).
-func (svc *taskService) streamTasks(ctx context.Context, w http.ResponseWriter, id jsonrpc.ID, ids []string, first []*TaskRecord) {
+func (svc *taskService) streamTasks(ctx context.Context, w http.ResponseWriter, id jsonrpc.ID, ids []string, first []*machine.TaskRecord) {
 	stream := &taskStream{w: w, flusher: asFlusher(w)}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache, no-transform")
 	w.WriteHeader(http.StatusOK)
 	stream.send(&jsonrpc.Request{Method: notificationAcked,
-		Params: mustJSON(map[string]any{"notifications": map[string]any{"taskIds": ids}})})
+		Params: machine.MustJSON(map[string]any{"notifications": map[string]any{"taskIds": ids}})})
 	var wg sync.WaitGroup
 	for i, task := range ids {
 		wg.Add(1)
@@ -128,7 +124,7 @@ func (svc *taskService) streamTasks(ctx context.Context, w http.ResponseWriter, 
 
 // ownTasks returns, of the task ids asked for, those of principal's own
 // tasks that the store knows, once each ([] when none), and their records.
-func (svc *taskService) ownTasks(ctx context.Context, principal string, asked []string) (ids []string, recs []*TaskRecord, err error) {
+func (svc *taskService) ownTasks(ctx context.Context, principal string, asked []string) (ids []string, recs []*machine.TaskRecord, err error) {
 	ids = []string{}
 	for _, id := range asked {
 		if slices.Contains(ids, id) {
@@ -148,9 +144,9 @@ func (svc *taskService) ownTasks(ctx context.Context, principal string, asked []
 
 // follow sends the task's notifications from rec on, until it ends or
 // expires, or the client goes.
-func (svc *taskService) follow(ctx context.Context, stream *taskStream, id string, rec *TaskRecord) {
+func (svc *taskService) follow(ctx context.Context, stream *taskStream, id string, rec *machine.TaskRecord) {
 	for {
-		stream.send(&jsonrpc.Request{Method: notificationTaskStatus, Params: mustJSON(taskNotification(rec))})
+		stream.send(&jsonrpc.Request{Method: notificationTaskStatus, Params: machine.MustJSON(taskNotification(rec))})
 		if rec.Status.Terminal() {
 			return
 		}
@@ -179,7 +175,7 @@ func (svc *taskService) follow(ctx context.Context, stream *taskStream, id strin
 
 // taskNotification is the params of notifications/tasks: the task as
 // tasks/get shows it, without resultType.
-func taskNotification(rec *TaskRecord) *TaskResult {
+func taskNotification(rec *machine.TaskRecord) *TaskResult {
 	n := taskResult(rec, true)
 	n.ResultType = ""
 	return n
@@ -210,19 +206,11 @@ func asFlusher(w http.ResponseWriter) http.Flusher {
 	return f
 }
 
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return json.RawMessage("{}")
-	}
-	return b
-}
-
 // callerOfHTTP is the principal of an HTTP request, as the machine names
 // the principal of a tools/call (ToolOptions.Principal, else the verified
 // bearer token's user).
 func (svc *taskService) callerOfHTTP(r *http.Request) string {
-	return principalOf(svc.principal, nil, nil, &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header})
+	return machine.PrincipalOf(svc.principal, nil, nil, &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header})
 }
 
 // metaCapabilities are the client capabilities in a request's _meta.
@@ -240,15 +228,4 @@ func metaCapabilities(meta map[string]any) *mcp.ClientCapabilities {
 		return nil
 	}
 	return &caps
-}
-
-// WriteJSONRPCError answers one JSON-RPC error with the HTTP status.
-func WriteJSONRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, e *jsonrpc.Error) {
-	data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: e})
-	if err != nil {
-		data = nil
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(data)
 }

@@ -1,0 +1,54 @@
+// Package httpt holds the HTTP helpers of the transport's and the tasks'
+// tests: one raw POST as a streamable client sends it, and a test's
+// context.
+package httpt
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Ctx is a context that ends with the test, or after 10 seconds.
+func Ctx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// Post sends one raw POST the way a streamable client would and returns
+// the status, headers and the JSON-RPC message of the reply (the first SSE
+// data payload when the reply is an event stream).
+func Post(t *testing.T, url string, header map[string]string, body string) (int, http.Header, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				return resp.StatusCode, resp.Header, []byte(data)
+			}
+		}
+		return resp.StatusCode, resp.Header, nil
+	}
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, data
+}
