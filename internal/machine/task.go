@@ -170,79 +170,29 @@ func (t *Task) Ask(ctx context.Context, steps ...int) (Reply, error) {
 
 // ask is Ask in a task.
 func (t *Task) ask(ctx context.Context, steps []int) (Reply, error) {
-	m, c := t.m, t.c
 	contents := make(map[int]map[string]any, len(steps))
 	pending := slices.Clone(steps)
 	for len(pending) > 0 {
-		for _, j := range pending {
-			if s := c.st.Steps[j]; s.Tries >= m.opts.MaxAttempts {
-				return Reply{}, &GaveUpError{Step: m.steps[j].Key, Tries: s.Tries, Reason: s.Reason}
-			}
+		if err := t.gaveUp(pending); err != nil {
+			return Reply{}, err
 		}
-		if !canShow(c.req, ModeForm) {
-			// Only steps whose defaults answer them get here (see
-			// duringUnavailable).
-			for _, j := range pending {
-				if m.steps[j].Fallback != FallbackDefaults || m.steps[j].Check(map[string]any{}) != nil {
-					return Reply{}, MissingCapability(ModeForm)
-				}
-				contents[j] = map[string]any{}
+		if !canShow(t.c.req, ModeForm) {
+			if err := t.defaults(pending, contents); err != nil {
+				return Reply{}, err
 			}
 			break
 		}
-		keys := make(map[string]int, len(pending))
-		requests := make(mcp.InputRequestMap, len(pending))
-		for _, j := range pending {
-			c.st.Steps[j].Asks++
-			key := inputKey(m.steps[j].Key, c.st.Steps[j].Asks)
-			keys[key] = j
-			requests[key] = m.steps[j].Params(c.message(j))
-		}
-		raw, err := json.Marshal(requests)
+		keys, version, err := t.publish(ctx, pending)
 		if err != nil {
 			return Reply{}, err
 		}
-		var asked map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &asked); err != nil {
-			return Reply{}, err
-		}
-		rec, err := t.update(ctx, func(rec *TaskRecord) error {
-			if rec.Status.Terminal() {
-				return errTaskEnded
-			}
-			rec.Status, rec.InputRequests, rec.Answers = TaskInputRequired, asked, nil
-			return nil
-		})
-		if err != nil || rec == nil {
-			return Reply{}, t.ended(ctx, err)
-		}
-		answers, err := t.await(ctx, keys, rec.Version)
+		answers, err := t.await(ctx, keys, version)
 		if err != nil {
 			return Reply{}, err
 		}
-		// Each answer is judged as in a round; a decline or cancel ends
-		// the ask (the first in step order).
-		next := pending[:0:0]
-		for _, j := range pending {
-			var resp mcp.ElicitResult
-			raw := answers[inputKey(m.steps[j].Key, c.st.Steps[j].Asks)]
-			if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &resp) != nil {
-				c.invalid(j, "the answer is not an elicitation result")
-				next = append(next, j)
-				continue
-			}
-			switch resp.Action {
-			case ActionDecline, ActionCancel:
-				return Reply{Outcome: Outcome(resp.Action), Step: j}, nil
-			case ActionAccept:
-				if c.keepForm(j, resp.Content) {
-					contents[j] = c.st.Answers[j]
-					continue
-				}
-			default:
-				c.invalid(j, "unknown action "+strconv.Quote(bounded(resp.Action)))
-			}
-			next = append(next, j)
+		next, end, ended := t.judge(pending, answers, contents)
+		if ended {
+			return end, nil
 		}
 		pending = next
 	}
@@ -255,6 +205,96 @@ func (t *Task) ask(ctx context.Context, steps []int) (Reply, error) {
 		return Reply{}, err
 	}
 	return Reply{Outcome: Accepted, Step: -1, contents: contents}, nil
+}
+
+// gaveUp is ask's GaveUpError for the first pending step out of
+// attempts, checked before each round so none is asked once more.
+func (t *Task) gaveUp(pending []int) error {
+	for _, j := range pending {
+		if s := t.c.st.Steps[j]; s.Tries >= t.m.opts.MaxAttempts {
+			return &GaveUpError{Step: t.m.steps[j].Key, Tries: s.Tries, Reason: s.Reason}
+		}
+	}
+	return nil
+}
+
+// defaults answers the pending steps with their defaults, for a client
+// that cannot show a form: only steps whose defaults answer them get here
+// (see duringUnavailable), and any other is a MissingCapability.
+func (t *Task) defaults(pending []int, contents map[int]map[string]any) error {
+	for _, j := range pending {
+		if t.m.steps[j].Fallback != FallbackDefaults || t.m.steps[j].Check(map[string]any{}) != nil {
+			return MissingCapability(ModeForm)
+		}
+		contents[j] = map[string]any{}
+	}
+	return nil
+}
+
+// publish counts an ask of each pending step and turns the task
+// input_required with their input requests, for await: it returns the
+// requests' keys (to their steps) and the record's version. A task that
+// ended meanwhile is the error ended says.
+func (t *Task) publish(ctx context.Context, pending []int) (map[string]int, uint64, error) {
+	m, c := t.m, t.c
+	keys := make(map[string]int, len(pending))
+	requests := make(mcp.InputRequestMap, len(pending))
+	for _, j := range pending {
+		c.st.Steps[j].Asks++
+		key := inputKey(m.steps[j].Key, c.st.Steps[j].Asks)
+		keys[key] = j
+		requests[key] = m.steps[j].Params(c.message(j))
+	}
+	raw, err := json.Marshal(requests)
+	if err != nil {
+		return nil, 0, err
+	}
+	var asked map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &asked); err != nil {
+		return nil, 0, err
+	}
+	rec, err := t.update(ctx, func(rec *TaskRecord) error {
+		if rec.Status.Terminal() {
+			return errTaskEnded
+		}
+		rec.Status, rec.InputRequests, rec.Answers = TaskInputRequired, asked, nil
+		return nil
+	})
+	if err != nil || rec == nil {
+		return nil, 0, t.ended(ctx, err)
+	}
+	return keys, rec.Version, nil
+}
+
+// judge judges each pending step's answer as in a round, keeping accepted
+// contents in contents: it returns the steps to ask again, or, ended, the
+// Reply of the first (in step order) declined or cancelled, which ends the
+// ask.
+func (t *Task) judge(pending []int, answers map[string]json.RawMessage, contents map[int]map[string]any) (next []int, end Reply, ended bool) {
+	m, c := t.m, t.c
+	next = pending[:0:0]
+	for _, j := range pending {
+		var resp mcp.ElicitResult
+		raw := answers[inputKey(m.steps[j].Key, c.st.Steps[j].Asks)]
+		if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &resp) != nil {
+			c.invalid(j, "the answer is not an elicitation result")
+			next = append(next, j)
+			continue
+		}
+		switch resp.Action {
+		case ActionDecline, ActionCancel:
+			return nil, Reply{Outcome: Outcome(resp.Action), Step: j}, true
+		case ActionAccept:
+			if c.keepForm(j, resp.Content) {
+				contents[j] = c.st.Answers[j]
+				continue
+			}
+		default:
+			c.invalid(j, "unknown action "+strconv.Quote(bounded(resp.Action)))
+		}
+		next = append(next, j)
+	}
+	return next, Reply{}, false
 }
 
 // duringOutcomeKey holds, in the kept answer of a During step declined or

@@ -63,6 +63,14 @@ func (t Typed[A, T, S]) Flow() Flow {
 			return t.Unavailable(ctx, req, args.(A), t.Answers(a), S(step))
 		}
 	}
+	t.stepHooks(&f)
+	return f
+}
+
+// stepHooks sets f's per-step hooks (Message, Ask, Preview, Link), apart
+// from Flow's others: each stays nil (every message static, every step
+// asked) unless t decides it for some step.
+func (t Typed[A, T, S]) stepHooks(f *Flow) {
 	if len(t.Messages) > 0 {
 		f.Message = func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, a Answers) string {
 			if m := t.Messages[S(step)]; m != nil {
@@ -95,7 +103,6 @@ func (t Typed[A, T, S]) Flow() Flow {
 			return ""
 		}
 	}
-	return f
 }
 
 // AddTool registers tool on server, its calls driven by m. The tool's
