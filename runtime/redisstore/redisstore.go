@@ -15,6 +15,14 @@
 //	tasks, err := redisstore.NewTasks(client, &redisstore.Options{Keys: keys})
 //	opts := &machine.ToolOptions{Keys: keys, Replay: guard, Grants: grants, Tasks: tasks}
 //
+// The URL is one server's (redis://, rediss://, unix://) or a Redis
+// Cluster's (redis://HOST:PORT?addr=HOST2:PORT2&addr=...), with an ACL
+// user's name and password if Redis wants them; CAEnv names the CA of a
+// rediss:// server (see NewClient and ClientFromSettings). Every script
+// and command of the stores touches one key, so the stores run on a
+// cluster as they are: no key needs a hash tag, and a task's PUBLISH
+// reaches the subscribers of every node.
+//
 // # Keys and records
 //
 // Every key starts with [Options.Prefix] ("elicitgen:" by default) and
