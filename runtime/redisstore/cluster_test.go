@@ -197,3 +197,41 @@ func crossNodeWake(t *testing.T, cl *redistest.Cluster, a, b redis.UniversalClie
 	cancel()
 	<-held
 }
+
+// TestClusterACLUser: on a cluster whose every node has the ACL user (and
+// the default user off), every store works through
+// redis://elicit:PASSWORD@NODE1?addr=NODE2&addr=NODE3; a wrong password is
+// one line from ClientFromSettings, without the password.
+func TestClusterACLUser(t *testing.T) {
+	cl := redistest.StartCluster(t)
+	const pass = "s3cret-Pass-4711"
+	for _, node := range cl.Nodes {
+		for _, cmd := range [][]string{
+			{"ACL", "SETUSER", "elicit", "on", ">" + pass, "~elicitgen:*", "&elicitgen:*", "+@all"},
+			{"ACL", "SETUSER", "default", "off"},
+		} {
+			if _, err := node.Do(cmd...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		node.Auth("elicit", pass)
+	}
+	withUser := func(p string) string { return strings.Replace(cl.URL, "redis://", "redis://elicit:"+p+"@", 1) }
+	c, err := ClientFromSettings(withUser(pass), quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, ok := c.(*redis.ClusterClient); !ok {
+		t.Fatalf("%T, want a cluster client", c)
+	}
+	exerciseStores(t, c)
+	c, err = ClientFromSettings(withUser("wrong-"+pass), quiet)
+	if err == nil {
+		c.Close()
+		t.Fatal("a wrong password: no error")
+	}
+	if msg := err.Error(); strings.Contains(msg, pass) || strings.Contains(msg, "\n") || !strings.Contains(msg, "user name and password") {
+		t.Fatalf("a wrong password: %q", msg)
+	}
+}
