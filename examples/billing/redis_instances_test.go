@@ -85,16 +85,20 @@ func processClient(t *testing.T, base, user string) *mcp.ClientSession {
 // at once, completes once (the other gets 409); the retry on B then
 // completes with the grant A stored, and a new call on B does not ask.
 // The control ("memory"): with each process's own memory, B does not see
-// the sign-in finished on A.
+// the sign-in finished on A. "cluster": the same on a three-master Redis
+// Cluster (-redis redis://NODE1?addr=NODE2&addr=NODE3).
 func TestRedisSignInServedByOtherInstance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a redis-server and billing processes")
 	}
-	for _, store := range []string{"redis", "memory"} {
+	for _, store := range []string{"redis", "memory", "cluster"} {
 		t.Run(store, func(t *testing.T) {
 			redisURL := ""
-			if store == "redis" {
+			switch store {
+			case "redis":
 				redisURL = redistest.Start(t).URL
+			case "cluster":
+				redisURL = redistest.StartCluster(t).URL
 			}
 			a, b := startBillingProcess(t, redisURL), startBillingProcess(t, redisURL)
 			onA, onB := processClient(t, a, "alice"), processClient(t, b, "alice")

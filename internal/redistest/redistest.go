@@ -1,8 +1,10 @@
 // Package redistest runs a real redis-server for tests: on a free
 // 127.0.0.1 port, with persistence off (--save "" --appendonly no; or the
 // append-only file on, for StartPersistent), in a temporary directory,
-// stopped when the test ends. No mock: the tests of
-// the Redis stores talk to the server Debian ships.
+// stopped when the test ends; or speaking TLS only, with a certificate
+// from a CA made in the test (StartTLS); or three of them as a Redis
+// Cluster (StartCluster, which also needs redis-cli). No mock: the tests
+// of the Redis stores talk to the server Debian ships.
 //
 // When redis-server is not installed, Start skips the test with a message
 // saying how to install it; under CI=true it fails the test instead, so
@@ -11,7 +13,9 @@ package redistest
 
 import (
 	"bufio"
+	"crypto/tls"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -28,10 +32,17 @@ type Server struct {
 	// URL is its redis:// URL (database 0).
 	URL string
 
+	// CAFile is the PEM file of the CA that signed the server's
+	// certificate (StartTLS), else "".
+	CAFile string
+
 	t          testing.TB
 	bin        string
 	dir        string
 	persistent bool
+	extra      []string    // more arguments: cluster mode, TLS
+	tls        *tls.Config // Do's, for a TLS server
+	user, pass string      // Do's AUTH, after Auth
 	cmd        *exec.Cmd
 	exit       chan struct{} // closed when cmd has been waited for
 }
@@ -69,18 +80,37 @@ func StartPersistent(t testing.TB) *Server {
 
 func start(t testing.TB, persistent bool) *Server {
 	t.Helper()
-	s := &Server{t: t, bin: Binary(t), dir: t.TempDir(), persistent: persistent}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Addr = l.Addr().String()
-	l.Close()
-	s.URL = "redis://" + s.Addr + "/0"
+	s := newServer(t)
+	s.persistent = persistent
 	s.start()
 	t.Cleanup(s.Stop)
 	return s
 }
+
+// newServer is a Server not started yet, on a free port.
+func newServer(t testing.TB) *Server {
+	t.Helper()
+	s := &Server{t: t, bin: Binary(t), dir: t.TempDir()}
+	s.Addr = "127.0.0.1:" + freePort(t)
+	s.URL = "redis://" + s.Addr + "/0"
+	return s
+}
+
+// freePort returns a TCP port free on 127.0.0.1 a moment ago.
+func freePort(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	return port
+}
+
+// Auth makes Do authenticate as user with pass from now on (once the
+// test has turned the default user off).
+func (s *Server) Auth(user, pass string) { s.user, s.pass = user, pass }
 
 // start runs the server on s.Addr and waits until it answers PING.
 func (s *Server) start() {
@@ -90,9 +120,14 @@ func (s *Server) start() {
 	if s.persistent {
 		persistence = []string{"--appendonly", "yes", "--appendfsync", "always"}
 	}
-	s.cmd = exec.Command(s.bin, append([]string{
-		"--bind", "127.0.0.1", "--port", port, "--save", "",
-		"--dir", s.dir, "--daemonize", "no", "--loglevel", "warning"}, persistence...)...)
+	ports := []string{"--port", port}
+	if s.tls != nil {
+		ports = []string{"--port", "0", "--tls-port", port}
+	}
+	args := append([]string{"--bind", "127.0.0.1", "--save", "",
+		"--dir", s.dir, "--daemonize", "no", "--loglevel", "warning"}, ports...)
+	args = append(append(args, persistence...), s.extra...)
+	s.cmd = exec.Command(s.bin, args...)
 	s.cmd.Stdout, s.cmd.Stderr = nil, nil
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatalf("redistest: starting redis-server: %v", err)
@@ -123,31 +158,63 @@ func (s *Server) ping() error {
 	return err
 }
 
-// Do sends one command over a fresh connection and returns the first
-// line of the reply (a test's look at the server without a client
+// Do sends one command over a fresh connection (TLS for a TLS server;
+// first AUTH after Auth) and returns the first line of the reply, or the
+// whole of a bulk string (a test's look at the server without a client
 // library).
 func (s *Server) Do(args ...string) (string, error) {
-	c, err := net.DialTimeout("tcp", s.Addr, time.Second)
+	var c net.Conn
+	var err error
+	if s.tls != nil {
+		c, err = tls.DialWithDialer(&net.Dialer{Timeout: time.Second}, "tcp", s.Addr, s.tls)
+	} else {
+		c, err = net.DialTimeout("tcp", s.Addr, time.Second)
+	}
 	if err != nil {
 		return "", err
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(2 * time.Second))
 	var b strings.Builder
-	fmt.Fprintf(&b, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+	commands := [][]string{args}
+	if s.user != "" {
+		commands = [][]string{{"AUTH", s.user, s.pass}, args}
+	}
+	for _, cmd := range commands {
+		fmt.Fprintf(&b, "*%d\r\n", len(cmd))
+		for _, a := range cmd {
+			fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+		}
 	}
 	if _, err := c.Write([]byte(b.String())); err != nil {
 		return "", err
 	}
-	line, err := bufio.NewReader(c).ReadString('\n')
+	r := bufio.NewReader(c)
+	var reply string
+	for range commands {
+		if reply, err = readReply(r); err != nil {
+			return "", err
+		}
+	}
+	return reply, nil
+}
+
+// readReply reads one reply: its first line, or a whole bulk string.
+func readReply(r *bufio.Reader) (string, error) {
+	line, err := r.ReadString('\n')
 	if err != nil {
 		return "", err
 	}
 	line = strings.TrimRight(line, "\r\n")
 	if strings.HasPrefix(line, "-") {
 		return "", fmt.Errorf("redis: %s", line[1:])
+	}
+	if n, err := strconv.Atoi(strings.TrimPrefix(line, "$")); strings.HasPrefix(line, "$") && err == nil && n >= 0 {
+		buf := make([]byte, n+2)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return "", err
+		}
+		return string(buf[:n]), nil
 	}
 	return line, nil
 }

@@ -15,6 +15,14 @@
 //	tasks, err := redisstore.NewTasks(client, &redisstore.Options{Keys: keys})
 //	opts := &machine.ToolOptions{Keys: keys, Replay: guard, Grants: grants, Tasks: tasks}
 //
+// The URL is one server's (redis://, rediss://, unix://) or a Redis
+// Cluster's (redis://HOST:PORT?addr=HOST2:PORT2&addr=...), with an ACL
+// user's name and password if Redis wants them; CAEnv names the CA of a
+// rediss:// server (see NewClient and ClientFromSettings). Every script
+// and command of the stores touches one key, so the stores run on a
+// cluster as they are: no key needs a hash tag, and a task's PUBLISH
+// reaches the subscribers of every node.
+//
 // # Keys and records
 //
 // Every key starts with [Options.Prefix] ("elicitgen:" by default) and
@@ -74,15 +82,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/elicitgen/elicitgen/internal/seal"
 	"github.com/redis/go-redis/v9"
-	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
 // URLEnv is the documented name of the environment variable that holds the
@@ -225,68 +230,4 @@ func version(v string) string {
 		return v[:i]
 	}
 	return "none"
-}
-
-// NewClient returns a Redis client for url (redis://[user:password@]HOST:PORT/DB,
-// rediss:// for TLS, or unix://), with bounded waits where the URL sets
-// none: dial, read and write timeouts of one second, one retry (the
-// stores' writes are idempotent), deadlines from each call's context. Its
-// error never repeats the URL, which may hold a password.
-func NewClient(url string) (*redis.Client, error) {
-	o, err := redis.ParseURL(url)
-	if err != nil {
-		return nil, errors.New("redisstore: the Redis URL is not a valid redis://HOST:PORT/DB, rediss:// or unix:// URL")
-	}
-	if o.DialTimeout == 0 {
-		o.DialTimeout = time.Second
-	}
-	if o.ReadTimeout == 0 {
-		o.ReadTimeout = time.Second
-	}
-	if o.WriteTimeout == 0 {
-		o.WriteTimeout = time.Second
-	}
-	if o.PoolTimeout == 0 {
-		o.PoolTimeout = time.Second
-	}
-	if o.MaxRetries == 0 {
-		o.MaxRetries = 1
-	}
-	o.DialerRetries = 1
-	o.ContextTimeoutEnabled = true
-	// Maintenance notifications are for managed clusters that announce
-	// moves; a plain redis-server does not, and probing for them costs a
-	// round trip per connection.
-	o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
-	return redis.NewClient(o), nil
-}
-
-// ClientFromSettings is a server's start-up choice of store: the client of
-// the Redis that flagValue names (a -redis flag), else URLEnv, or nil and
-// no error when neither is set (the in-memory stores then serve this
-// process alone). A malformed URL is an error naming the two settings and
-// never the URL. A Redis that does not answer yet is only logged on logger
-// (nil: slog.Default()): the stores fail closed until it does.
-func ClientFromSettings(flagValue string, logger *slog.Logger) (*redis.Client, error) {
-	url := flagValue
-	if url == "" {
-		url = os.Getenv(URLEnv)
-	}
-	if url == "" {
-		return nil, nil
-	}
-	client, err := NewClient(url)
-	if err != nil {
-		return nil, fmt.Errorf("-redis or %s: %v", URLEnv, err)
-	}
-	if logger == nil {
-		logger = slog.Default()
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := client.Ping(ctx).Err(); err != nil {
-		logger.Warn("redisstore: Redis does not answer yet: the shared stores fail until it does", "addr", client.Options().Addr, "err", err)
-	}
-	logger.Info("redisstore: the shared stores are on Redis", "addr", client.Options().Addr)
-	return client, nil
 }

@@ -33,7 +33,7 @@ func newClient(t testing.TB, srv *redistest.Server) *redis.Client {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	return c
+	return c.(*redis.Client)
 }
 
 func testKeys(t testing.TB) *elicitrt.Keyring {
@@ -416,7 +416,7 @@ func TestNewClientURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	o := c.Options()
+	o := c.(*redis.Client).Options()
 	if o.DB != 3 || o.DialTimeout != time.Second || o.ReadTimeout != time.Second || !o.ContextTimeoutEnabled {
 		t.Fatalf("options %+v", o)
 	}

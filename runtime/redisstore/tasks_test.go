@@ -20,17 +20,33 @@ import (
 )
 
 // taskStoreKinds are the TaskStores the contract runs against. Each
-// returns two stores that share their tasks, as two instances of one
-// server do: the same MemoryTaskStore twice (one process), or two Tasks on
-// two clients of one redis-server.
-var taskStoreKinds = map[string]func(t *testing.T) (a, b elicitrt.TaskStore){
-	"memory": func(t *testing.T) (elicitrt.TaskStore, elicitrt.TaskStore) {
-		s := &elicitrt.MemoryTaskStore{}
-		return s, s
+// starts what its stores share (once per kind) and returns the maker of
+// two stores that share their tasks, as two instances of one server do:
+// the same MemoryTaskStore twice (one process), or two Tasks on two
+// clients of one redis-server, or of a three-master Redis Cluster (each
+// pair under a prefix of its own).
+var taskStoreKinds = map[string]func(t *testing.T) func(t *testing.T) (a, b elicitrt.TaskStore){
+	"memory": func(*testing.T) func(*testing.T) (elicitrt.TaskStore, elicitrt.TaskStore) {
+		return func(t *testing.T) (elicitrt.TaskStore, elicitrt.TaskStore) {
+			s := &elicitrt.MemoryTaskStore{}
+			return s, s
+		}
 	},
-	"redis": func(t *testing.T) (elicitrt.TaskStore, elicitrt.TaskStore) {
+	"redis": func(t *testing.T) func(*testing.T) (elicitrt.TaskStore, elicitrt.TaskStore) {
 		srv := redistest.Start(t)
-		return newTasks(t, srv, nil), newTasks(t, srv, nil)
+		return func(t *testing.T) (elicitrt.TaskStore, elicitrt.TaskStore) {
+			o := &Options{Prefix: t.Name() + ":"}
+			return newTasks(t, srv, o), newTasks(t, srv, o)
+		}
+	},
+	"cluster": func(t *testing.T) func(*testing.T) (elicitrt.TaskStore, elicitrt.TaskStore) {
+		cl := redistest.StartCluster(t)
+		return func(t *testing.T) (elicitrt.TaskStore, elicitrt.TaskStore) {
+			o := &Options{Prefix: t.Name() + ":", Keys: testKeys(t)}
+			a, _ := NewTasks(clusterClient(t, cl), o)
+			b, _ := NewTasks(clusterClient(t, cl), o)
+			return a, b
+		}
 	},
 }
 
@@ -70,13 +86,14 @@ func counter(rec *elicitrt.TaskRecord) int {
 }
 
 // TestTaskStoreContract runs the same checks against the in-memory store
-// and the Redis store: create, get, update, version, expiry, duplicate and
+// and the Redis store, on one server and on a cluster: create, get, update, version, expiry, duplicate and
 // unknown ids; a Wait woken by an update through the other instance within
 // 200 ms; 8 goroutines × 50 racing updates losing none; Wait ending with
 // its context.
 func TestTaskStoreContract(t *testing.T) {
-	for kind, stores := range taskStoreKinds {
+	for kind, start := range taskStoreKinds {
 		t.Run(kind, func(t *testing.T) {
+			stores := start(t)
 			t.Run("CreateGetUpdate", func(t *testing.T) {
 				a, b := stores(t)
 				ctx := context.Background()

@@ -1,0 +1,211 @@
+package redisstore
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
+)
+
+// CAEnv is the documented name of the environment variable that names a
+// PEM file of CA certificates: when it is set, the server certificate of a
+// rediss:// URL must chain to one of them (and the system's roots are not
+// used); when it is not, to the system's roots.
+const CAEnv = "ELICITGEN_REDIS_CA"
+
+// NewClient returns a Redis client for url, one of
+//
+//	redis://[user:password@]HOST:PORT/DB       one server (rediss:// for TLS, or unix://PATH)
+//	redis://[user:password@]HOST:PORT?addr=HOST2:PORT2&addr=HOST3:PORT3
+//	                                           a Redis Cluster, as go-redis's
+//	                                           ParseClusterURL reads it (rediss:// for TLS)
+//
+// A URL with an addr parameter is a cluster: a *redis.ClusterClient seeded
+// with every address; otherwise a *redis.Client. Waits the URL leaves
+// unset are bounded: dial, read and write timeouts of one second, one
+// retry (the stores' writes are idempotent), deadlines from each call's
+// context. Over TLS the server's certificate must verify against the
+// system's roots, or against the CA file that CAEnv names. Its error never
+// repeats the URL, which may hold a password.
+func NewClient(url string) (redis.UniversalClient, error) {
+	if isClusterURL(url) {
+		return newClusterClient(url)
+	}
+	o, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, errors.New("redisstore: the Redis URL is not a valid redis://HOST:PORT/DB, rediss:// or unix:// URL")
+	}
+	o.DialTimeout, o.ReadTimeout, o.WriteTimeout, o.PoolTimeout = bounded(o.DialTimeout), bounded(o.ReadTimeout), bounded(o.WriteTimeout), bounded(o.PoolTimeout)
+	if o.MaxRetries == 0 {
+		o.MaxRetries = 1
+	}
+	o.DialerRetries = 1
+	o.ContextTimeoutEnabled = true
+	// Maintenance notifications are for managed clusters that announce
+	// moves; a plain redis-server does not, and probing for them costs a
+	// round trip per connection.
+	o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	if err := trustCA(o.TLSConfig); err != nil {
+		return nil, err
+	}
+	return redis.NewClient(o), nil
+}
+
+// isClusterURL reports whether raw names a cluster: a redis:// or
+// rediss:// URL with an addr parameter.
+func isClusterURL(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && (u.Scheme == "redis" || u.Scheme == "rediss") && u.Query().Has("addr")
+}
+
+// newClusterClient is NewClient of a cluster URL.
+func newClusterClient(raw string) (*redis.ClusterClient, error) {
+	u, _ := url.Parse(raw) // isClusterURL parsed it
+	if db := strings.Trim(u.Path, "/"); db != "" && db != "0" {
+		return nil, errors.New("redisstore: the Redis URL names a cluster (addr=...), whose only database is 0: drop the /DB")
+	}
+	o, err := redis.ParseClusterURL(raw)
+	if err != nil {
+		return nil, errors.New("redisstore: the Redis URL is not a valid cluster URL, redis://HOST:PORT?addr=HOST2:PORT2&addr=HOST3:PORT3 (or rediss://)")
+	}
+	o.DialTimeout, o.ReadTimeout, o.WriteTimeout, o.PoolTimeout = bounded(o.DialTimeout), bounded(o.ReadTimeout), bounded(o.WriteTimeout), bounded(o.PoolTimeout)
+	if o.MaxRetries == 0 {
+		o.MaxRetries = 1
+	}
+	o.DialerRetries = 1
+	o.ContextTimeoutEnabled = true
+	o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	if o.TLSConfig != nil {
+		o.TLSConfig.MinVersion = tls.VersionTLS12
+	}
+	if err := trustCA(o.TLSConfig); err != nil {
+		return nil, err
+	}
+	return redis.NewClusterClient(o), nil
+}
+
+// bounded is d, or one second when the URL left it unset.
+func bounded(d time.Duration) time.Duration {
+	if d == 0 {
+		return time.Second
+	}
+	return d
+}
+
+// trustCA makes cfg (a rediss:// URL's; nil for redis://) trust only the
+// CA certificates of the PEM file CAEnv names, when it is set.
+func trustCA(cfg *tls.Config) error {
+	file := os.Getenv(CAEnv)
+	if cfg == nil || file == "" {
+		return nil
+	}
+	pem, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("redisstore: %s: %v", CAEnv, err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return fmt.Errorf("redisstore: %s: %s holds no PEM certificate", CAEnv, file)
+	}
+	cfg.RootCAs = pool
+	return nil
+}
+
+// ClientFromSettings is a server's start-up choice of store: the client of
+// the Redis that flagValue names (a -redis flag), else URLEnv, or nil and
+// no error when neither is set (the in-memory stores then serve this
+// process alone). The URL is one server's or a cluster's (see NewClient);
+// CAEnv names the CA of a rediss:// server. A malformed URL, and a Redis
+// that refuses the URL's credentials or whose TLS certificate does not
+// verify, are an error: one line naming the settings, never the URL or
+// its password. A Redis that does not answer yet is only logged on logger
+// (nil: slog.Default()): the stores fail closed until it does. go-redis's
+// own log lines (a failed dial, ...) go to logger too, at level Debug:
+// the stores log the cause of every failure themselves.
+func ClientFromSettings(flagValue string, logger *slog.Logger) (redis.UniversalClient, error) {
+	url := flagValue
+	if url == "" {
+		url = os.Getenv(URLEnv)
+	}
+	if url == "" {
+		return nil, nil
+	}
+	client, err := NewClient(url)
+	if err != nil {
+		return nil, fmt.Errorf("-redis or %s: %v", URLEnv, err)
+	}
+	if logger == nil {
+		logger = slog.Default()
+	}
+	redis.SetLogger(goRedisLog{logger})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := client.Ping(ctx).Err(); err != nil {
+		if why := refusal(err); why != "" {
+			client.Close()
+			return nil, fmt.Errorf("-redis or %s: redisstore: %s", URLEnv, why)
+		}
+		logger.Warn("redisstore: Redis does not answer yet: the shared stores fail until it does", "addr", addrs(client), "err", err)
+	}
+	logger.Info("redisstore: the shared stores are on Redis", "addr", addrs(client))
+	return client, nil
+}
+
+// refusal says why Redis refused this client for good (a retry will not
+// help: the settings are wrong), or "" for a failure that may pass (Redis
+// down, not reachable yet).
+func refusal(err error) string {
+	var unknown x509.UnknownAuthorityError
+	var host x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var verify *tls.CertificateVerificationError
+	switch {
+	case redis.IsAuthError(err):
+		return "Redis refused the URL's user name and password (wrong password, unknown or disabled user, or none given)"
+	case redis.IsPermissionError(err):
+		return "the URL's Redis user may not run the commands the stores need (NOPERM)"
+	case errors.As(err, &verify):
+		return untrusted(verify.Err)
+	case errors.As(err, &unknown):
+		return untrusted(unknown)
+	case errors.As(err, &host):
+		return untrusted(host)
+	case errors.As(err, &invalid):
+		return untrusted(invalid)
+	}
+	return ""
+}
+
+// untrusted is the refusal of a certificate that does not verify for
+// cause, on one line.
+func untrusted(cause error) string {
+	return "the Redis server's TLS certificate does not verify: " + strings.Join(strings.Fields(cause.Error()), " ") +
+		" (" + CAEnv + " names the PEM file of the CA to trust)"
+}
+
+// addrs names the server (or the cluster's seeds) c dials, for logs.
+func addrs(c redis.UniversalClient) string {
+	switch c := c.(type) {
+	case *redis.Client:
+		return c.Options().Addr
+	case *redis.ClusterClient:
+		return strings.Join(c.Options().Addrs, ",")
+	}
+	return ""
+}
+
+// goRedisLog sends go-redis's log lines to a slog.Logger at level Debug.
+type goRedisLog struct{ l *slog.Logger }
+
+func (g goRedisLog) Printf(ctx context.Context, format string, v ...any) {
+	g.l.DebugContext(ctx, "redisstore: go-redis: "+fmt.Sprintf(format, v...))
+}

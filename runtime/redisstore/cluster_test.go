@@ -1,0 +1,237 @@
+package redisstore
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/elicitgen/elicitgen/internal/redistest"
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+)
+
+// The stores on a Redis Cluster of three masters. Every Lua script of the
+// stores (claimScript, releaseScript, updateScript) and every other
+// command touches one key, so no key needs a hash tag; a task's channel
+// has its key's name, and a task's PUBLISH (inside updateScript) reaches
+// the subscribers of every node (classic pub/sub is cluster-wide).
+
+// clusterClient is a NewClient of c's URL, closed when t ends.
+func clusterClient(t testing.TB, c *redistest.Cluster) *redis.ClusterClient {
+	t.Helper()
+	client, err := NewClient(c.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	return client.(*redis.ClusterClient)
+}
+
+// nodeOf returns the index in c.Nodes of the master that holds key.
+func nodeOf(t testing.TB, c *redistest.Cluster, key string) int {
+	t.Helper()
+	slot, err := c.Nodes[0].Do("CLUSTER", "KEYSLOT", key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes, err := c.Nodes[0].Do("CLUSTER", "NODES")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := strconv.Atoi(strings.TrimPrefix(slot, ":"))
+	for line := range strings.SplitSeq(strings.TrimSpace(nodes), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 9 || !strings.Contains(f[2], "master") {
+			continue
+		}
+		for _, r := range f[8:] {
+			lo, hi, _ := strings.Cut(r, "-")
+			a, _ := strconv.Atoi(lo)
+			b := a
+			if hi != "" {
+				b, _ = strconv.Atoi(hi)
+			}
+			if want >= a && want <= b {
+				addr, _, _ := strings.Cut(f[1], "@")
+				for i, s := range c.Nodes {
+					if s.Addr == addr {
+						return i
+					}
+				}
+			}
+		}
+	}
+	t.Fatalf("no master holds slot %d of %q", want, key)
+	return -1
+}
+
+// TestStoresOnCluster: the replay guard, the grant store and the task
+// store on a three-master cluster, through two clients (two instances):
+// of 32 racing claims of one flow one is first; a sign-in flow is claimed
+// once, done, and its grant read on the other client; the stores' keys
+// spread over the three masters; a Wait whose subscription connection is
+// on one node is woken by an update of a task whose key (and PUBLISH) is
+// on another.
+func TestStoresOnCluster(t *testing.T) {
+	cl := redistest.StartCluster(t)
+	a, b := clusterClient(t, cl), clusterClient(t, cl)
+	ctx := context.Background()
+	guards := []*ReplayGuard{NewReplayGuard(a, nil), NewReplayGuard(b, nil)}
+	for round := range 10 {
+		id := "flow-" + strconv.Itoa(round)
+		var firsts atomic.Int32
+		var wg sync.WaitGroup
+		for i := range 32 {
+			wg.Go(func() {
+				first, err := guards[i%2].Claim(ctx, id, time.Minute)
+				if err != nil {
+					t.Error(err)
+				}
+				if first {
+					firsts.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		if n := firsts.Load(); n != 1 {
+			t.Fatalf("%s: %d first claims, want 1", id, n)
+		}
+	}
+	ga, _ := NewGrants(a, &Options{Keys: testKeys(t)})
+	gb, _ := NewGrants(b, &Options{Keys: testKeys(t)})
+	if ok, err := ga.ClaimFlow(ctx, "f", time.Minute); !ok || err != nil {
+		t.Fatalf("ClaimFlow: %v %v", ok, err)
+	}
+	if ok, err := gb.ClaimFlow(ctx, "f", time.Minute); ok || err != nil {
+		t.Fatalf("ClaimFlow again: %v %v", ok, err)
+	}
+	if err := gb.ReleaseFlow(ctx, "f"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := gb.ClaimFlow(ctx, "f", time.Minute); !ok || err != nil {
+		t.Fatalf("ClaimFlow after release: %v %v", ok, err)
+	}
+	if err := gb.CompleteFlow(ctx, "f", "alice", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if sub, done, err := ga.FlowSubject(ctx, "f"); sub != "alice" || !done || err != nil {
+		t.Fatalf("FlowSubject: %q %v %v", sub, done, err)
+	}
+	if err := ga.PutGrant(ctx, "alice", "billing", []byte("tok"), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, err := gb.Grant(ctx, "alice", "billing"); !ok || err != nil || string(v) != "tok" {
+		t.Fatalf("Grant: %q %v %v", v, ok, err)
+	}
+	used := map[int]bool{}
+	for _, k := range []string{"replay:flow-", "flow:f"} {
+		for i := range 10 {
+			key := DefaultPrefix + k
+			if k == "replay:flow-" {
+				key += strconv.Itoa(i)
+			}
+			if n, err := a.Exists(ctx, key).Result(); err != nil || n != 1 {
+				t.Fatalf("%s: exists %d %v", key, n, err)
+			}
+			used[nodeOf(t, cl, key)] = true
+		}
+	}
+	if len(used) != 3 {
+		t.Errorf("the stores' keys are on %d of the 3 masters", len(used))
+	}
+	crossNodeWake(t, cl, a, b)
+}
+
+// crossNodeWake: two tasks whose keys are on different masters; a store
+// on a waits on the first (its subscription connection goes to that
+// task's master), then on the second; an update of the second through b
+// (its PUBLISH on the other master) wakes the Wait.
+func crossNodeWake(t *testing.T, cl *redistest.Cluster, a, b redis.UniversalClient) {
+	t.Helper()
+	ctx := context.Background()
+	sa, _ := NewTasks(a, &Options{Keys: testKeys(t)})
+	sb, _ := NewTasks(b, &Options{Keys: testKeys(t)})
+	first, second := "x0", ""
+	for i := 1; second == ""; i++ {
+		if id := "x" + strconv.Itoa(i); nodeOf(t, cl, sa.key(id)) != nodeOf(t, cl, sa.key(first)) {
+			second = id
+		}
+	}
+	for _, id := range []string{first, second} {
+		if err := sb.Create(ctx, newTaskRecord(id, time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hold, cancel := context.WithCancel(ctx)
+	defer cancel()
+	held := make(chan error, 1)
+	go func() { held <- sa.Wait(hold, first, 1) }()
+	time.Sleep(100 * time.Millisecond)
+	woke := make(chan error, 1)
+	go func() { woke <- sa.Wait(ctx, second, 1) }()
+	time.Sleep(100 * time.Millisecond)
+	// The one subscription connection of sa is on the first task's
+	// master, none on the second's.
+	for node, want := range map[int]int{nodeOf(t, cl, sa.key(first)): 1, nodeOf(t, cl, sa.key(second)): 0} {
+		list, err := cl.Nodes[node].Do("CLIENT", "LIST", "TYPE", "pubsub")
+		if n := strings.Count(list, "id="); err != nil || n != want {
+			t.Fatalf("node %d: %d subscription connections, want %d (%v)", node, n, want, err)
+		}
+	}
+	if r, err := sb.Update(ctx, second, func(r *elicitrt.TaskRecord) error { r.StatusMessage = "answered"; return nil }); r == nil || err != nil {
+		t.Fatalf("Update: %v %v", r, err)
+	}
+	select {
+	case err := <-woke:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a Wait subscribed on another master than the task's was not woken by its update")
+	}
+	cancel()
+	<-held
+}
+
+// TestClusterACLUser: on a cluster whose every node has the ACL user (and
+// the default user off), every store works through
+// redis://elicit:PASSWORD@NODE1?addr=NODE2&addr=NODE3; a wrong password is
+// one line from ClientFromSettings, without the password.
+func TestClusterACLUser(t *testing.T) {
+	cl := redistest.StartCluster(t)
+	const pass = "s3cret-Pass-4711"
+	for _, node := range cl.Nodes {
+		for _, cmd := range [][]string{
+			{"ACL", "SETUSER", "elicit", "on", ">" + pass, "~elicitgen:*", "&elicitgen:*", "+@all"},
+			{"ACL", "SETUSER", "default", "off"},
+		} {
+			if _, err := node.Do(cmd...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		node.Auth("elicit", pass)
+	}
+	withUser := func(p string) string { return strings.Replace(cl.URL, "redis://", "redis://elicit:"+p+"@", 1) }
+	c, err := ClientFromSettings(withUser(pass), quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, ok := c.(*redis.ClusterClient); !ok {
+		t.Fatalf("%T, want a cluster client", c)
+	}
+	exerciseStores(t, c)
+	c, err = ClientFromSettings(withUser("wrong-"+pass), quiet)
+	if err == nil {
+		c.Close()
+		t.Fatal("a wrong password: no error")
+	}
+	if msg := err.Error(); strings.Contains(msg, pass) || strings.Contains(msg, "\n") || !strings.Contains(msg, "user name and password") {
+		t.Fatalf("a wrong password: %q", msg)
+	}
+}
