@@ -210,6 +210,16 @@ func (k *Keyring) Open(b Binding, state string, now time.Time) (round uint32, pa
 	return round, payload, nil
 }
 
+// OpenExpiry is Open that also returns when state expires: the instant it
+// was sealed at, plus the ttl given to Seal.
+func (k *Keyring) OpenExpiry(b Binding, state string, now time.Time) (round uint32, payload []byte, expires time.Time, err error) {
+	round, payload, exp, r := k.openExp(&b, state, now)
+	if r != openOK {
+		return 0, nil, time.Time{}, ErrInvalid
+	}
+	return round, payload, time.Unix(0, exp), nil
+}
+
 // openResult says why open rejected a state. It is for tests and server-side
 // diagnostics only and never reaches the client.
 type openResult uint8
@@ -246,21 +256,27 @@ func (r openResult) String() string {
 }
 
 func (k *Keyring) open(b *Binding, state string, now time.Time) (uint32, []byte, openResult) {
+	round, payload, _, r := k.openExp(b, state, now)
+	return round, payload, r
+}
+
+// openExp is open that also returns the state's expiry (Unix nanoseconds).
+func (k *Keyring) openExp(b *Binding, state string, now time.Time) (uint32, []byte, int64, openResult) {
 	if k == nil || len(k.keys) == 0 {
-		return 0, nil, openNoKeys
+		return 0, nil, 0, openNoKeys
 	}
 	if len(state) > MaxStateLen {
-		return 0, nil, openTooLong
+		return 0, nil, 0, openTooLong
 	}
 	if len(state) < len(statePrefix) || state[:len(statePrefix)] != statePrefix {
-		return 0, nil, openBadPrefix
+		return 0, nil, 0, openBadPrefix
 	}
 	enc := state[len(statePrefix):]
 	if len(enc) < minEncLen {
-		return 0, nil, openTooShort
+		return 0, nil, 0, openTooShort
 	}
 	if len(enc)%4 == 1 { // no unpadded base64 has this length
-		return 0, nil, openBadEncoding
+		return 0, nil, 0, openBadEncoding
 	}
 
 	// One buffer: raw state (decrypted in place) | additional data.
@@ -268,32 +284,39 @@ func (k *Keyring) open(b *Binding, state string, now time.Time) (uint32, []byte,
 	buf := make([]byte, rawLen+b.adLen())
 	raw := buf[:rawLen]
 	if !b64Decode(raw, enc) {
-		return 0, nil, openBadEncoding
+		return 0, nil, 0, openBadEncoding
 	}
-	return k.openRaw(raw, buf[rawLen:rawLen], b, now)
+	return k.openRawExp(raw, buf[rawLen:rawLen], b, now)
 }
 
 // openRaw verifies and decrypts the raw (decoded) state raw in place, of at
 // least stateOverhead bytes, building the additional data in adBuf's
 // memory. The payload returned aliases raw.
 func (k *Keyring) openRaw(raw, adBuf []byte, b *Binding, now time.Time) (uint32, []byte, openResult) {
+	round, payload, _, r := k.openRawExp(raw, adBuf, b, now)
+	return round, payload, r
+}
+
+// openRawExp is openRaw that also returns the state's expiry.
+func (k *Keyring) openRawExp(raw, adBuf []byte, b *Binding, now time.Time) (uint32, []byte, int64, openResult) {
 	id := binary.BigEndian.Uint32(raw)
 	aead := k.lookup(id)
 	if aead == nil {
-		return 0, nil, openUnknownKey
+		return 0, nil, 0, openUnknownKey
 	}
 	ad := b.appendAD(adBuf[:0], id)
 	ct := raw[headerSize:]
 	pt, err := aead.Open(ct[:0], raw[keyIDSize:headerSize], ct, ad)
 	if err != nil {
-		return 0, nil, openAuthFailed
+		return 0, nil, 0, openAuthFailed
 	}
-	if exp := int64(binary.BigEndian.Uint64(pt)); now.UnixNano() > exp {
-		return 0, nil, openExpired
+	exp := int64(binary.BigEndian.Uint64(pt))
+	if now.UnixNano() > exp {
+		return 0, nil, 0, openExpired
 	}
 	round := binary.BigEndian.Uint32(pt[expirySize:])
 	payload := pt[expirySize+roundSize : len(pt) : len(pt)]
-	return round, payload, openOK
+	return round, payload, exp, openOK
 }
 
 // Domain prefixes of DigestArguments.
