@@ -175,13 +175,13 @@ func TestBadKeysExitWithOneLine(t *testing.T) {
 
 // procServer is the deploy binary serving HTTP on a port of its choosing.
 type procServer struct {
-	cmd  *exec.Cmd
-	url  string        // the MCP endpoint
+	cmd *exec.Cmd
+	url string // the MCP endpoint
 	// metrics is the Prometheus endpoint, when the server serves one.
 	metrics string
-	done chan struct{} // closed when the process has exited
-	mu   sync.Mutex
-	logs bytes.Buffer // stderr
+	done    chan struct{} // closed when the process has exited
+	mu      sync.Mutex
+	logs    bytes.Buffer // stderr
 }
 
 // exited reports whether the process has ended.
