@@ -207,3 +207,52 @@ func TestTelemetryPrivacy(t *testing.T) {
 		})
 	}
 }
+
+// TestTelemetryLegacyFlow: a 2025-11-25 call, whose questions are
+// server-to-client requests within it, is one span with the protocol
+// version, a flow id, the number of questions asked as its round and a
+// re-ask event; its answers count as in MRTR rounds, with their durations.
+func TestTelemetryLegacyFlow(t *testing.T) {
+	for _, transport := range mcptest.Transports {
+		t.Run(transport, func(t *testing.T) {
+			rec := oteltest.New(t)
+			replies := []*mcp.ElicitResult{accept(map[string]any{"environment": "moon"}), accept(map[string]any{"environment": "dev"})}
+			cs := telemetrySession(t, telemetryOptions(rec, nil), transport, "legacy", replies)
+			if res, _ := drive(t, cs, map[string]any{"service": "api"}, nil); mcptest.Text(res) != "Deploying api to dev without notifying." {
+				t.Fatalf("got %+v", res)
+			}
+			var calls []string
+			for _, s := range rec.Ended() {
+				if s.Name() != "tools/call deploy" {
+					continue
+				}
+				a := oteltest.SpanAttrs(s)
+				calls = append(calls, a["elicitgen.round"])
+				if a["mcp.protocol.version"] != "2025-11-25" || len(a["elicitgen.flow.id"]) != 16 {
+					t.Errorf("span %v", a)
+				}
+				reasked := 0
+				for _, e := range s.Events() {
+					if e.Name == "elicitgen.reasked" {
+						reasked++
+					}
+				}
+				if reasked != 1 {
+					t.Errorf("%d re-ask events, want 1:\n%s", reasked, rec.Text(t))
+				}
+			}
+			if len(calls) != 1 || calls[0] != "2" {
+				t.Errorf("tools/call spans with rounds %v, want one with 2", calls)
+			}
+			pts := rec.Points(t)
+			for _, outcome := range []string{"invalid", "accept"} {
+				if got := oteltest.Count(pts, "elicitgen.elicitation.responses", map[string]string{"elicitgen.step": "target", "elicitgen.outcome": outcome}); got != 1 {
+					t.Errorf("responses %s: %v, want 1", outcome, got)
+				}
+			}
+			if got := oteltest.Count(pts, "elicitgen.elicitation.answer.duration", nil); got != 2 {
+				t.Errorf("answer durations: %v, want 2", got)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -121,7 +122,9 @@ type Event struct {
 	// Store and Operation name a store and its method (EventStoreError).
 	Store, Operation string
 	// Wait is the person's time (EventAnswered): from the question's
-	// issue (the sealed state's) to the answer's arrival.
+	// issue (the sealed state's, or the server-to-client request's on
+	// 2025-11-25, or the task's input_required) to the answer's arrival;
+	// negative when unknown.
 	Wait time.Duration
 }
 
@@ -258,9 +261,9 @@ func (c *call) answered(j int, outcome string) {
 	if c.m.opts.Hooks == nil {
 		return
 	}
-	var wait time.Duration
+	wait := time.Duration(-1)
 	if !c.asked.IsZero() {
-		wait = c.m.opts.Now().Sub(c.asked)
+		wait = max(c.m.opts.Now().Sub(c.asked), 0)
 	}
 	c.event(Event{Kind: EventAnswered, Steps: []string{c.m.steps[j].Key}, Outcome: outcome, Wait: wait})
 }
@@ -284,3 +287,30 @@ func (m *Machine) stepKeys(steps []int) []string {
 // fallbackNames names the fallbacks for EventFallback.
 var fallbackNames = [...]string{FallbackError: "error", FallbackDefaults: "defaults",
 	FallbackArguments: "arguments", FallbackHandler: "handler", FallbackPreview: "preview"}
+
+// taskStatusReport is the status of a task last reported to the hooks:
+// its work and its watcher both see status changes, each reported once,
+// and none after the task ended.
+type taskStatusReport struct {
+	mu     sync.Mutex
+	status TaskStatus
+}
+
+// moved reports the task's move to status, once, when the machine has
+// hooks.
+func (t *Task) moved(status TaskStatus) {
+	if t.m.opts.Hooks == nil {
+		return
+	}
+	r := &t.status
+	r.mu.Lock()
+	from := r.status
+	if from == status || from.Terminal() {
+		r.mu.Unlock()
+		return
+	}
+	r.status = status
+	r.mu.Unlock()
+	e := Event{Kind: EventTaskStatus, Method: "tools/call", Target: t.m.target(), Outcome: string(status), Reason: string(from)}
+	t.m.opts.Hooks.Event(t.c.ctx, &e)
+}

@@ -190,7 +190,7 @@ func (h *Hooks) Event(ctx context.Context, e *machine.Event) {
 		set := metric.WithAttributes(targetAttr(e.Method, e.Target), attribute.String(keyStep, first(e.Steps)),
 			attribute.String(keyOutcome, e.Outcome))
 		h.responses.Add(ctx, 1, set)
-		if e.Wait > 0 {
+		if e.Wait >= 0 {
 			h.answerDur.Record(ctx, e.Wait.Seconds(), set)
 		}
 	case machine.EventStoreError:
@@ -217,7 +217,7 @@ func eventAttrs(e *machine.Event) []attribute.KeyValue {
 			attrs = append(attrs, attribute.String(kv.k, kv.v))
 		}
 	}
-	if e.Wait > 0 {
+	if e.Kind == machine.EventAnswered && e.Wait >= 0 {
 		attrs = append(attrs, attribute.Float64("elicitgen.wait", e.Wait.Seconds()))
 	}
 	return attrs
