@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -252,6 +254,50 @@ func TestTelemetryLegacyFlow(t *testing.T) {
 			}
 			if got := oteltest.Count(pts, "elicitgen.elicitation.answer.duration", nil); got != 2 {
 				t.Errorf("answer durations: %v, want 2", got)
+			}
+		})
+	}
+}
+
+// downGuard is a replay guard that cannot be reached.
+type downGuard struct{}
+
+func (downGuard) Claim(context.Context, string, time.Duration) (bool, error) {
+	return false, errors.New("guard down")
+}
+
+// TestTelemetryOnceAndStoreErrors: a production deploy confirmed once is a
+// once-claim won (a span event); with its replay guard down, the flow fails
+// closed and elicitgen.store.errors counts the guard's Claim.
+func TestTelemetryOnceAndStoreErrors(t *testing.T) {
+	replies := []*mcp.ElicitResult{accept(map[string]any{"environment": "prod"}), accept(map[string]any{"confirm": true})}
+	for _, c := range []struct {
+		name  string
+		guard elicitrt.ReplayGuard
+		event string
+		errs  float64
+	}{{"won", &elicitrt.MemoryReplayGuard{}, "elicitgen.once", 0}, {"guard down", downGuard{}, "elicitgen.store_error", 1}} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := oteltest.New(t)
+			opts := telemetryOptions(rec, nil)
+			opts.Replay = c.guard
+			cs := telemetrySession(t, opts, "memory", "modern", replies)
+			params := &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "api"}}
+			for i := 0; ; i++ {
+				res, err := cs.CallTool(t.Context(), params)
+				if err != nil || !res.NeedsInput() {
+					break
+				}
+				key := mcptest.OnlyKey(t, res)
+				params = &mcp.CallToolParams{Name: "deploy", Arguments: params.Arguments, RequestState: res.RequestState,
+					InputResponses: mcp.InputResponseMap{key: replies[i]}}
+			}
+			if !strings.Contains(rec.Text(t), "event "+c.event+" ") {
+				t.Errorf("no %s event:\n%s", c.event, rec.Text(t))
+			}
+			if got := oteltest.Count(rec.Points(t), "elicitgen.store.errors", map[string]string{
+				"elicitgen.store": "replay", "elicitgen.store.operation": "Claim"}); got != c.errs {
+				t.Errorf("store errors %v, want %v", got, c.errs)
 			}
 		})
 	}

@@ -116,6 +116,7 @@ func (t *Task) Progress(ctx context.Context, message string) error {
 		}
 		return nil
 	}); err != nil && ctx.Err() == nil {
+		t.c.storeError(err, "tasks", "Update")
 		t.m.opts.Logger.Warn("elicitgen: task progress not recorded", "tool", t.m.tool, "task", t.id, "err", err)
 	}
 	return ctx.Err()
