@@ -13,7 +13,8 @@ import (
 // counts the task input_required while it asks, and none once it
 // completed; the responses counter counts the format round's accept and
 // the task's invalid then accepted salaries answer, each with its answer
-// duration.
+// duration; tasks/get and tasks/update are spans of their own, with their
+// durations.
 func TestTelemetryTask(t *testing.T) {
 	t.Parallel()
 	rec := oteltest.New(t)
@@ -43,6 +44,17 @@ func TestTelemetryTask(t *testing.T) {
 	}
 	if got := oteltest.Count(pts, "elicitgen.elicitation.answer.duration", map[string]string{"gen_ai.tool.name": "report"}); got != 3 {
 		t.Errorf("answer durations: %v, want 3", got)
+	}
+	if got := oteltest.Count(pts, "mcp.server.operation.duration", map[string]string{
+		"mcp.method.name": "tasks/update", "mcp.protocol.version": "2026-07-28"}); got != 2 {
+		t.Errorf("tasks/update durations: %v, want 2", got)
+	}
+	spans := map[string]int{}
+	for _, s := range rec.Ended() {
+		spans[s.Name()]++
+	}
+	if spans["tasks/update"] != 2 || spans["tasks/get"] == 0 || spans["tools/call report"] != 2 {
+		t.Errorf("spans %v, want two tools/call report, tasks/get, two tasks/update", spans)
 	}
 }
 

@@ -175,15 +175,17 @@ func (m *Machine) begin(ctx context.Context, req *request) (context.Context, *Se
 // end reports a request's end to the hooks (non-nil).
 func (m *Machine) end(ctx context.Context, s *Served, start time.Time, c *call, res mcp.Result, err error) {
 	s.Duration = time.Since(start)
-	s.ErrorType = errorType(res, err)
+	s.ErrorType = ErrorType(res, err)
 	if c != nil {
 		s.Flow = c.flowDigest()
 	}
 	m.opts.Hooks.End(ctx, s)
 }
 
-// errorType is the error.type of a request's outcome ("" for success).
-func errorType(res mcp.Result, err error) string {
+// ErrorType is the error.type of a request's outcome ("" for success): a
+// JSON-RPC error's code, "tool_error" for a tool result with isError, or
+// "_OTHER".
+func ErrorType(res mcp.Result, err error) string {
 	if err != nil {
 		if je, ok := err.(*jsonrpc.Error); ok {
 			return strconv.Itoa(int(je.Code))

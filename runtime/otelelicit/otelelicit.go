@@ -153,16 +153,30 @@ func (h *Hooks) Begin(ctx context.Context, r *machine.Served) context.Context {
 	if r.Meta != nil {
 		ctx = h.prop.Extract(ctx, metaCarrier(r.Meta))
 	}
-	ctx, _ = h.tracer.Start(ctx, r.Method+" "+r.Target, trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithAttributes(attribute.String(keyMethod, r.Method), targetAttr(r.Method, r.Target),
-			attribute.String(keyProtocol, r.ProtocolVersion)))
+	name := r.Method
+	if r.Target != "" {
+		name += " " + r.Target
+	}
+	ctx, _ = h.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(requestAttrs(r)...))
 	return ctx
+}
+
+// requestAttrs are the attributes of a request's span and duration.
+func requestAttrs(r *machine.Served) []attribute.KeyValue {
+	attrs := make([]attribute.KeyValue, 0, 4)
+	attrs = append(attrs, attribute.String(keyMethod, r.Method))
+	if r.Target != "" {
+		attrs = append(attrs, targetAttr(r.Method, r.Target))
+	}
+	if r.ProtocolVersion != "" {
+		attrs = append(attrs, attribute.String(keyProtocol, r.ProtocolVersion))
+	}
+	return attrs
 }
 
 // End ends the request's span and records its duration.
 func (h *Hooks) End(ctx context.Context, r *machine.Served) {
-	attrs := []attribute.KeyValue{attribute.String(keyMethod, r.Method), targetAttr(r.Method, r.Target),
-		attribute.String(keyProtocol, r.ProtocolVersion)}
+	attrs := requestAttrs(r)
 	if r.ErrorType != "" {
 		attrs = append(attrs, attribute.String(keyError, r.ErrorType))
 	}
