@@ -213,7 +213,8 @@ func (k *Keyring) Open(b Binding, state string, now time.Time) (round uint32, pa
 // OpenExpiry is Open that also returns when state expires: the instant it
 // was sealed at, plus the ttl given to Seal.
 func (k *Keyring) OpenExpiry(b Binding, state string, now time.Time) (round uint32, payload []byte, expires time.Time, err error) {
-	round, payload, exp, r := k.openExp(&b, state, now)
+	var exp int64
+	round, payload, r := k.open(&b, state, now, &exp)
 	if r != openOK {
 		return 0, nil, time.Time{}, ErrInvalid
 	}
@@ -255,28 +256,24 @@ func (r openResult) String() string {
 	return "openResult(" + strconv.Itoa(int(r)) + ")"
 }
 
-func (k *Keyring) open(b *Binding, state string, now time.Time) (uint32, []byte, openResult) {
-	round, payload, _, r := k.openExp(b, state, now)
-	return round, payload, r
-}
-
-// openExp is open that also returns the state's expiry (Unix nanoseconds).
-func (k *Keyring) openExp(b *Binding, state string, now time.Time) (uint32, []byte, int64, openResult) {
+// open is Open's work; a state that opens stores its expiry (Unix
+// nanoseconds) in expires[0], when given.
+func (k *Keyring) open(b *Binding, state string, now time.Time, expires ...*int64) (uint32, []byte, openResult) {
 	if k == nil || len(k.keys) == 0 {
-		return 0, nil, 0, openNoKeys
+		return 0, nil, openNoKeys
 	}
 	if len(state) > MaxStateLen {
-		return 0, nil, 0, openTooLong
+		return 0, nil, openTooLong
 	}
 	if len(state) < len(statePrefix) || state[:len(statePrefix)] != statePrefix {
-		return 0, nil, 0, openBadPrefix
+		return 0, nil, openBadPrefix
 	}
 	enc := state[len(statePrefix):]
 	if len(enc) < minEncLen {
-		return 0, nil, 0, openTooShort
+		return 0, nil, openTooShort
 	}
 	if len(enc)%4 == 1 { // no unpadded base64 has this length
-		return 0, nil, 0, openBadEncoding
+		return 0, nil, openBadEncoding
 	}
 
 	// One buffer: raw state (decrypted in place) | additional data.
@@ -284,39 +281,35 @@ func (k *Keyring) openExp(b *Binding, state string, now time.Time) (uint32, []by
 	buf := make([]byte, rawLen+b.adLen())
 	raw := buf[:rawLen]
 	if !b64Decode(raw, enc) {
-		return 0, nil, 0, openBadEncoding
+		return 0, nil, openBadEncoding
 	}
-	return k.openRawExp(raw, buf[rawLen:rawLen], b, now)
+	return k.openRaw(raw, buf[rawLen:rawLen], b, now, expires...)
 }
 
 // openRaw verifies and decrypts the raw (decoded) state raw in place, of at
 // least stateOverhead bytes, building the additional data in adBuf's
-// memory. The payload returned aliases raw.
-func (k *Keyring) openRaw(raw, adBuf []byte, b *Binding, now time.Time) (uint32, []byte, openResult) {
-	round, payload, _, r := k.openRawExp(raw, adBuf, b, now)
-	return round, payload, r
-}
-
-// openRawExp is openRaw that also returns the state's expiry.
-func (k *Keyring) openRawExp(raw, adBuf []byte, b *Binding, now time.Time) (uint32, []byte, int64, openResult) {
+// memory. The payload returned aliases raw. The state's expiry goes to
+// expires[0], when given.
+func (k *Keyring) openRaw(raw, adBuf []byte, b *Binding, now time.Time, expires ...*int64) (uint32, []byte, openResult) {
 	id := binary.BigEndian.Uint32(raw)
 	aead := k.lookup(id)
 	if aead == nil {
-		return 0, nil, 0, openUnknownKey
+		return 0, nil, openUnknownKey
 	}
 	ad := b.appendAD(adBuf[:0], id)
 	ct := raw[headerSize:]
 	pt, err := aead.Open(ct[:0], raw[keyIDSize:headerSize], ct, ad)
 	if err != nil {
-		return 0, nil, 0, openAuthFailed
+		return 0, nil, openAuthFailed
 	}
-	exp := int64(binary.BigEndian.Uint64(pt))
-	if now.UnixNano() > exp {
-		return 0, nil, 0, openExpired
+	if exp := int64(binary.BigEndian.Uint64(pt)); now.UnixNano() > exp {
+		return 0, nil, openExpired
+	} else if len(expires) > 0 {
+		*expires[0] = exp
 	}
 	round := binary.BigEndian.Uint32(pt[expirySize:])
 	payload := pt[expirySize+roundSize : len(pt) : len(pt)]
-	return round, payload, exp, openOK
+	return round, payload, openOK
 }
 
 // Domain prefixes of DigestArguments.
