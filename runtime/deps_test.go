@@ -40,9 +40,13 @@ var layers = map[string]struct {
 	"runtime/elicitimpl": {3, []string{sdk}},
 	"runtime/signin":     {3, nil},
 	"runtime/redisstore": {3, []string{"github.com/redis/go-redis/v9"}},
+	// The runtime's hooks as OpenTelemetry: the API only (its SDK and
+	// exporters are the server's choice, as in examples/deploy).
+	"runtime/otelelicit": {3, []string{otelAPI + "/"}},
 }
 
 const (
+	otelAPI    = "go.opentelemetry.io/otel"
 	sdk        = "github.com/modelcontextprotocol/go-sdk/"
 	jsonschema = "github.com/google/jsonschema-go/"
 )
@@ -147,6 +151,32 @@ func TestGeneratorSharesOnlyLeaves(t *testing.T) {
 			if row, server := layers[dep]; server && row.layer > 0 {
 				t.Errorf("%s imports %s, a server package", name, dep)
 			}
+		}
+	}
+}
+
+// TestRuntimeLinksNoOpenTelemetry: what every server links (the user
+// package and the generated code's) links no OpenTelemetry; only a server
+// that imports runtime/otelelicit does.
+func TestRuntimeLinksNoOpenTelemetry(t *testing.T) {
+	for _, pkg := range []string{"runtime", "runtime/elicitimpl"} {
+		out, err := exec.Command("go", "list", "-deps", module+pkg).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", pkg, err)
+		}
+		for dep := range strings.FieldsSeq(string(out)) {
+			if strings.HasPrefix(dep, "go.opentelemetry.io/") {
+				t.Errorf("%s links %s", pkg, dep)
+			}
+		}
+	}
+	out, err := exec.Command("go", "list", "-deps", module+"runtime/otelelicit").Output()
+	if err != nil {
+		t.Fatalf("go list -deps runtime/otelelicit: %v", err)
+	}
+	for dep := range strings.FieldsSeq(string(out)) {
+		if strings.HasPrefix(dep, otelAPI+"/sdk") || strings.HasPrefix(dep, otelAPI+"/exporters") {
+			t.Errorf("runtime/otelelicit links %s: the API only, the SDK is the server's choice", dep)
 		}
 	}
 }

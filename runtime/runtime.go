@@ -34,6 +34,27 @@ const (
 	Cancelled = machine.Cancelled
 )
 
+// What the runtime reports to ToolOptions.Hooks: the requests it serves
+// and the events within them (runtime/otelelicit adapts them to
+// OpenTelemetry; docs/observability.md).
+type (
+	Hooks     = machine.Hooks
+	Served    = machine.Served
+	Event     = machine.Event
+	EventKind = machine.EventKind
+)
+
+// The kinds of Event.
+const (
+	EventAsked      = machine.EventAsked
+	EventAnswered   = machine.EventAnswered
+	EventReasked    = machine.EventReasked
+	EventFallback   = machine.EventFallback
+	EventOnce       = machine.EventOnce
+	EventStoreError = machine.EventStoreError
+	EventTaskStatus = machine.EventTaskStatus
+)
+
 // Defaults and limits, each documented where it applies (docs/runtime.md).
 const (
 	DefaultStateTTL             = seal.DefaultStateTTL

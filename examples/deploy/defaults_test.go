@@ -170,6 +170,12 @@ func TestReaskCarriesValidAnswers(t *testing.T) {
 // schema and fill in its defaults first.
 func rawAnswers(t *testing.T, transport string, answer func(*mcp.ElicitParams) *mcp.ElicitResult) *mcp.ClientSession {
 	t.Helper()
+	return rawAnswersTo(t, transport, &elicitrt.ToolOptions{Keys: keys}, answer)
+}
+
+// rawAnswersTo is rawAnswers to a server with opts.
+func rawAnswersTo(t *testing.T, transport string, opts *elicitrt.ToolOptions, answer func(*mcp.ElicitParams) *mcp.ElicitResult) *mcp.ClientSession {
+	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "raw", Version: "v0"}, &mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return nil, nil },
 	})
@@ -181,7 +187,7 @@ func rawAnswers(t *testing.T, transport string, answer func(*mcp.ElicitParams) *
 			return next(ctx, method, req)
 		}
 	})
-	server := newServer(&elicitrt.ToolOptions{Keys: keys})
+	server := newServer(opts)
 	var ct mcp.Transport
 	if transport == "http" {
 		srv := httptest.NewServer(elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))

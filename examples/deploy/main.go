@@ -19,6 +19,11 @@
 // -redis redis://HOST:PORT/DB (or ELICITGEN_REDIS_URL) keeps the replay
 // guard of the production confirmation in Redis, shared by every instance
 // (docs/many-instances.md); without it the guard is in this process.
+//
+// Telemetry (docs/observability.md): -metrics 127.0.0.1:9464 serves
+// Prometheus text at /metrics; OTEL_TRACES_EXPORTER=otlp|console|none
+// sends traces over OTLP/HTTP (the OTEL_EXPORTER_OTLP_* settings) or to
+// stderr; -log json logs JSON. Without them, no telemetry.
 package main
 
 import (
@@ -46,6 +51,8 @@ func main() {
 	stdio := flag.Bool("stdio", false, "serve on standard input and output")
 	addr := flag.String("http", "", "serve streamable HTTP at this address, MCP at /mcp")
 	redisFlag := flag.String("redis", "", "share the replay guard on Redis at this URL, redis://HOST:PORT/DB (default $ELICITGEN_REDIS_URL; none: in memory)")
+	metricsAddr := flag.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics (none: no metrics)")
+	logFormat := flag.String("log", "text", "log format: text or json")
 	flag.Parse()
 	if !*stdio && *addr == "" {
 		fmt.Fprintln(os.Stderr, "usage: deploy -stdio | -http 127.0.0.1:PORT")
@@ -56,7 +63,18 @@ func main() {
 		fmt.Fprintf(os.Stderr, "deploy: %v\n", err)
 		os.Exit(1)
 	}
-	opts := &elicitrt.ToolOptions{Keys: keys}
+	logger, err := newLogger(*logFormat)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "deploy: %v\n", err)
+		os.Exit(2)
+	}
+	hooks, shutdown, err := telemetry(context.Background(), *metricsAddr, logger)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "deploy: %v\n", err)
+		os.Exit(1)
+	}
+	defer shutdown()
+	opts := &elicitrt.ToolOptions{Keys: keys, Logger: logger, Hooks: hooks}
 	// With -redis or ELICITGEN_REDIS_URL, instances share the replay guard:
 	// a production confirmation completes once across all of them.
 	client, err := redisstore.ClientFromSettings(*redisFlag, nil)

@@ -175,11 +175,13 @@ func TestBadKeysExitWithOneLine(t *testing.T) {
 
 // procServer is the deploy binary serving HTTP on a port of its choosing.
 type procServer struct {
-	cmd  *exec.Cmd
-	url  string        // the MCP endpoint
-	done chan struct{} // closed when the process has exited
-	mu   sync.Mutex
-	logs bytes.Buffer // stderr
+	cmd *exec.Cmd
+	url string // the MCP endpoint
+	// metrics is the Prometheus endpoint, when the server serves one.
+	metrics string
+	done    chan struct{} // closed when the process has exited
+	mu      sync.Mutex
+	logs    bytes.Buffer // stderr
 }
 
 // exited reports whether the process has ended.
@@ -202,8 +204,16 @@ func (p *procServer) stderr() string {
 // address it logs.
 func startProcServer(t *testing.T) *procServer {
 	t.Helper()
-	p := &procServer{cmd: exec.Command(serverBin, "-http", "127.0.0.1:0"), done: make(chan struct{})}
-	p.cmd.Env = append(os.Environ(), "ELICITGEN_STATE_KEYS="+procKeys)
+	return startProcServerWith(t, nil)
+}
+
+// startProcServerWith is startProcServer with more flags and environment
+// (NAME=VALUE entries); with -metrics, it reads the metrics address the
+// server logs first.
+func startProcServerWith(t *testing.T, env []string, flags ...string) *procServer {
+	t.Helper()
+	p := &procServer{cmd: exec.Command(serverBin, append([]string{"-http", "127.0.0.1:0"}, flags...)...), done: make(chan struct{})}
+	p.cmd.Env = append(append(os.Environ(), "ELICITGEN_STATE_KEYS="+procKeys), env...)
 	errPipe, err := p.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -214,10 +224,14 @@ func startProcServer(t *testing.T) *procServer {
 	urls := make(chan string, 1)
 	go func() {
 		serving := regexp.MustCompile(`serving MCP at (http://127\.0\.0\.1:\d+/mcp)`)
+		metrics := regexp.MustCompile(`serving metrics at (http://127\.0\.0\.1:\d+/metrics)`)
 		sc := bufio.NewScanner(errPipe)
 		for sc.Scan() {
 			p.mu.Lock()
 			p.logs.Write(append(sc.Bytes(), '\n'))
+			if m := metrics.FindStringSubmatch(sc.Text()); m != nil {
+				p.metrics = m[1]
+			}
 			p.mu.Unlock()
 			if m := serving.FindStringSubmatch(sc.Text()); m != nil {
 				urls <- m[1]

@@ -227,6 +227,12 @@ type ToolOptions struct {
 	// DefaultTaskLimits(), shared by the whole process. Every task tool of
 	// a server uses the same.
 	TaskLimits *TaskLimits
+	// Hooks receive what the machine does: the requests it serves, the
+	// questions, answers and their outcomes, re-asks, fallbacks,
+	// single-use claims, store errors and task status changes (names
+	// only: docs/observability.md). Nil reports nothing;
+	// runtime/otelelicit adapts them to OpenTelemetry.
+	Hooks Hooks
 }
 
 // DefaultLegacyAnswerWait is how long a 2025-11-25 call waits for the
@@ -366,6 +372,11 @@ type call struct {
 	// task is true when the call creates a task once the steps before
 	// the During ones are answered (see tasking).
 	task bool
+	// asked is when the questions this call answers were asked (the
+	// state's sealing), for Hooks; digest is the flow's FlowDigest.
+	asked  time.Time
+	digest string
+	rounds int // questions of a 2025-11-25 call so far
 }
 
 // Call runs one tools/call of the flow, in the order of the protocol: open
@@ -379,10 +390,30 @@ func (m *Machine) Call(ctx context.Context, req *mcp.CallToolRequest, args any) 
 
 // serve runs one request of the machine's kind (see Call).
 func (m *Machine) serve(ctx context.Context, req *request, args any) (res mcp.Result, err error) {
+	if m.opts.Hooks != nil {
+		return m.serveObserved(ctx, req, args)
+	}
+	return m.serveCall(ctx, req, args, nil)
+}
+
+// serveObserved is serve reporting to the hooks.
+func (m *Machine) serveObserved(ctx context.Context, req *request, args any) (res mcp.Result, err error) {
+	ctx, s, start := m.begin(ctx, req)
+	var c *call
+	defer func() { m.end(ctx, s, start, c, res, err) }()
+	return m.serveCall(ctx, req, args, &c)
+}
+
+// serveCall runs one request (see Call); into, when not nil, receives the
+// call once it is open.
+func (m *Machine) serveCall(ctx context.Context, req *request, args any, into **call) (res mcp.Result, err error) {
 	defer m.recoverCall(&res, &err)
 	c, err := m.open(ctx, req, args)
 	if err != nil {
 		return nil, err
+	}
+	if into != nil {
+		*into = c
 	}
 	if c.task = c.tasking(); m.tasks == TaskRequired && !c.task {
 		return nil, c.missingTasks()
@@ -453,7 +484,7 @@ func (m *Machine) open(ctx context.Context, req *request, args any) (*call, erro
 	if s == "" {
 		return c, nil
 	}
-	round, payload, err := m.opts.Keys.Open(bind, s, c.now)
+	round, payload, expires, err := m.opts.Keys.OpenExpiry(bind, s, c.now)
 	if err != nil {
 		m.opts.Logger.Debug("elicitgen: requestState rejected", "tool", m.tool)
 		return nil, ErrInvalidState
@@ -476,6 +507,9 @@ func (m *Machine) open(ctx context.Context, req *request, args any) (*call, erro
 		}
 	}
 	c.round = round
+	if m.opts.Hooks != nil {
+		c.asked = expires.Add(-m.opts.TTL)
+	}
 	return c, nil
 }
 
@@ -527,6 +561,9 @@ func (c *call) ask(asking []int) (mcp.Result, error) {
 	c.round++
 	requests := make(mcp.InputRequestMap, len(asking))
 	for _, j := range asking {
+		if c.st.Steps[j].Asks > 0 && m.opts.Hooks != nil {
+			c.event(Event{Kind: EventReasked, Steps: []string{m.steps[j].Key}, Reason: c.reaskReason(j)})
+		}
 		c.st.Steps[j].Asks++
 		params, err := c.params(j)
 		if err != nil {
@@ -535,6 +572,9 @@ func (c *call) ask(asking []int) (mcp.Result, error) {
 		requests[inputKey(m.steps[j].Key, c.st.Steps[j].Asks)] = params
 	}
 	c.st.Asked = asking
+	if m.opts.Hooks != nil {
+		c.event(Event{Kind: EventAsked, Steps: m.stepKeys(asking)})
+	}
 	return c.seal(requests)
 }
 
@@ -551,6 +591,9 @@ func (c *call) askNow(i int) (done bool, res mcp.Result, err error) {
 	}
 	if step.Mode == ModeURL {
 		params.ElicitationID = c.st.Flow // 2025-11-25 URL mode needs one
+	}
+	if m.opts.Hooks != nil {
+		c.askedNow(i)
 	}
 	resp, err := elicitLegacy(c.ctx, c.req.Session, params, m.opts.LegacyAnswerWait)
 	if errors.Is(err, errNoAnswer) {
@@ -595,8 +638,10 @@ func (c *call) complete() (mcp.Result, error) {
 	if c.st.ID != "" && m.answeredOnce(&c.st) {
 		first, err := m.opts.Replay.Claim(c.ctx, flowClaimID(m.tool, c.bind, c.st.ID), m.claimTTL())
 		if err != nil {
+			c.storeError(err, "replay", "Claim")
 			return nil, err
 		}
+		c.onceClaim(first)
 		if !first {
 			if c.previewed {
 				return c.errPreviewToken(), nil
@@ -712,6 +757,9 @@ func (c *call) skip(j int) (handled bool, res mcp.Result, err error) {
 	if canShow(c.req, step.Mode) {
 		return c.spendPreview(j) // one confirmation, one effect
 	}
+	if m.opts.Hooks != nil {
+		c.event(Event{Kind: EventFallback, Steps: []string{step.Key}, Reason: fallbackNames[step.Fallback]})
+	}
 	switch step.Fallback {
 	case FallbackDefaults:
 		if step.Once || step.Confirm != "" {
@@ -754,6 +802,7 @@ func (c *call) take(j int, resp *mcp.ElicitResult) (done bool, res mcp.Result, e
 	}
 	switch resp.Action {
 	case ActionDecline, ActionCancel:
+		c.answered(j, resp.Action)
 		if step.During {
 			// A task tool in the foreground: Run gets the outcome from
 			// Task.Ask, as it would in a task.
@@ -765,14 +814,17 @@ func (c *call) take(j int, resp *mcp.ElicitResult) (done bool, res mcp.Result, e
 		return true, res, err
 	case ActionAccept:
 	default:
+		c.answered(j, OutcomeInvalid)
 		c.invalid(j, "unknown action "+strconv.Quote(bounded(resp.Action)))
 		return false, nil, nil
 	}
 	if step.Mode == ModeURL {
+		c.answered(j, OutcomeAccept)
 		// Accept is consent, not completion: the grant store says whether
 		// the flow finished, for this principal.
 		finished, denied, err := m.flowFinished(c.ctx, c.st.Flow, c.bind.Principal)
 		if err != nil {
+			c.storeError(err, "grants", "FlowSubject")
 			return true, nil, err
 		}
 		if denied {
@@ -786,7 +838,11 @@ func (c *call) take(j int, resp *mcp.ElicitResult) (done bool, res mcp.Result, e
 		}
 		return false, nil, nil
 	}
-	c.keepForm(j, resp.Content)
+	if c.keepForm(j, resp.Content) {
+		c.answered(j, OutcomeAccept)
+	} else {
+		c.answered(j, OutcomeInvalid)
+	}
 	return false, nil, nil
 }
 

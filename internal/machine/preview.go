@@ -175,8 +175,10 @@ func (c *call) spendPreview(j int) (handled bool, res mcp.Result, err error) {
 	}
 	first, err := m.opts.Replay.Claim(c.ctx, flowClaimID(m.tool, c.bind, g.Flow), m.claimTTL())
 	if err != nil {
+		c.storeError(err, "replay", "Claim")
 		return true, nil, err
 	}
+	c.onceClaim(first)
 	if !first {
 		m.opts.Logger.Info("elicitgen: confirmation token already used, not asking", "tool", m.tool)
 		return true, c.errPreviewToken(), nil

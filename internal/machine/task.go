@@ -90,6 +90,8 @@ type Task struct {
 	id string // "" in the foreground
 	// ticket counts the task under ToolOptions.TaskLimits while it runs.
 	ticket *taskTicket
+	// status is the status last reported to ToolOptions.Hooks.
+	status taskStatusReport
 }
 
 // ID is the task id, "" in the foreground.
@@ -114,6 +116,7 @@ func (t *Task) Progress(ctx context.Context, message string) error {
 		}
 		return nil
 	}); err != nil && ctx.Err() == nil {
+		t.c.storeError(err, "tasks", "Update")
 		t.m.opts.Logger.Warn("elicitgen: task progress not recorded", "tool", t.m.tool, "task", t.id, "err", err)
 	}
 	return ctx.Err()
@@ -263,6 +266,11 @@ func (t *Task) publish(ctx context.Context, pending []int) (map[string]int, uint
 	if err != nil || rec == nil {
 		return nil, 0, t.ended(ctx, err)
 	}
+	if m.opts.Hooks != nil {
+		c.rounds++
+		c.asked = m.opts.Now()
+		c.event(Event{Kind: EventAsked, Steps: m.stepKeys(pending)})
+	}
 	return keys, rec.Version, nil
 }
 
@@ -277,19 +285,24 @@ func (t *Task) judge(pending []int, answers map[string]json.RawMessage, contents
 		var resp mcp.ElicitResult
 		raw := answers[inputKey(m.steps[j].Key, c.st.Steps[j].Asks)]
 		if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &resp) != nil {
+			c.answered(j, OutcomeInvalid)
 			c.invalid(j, "the answer is not an elicitation result")
 			next = append(next, j)
 			continue
 		}
 		switch resp.Action {
 		case ActionDecline, ActionCancel:
+			c.answered(j, resp.Action)
 			return nil, Reply{Outcome: Outcome(resp.Action), Step: j}, true
 		case ActionAccept:
 			if c.keepForm(j, resp.Content) {
+				c.answered(j, OutcomeAccept)
 				contents[j] = c.st.Answers[j]
 				continue
 			}
+			c.answered(j, OutcomeInvalid)
 		default:
+			c.answered(j, OutcomeInvalid)
 			c.invalid(j, "unknown action "+strconv.Quote(bounded(resp.Action)))
 		}
 		next = append(next, j)
@@ -358,9 +371,13 @@ func (t *Task) await(ctx context.Context, keys map[string]int, version uint64) (
 func (t *Task) update(ctx context.Context, change func(*TaskRecord) error) (*TaskRecord, error) {
 	for {
 		rec, err := t.m.opts.Tasks.Update(ctx, t.id, change)
+		if err == nil && rec != nil {
+			t.moved(rec.Status)
+		}
 		if err == nil || errors.Is(err, errTaskEnded) || ctx.Err() != nil {
 			return rec, err
 		}
+		t.c.storeError(err, "tasks", "Update")
 		t.storeDown(ctx, err)
 	}
 }
@@ -440,6 +457,7 @@ func (c *call) runTask() (mcp.Result, error) {
 		return nil, refused
 	}
 	if err := m.opts.Tasks.Create(c.ctx, rec); err != nil {
+		c.storeError(err, "tasks", "Create")
 		ticket.release()
 		m.opts.Logger.Warn("elicitgen: cannot create a task", "tool", m.tool, "err", err)
 		if errors.Is(err, ErrTaskStoreFull) {
@@ -455,6 +473,7 @@ func (c *call) runTask() (mcp.Result, error) {
 	c.ctx = ctx // the handler's hooks (messages) run in the task from now on
 	slot.Created = rec
 	t := &Task{m: m, c: c, id: rec.ID, ticket: ticket}
+	t.moved(TaskWorking)
 	go t.work(ctx, cancel)
 	return &mcp.CallToolResult{}, nil
 }
@@ -588,6 +607,11 @@ func (t *Task) watchCancel(ctx context.Context, cancel context.CancelFunc) {
 		rec, err := store.Get(ctx, t.id)
 		if err == nil && (rec == nil || rec.Status.Terminal()) {
 			t.ticket.ended()
+			if rec == nil {
+				t.moved(TaskCancelled) // forgotten: no longer running
+			} else {
+				t.moved(rec.Status)
+			}
 			cancel()
 			return
 		}

@@ -210,6 +210,17 @@ func (k *Keyring) Open(b Binding, state string, now time.Time) (round uint32, pa
 	return round, payload, nil
 }
 
+// OpenExpiry is Open that also returns when state expires: the instant it
+// was sealed at, plus the ttl given to Seal.
+func (k *Keyring) OpenExpiry(b Binding, state string, now time.Time) (round uint32, payload []byte, expires time.Time, err error) {
+	var exp int64
+	round, payload, r := k.open(&b, state, now, &exp)
+	if r != openOK {
+		return 0, nil, time.Time{}, ErrInvalid
+	}
+	return round, payload, time.Unix(0, exp), nil
+}
+
 // openResult says why open rejected a state. It is for tests and server-side
 // diagnostics only and never reaches the client.
 type openResult uint8
@@ -245,7 +256,9 @@ func (r openResult) String() string {
 	return "openResult(" + strconv.Itoa(int(r)) + ")"
 }
 
-func (k *Keyring) open(b *Binding, state string, now time.Time) (uint32, []byte, openResult) {
+// open is Open's work; a state that opens stores its expiry (Unix
+// nanoseconds) in expires[0], when given.
+func (k *Keyring) open(b *Binding, state string, now time.Time, expires ...*int64) (uint32, []byte, openResult) {
 	if k == nil || len(k.keys) == 0 {
 		return 0, nil, openNoKeys
 	}
@@ -270,13 +283,14 @@ func (k *Keyring) open(b *Binding, state string, now time.Time) (uint32, []byte,
 	if !b64Decode(raw, enc) {
 		return 0, nil, openBadEncoding
 	}
-	return k.openRaw(raw, buf[rawLen:rawLen], b, now)
+	return k.openRaw(raw, buf[rawLen:rawLen], b, now, expires...)
 }
 
 // openRaw verifies and decrypts the raw (decoded) state raw in place, of at
 // least stateOverhead bytes, building the additional data in adBuf's
-// memory. The payload returned aliases raw.
-func (k *Keyring) openRaw(raw, adBuf []byte, b *Binding, now time.Time) (uint32, []byte, openResult) {
+// memory. The payload returned aliases raw. The state's expiry goes to
+// expires[0], when given.
+func (k *Keyring) openRaw(raw, adBuf []byte, b *Binding, now time.Time, expires ...*int64) (uint32, []byte, openResult) {
 	id := binary.BigEndian.Uint32(raw)
 	aead := k.lookup(id)
 	if aead == nil {
@@ -290,6 +304,8 @@ func (k *Keyring) openRaw(raw, adBuf []byte, b *Binding, now time.Time) (uint32,
 	}
 	if exp := int64(binary.BigEndian.Uint64(pt)); now.UnixNano() > exp {
 		return 0, nil, openExpired
+	} else if len(expires) > 0 {
+		*expires[0] = exp
 	}
 	round := binary.BigEndian.Uint32(pt[expirySize:])
 	payload := pt[expirySize+roundSize : len(pt) : len(pt)]

@@ -30,6 +30,7 @@ type taskService struct {
 	limits    *machine.TaskLimits
 	principal func(req *mcp.CallToolRequest) string // nil: the bearer token's user
 	logger    *slog.Logger
+	hooks     machine.Hooks // nil: none
 }
 
 // taskServices holds each server's task service: the one store every task
@@ -40,7 +41,8 @@ var taskServices sync.Map // *mcp.Server → *taskService
 // of machine m. It panics, at registration, when another task tool of
 // the server uses another store or machine.TaskLimits.
 func Enable(server *mcp.Server, m *machine.Machine) {
-	svc := &taskService{store: m.Options().Tasks, limits: m.Options().TaskLimits, principal: m.Options().Principal, logger: m.Options().Logger}
+	o := m.Options()
+	svc := &taskService{store: o.Tasks, limits: o.TaskLimits, principal: o.Principal, logger: o.Logger, hooks: o.Hooks}
 	prev, loaded := taskServices.LoadOrStore(server, svc)
 	if loaded {
 		if p := prev.(*taskService); p.store != svc.store || p.limits != svc.limits {
@@ -143,7 +145,11 @@ func (svc *taskService) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			if !machine.DeclaresTasks(requestCapabilities(req)) {
 				return nil, machine.MissingTasksExtension()
 			}
-			return next(context.WithValue(ctx, taskCallerKey{}, svc.caller(req)), method, req)
+			ctx = context.WithValue(ctx, taskCallerKey{}, svc.caller(req))
+			if svc.hooks != nil {
+				return svc.observed(ctx, method, req, next)
+			}
+			return next(ctx, method, req)
 		}
 		return next(ctx, method, req)
 	}
@@ -173,8 +179,11 @@ var errUnknownTask = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "u
 
 // errStore is the error of a tasks/* request when the store fails: the
 // details go to the log.
-func (svc *taskService) errStore(method string, err error) error {
+func (svc *taskService) errStore(ctx context.Context, method string, err error) error {
 	svc.logger.Warn("elicitgen: task store", "method", method, "err", err)
+	if svc.hooks != nil {
+		svc.hooks.Event(ctx, &machine.Event{Kind: machine.EventStoreError, Method: method, Store: "tasks", Operation: method})
+	}
 	return machine.ErrInternal
 }
 
@@ -185,7 +194,7 @@ func (svc *taskService) own(ctx context.Context, p *TaskParams) (*machine.TaskRe
 	}
 	rec, err := svc.store.Get(ctx, p.TaskID)
 	if err != nil {
-		return nil, svc.errStore(machine.MethodTasksGet, err)
+		return nil, svc.errStore(ctx, machine.MethodTasksGet, err)
 	}
 	if rec == nil || rec.Principal != callerFrom(ctx) {
 		return nil, errUnknownTask
@@ -244,7 +253,7 @@ func (svc *taskService) update(ctx context.Context, _ *mcp.ServerSession, p *Tas
 		}
 		return nil
 	}); err != nil {
-		return nil, svc.errStore(machine.MethodTasksUpdate, err)
+		return nil, svc.errStore(ctx, machine.MethodTasksUpdate, err)
 	}
 	return &taskAck{ResultType: "complete"}, nil
 }
@@ -263,8 +272,24 @@ func (svc *taskService) cancel(ctx context.Context, _ *mcp.ServerSession, p *Tas
 		}
 		return nil
 	}); err != nil {
-		return nil, svc.errStore(machine.MethodTasksCancel, err)
+		return nil, svc.errStore(ctx, machine.MethodTasksCancel, err)
 	}
 	svc.limits.TaskEnded(p.TaskID) // if it runs here, it counts no more
 	return &taskAck{ResultType: "complete"}, nil
+}
+
+// observed serves a tasks/* request reporting it to the hooks: a span
+// named by its method (a task has no name to add), its duration and error.
+func (svc *taskService) observed(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	s := &machine.Served{Method: method}
+	if p := req.GetParams(); p != nil {
+		s.Meta = p.GetMeta()
+		s.ProtocolVersion, _ = s.Meta["io.modelcontextprotocol/protocolVersion"].(string)
+	}
+	start := time.Now()
+	ctx = svc.hooks.Begin(ctx, s)
+	res, err := next(ctx, method, req)
+	s.Duration, s.ErrorType = time.Since(start), machine.ErrorType(res, err)
+	svc.hooks.End(ctx, s)
+	return res, err
 }

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/elicitgen/elicitgen/internal/oteltest"
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+)
+
+// TestTelemetryTask: a task with a mid-task question, answered wrongly
+// first, over the SDK's in-memory recorders: elicitgen.tasks.active
+// counts the task input_required while it asks, and none once it
+// completed; the responses counter counts the format round's accept and
+// the task's invalid then accepted salaries answer, each with its answer
+// duration; tasks/get and tasks/update are spans of their own, with their
+// durations.
+func TestTelemetryTask(t *testing.T) {
+	t.Parallel()
+	rec := oteltest.New(t)
+	w := memoryWire(t, newServer(&elicitrt.ToolOptions{Keys: reportKeys, Hooks: rec.Hooks}))
+	w.must("server/discover", nil)
+	id := w.createTask(map[string]any{"topic": "Q3", "seconds": 1}, "html")
+	w.poll(id, 10*time.Second, asks("salaries"))
+	active := func(status string) float64 {
+		return oteltest.Count(rec.Points(t), "elicitgen.tasks.active", map[string]string{"elicitgen.task.status": status})
+	}
+	waitFor(t, "one task input_required", func() bool { return active("input_required") == 1 && active("working") == 0 })
+	w.must("tasks/update", map[string]any{"taskId": id,
+		"inputResponses": map[string]any{"salaries": acceptAnswer(map[string]any{"include": "yes"})}})
+	w.poll(id, 5*time.Second, asks("salaries.2"))
+	w.must("tasks/update", map[string]any{"taskId": id,
+		"inputResponses": map[string]any{"salaries.2": acceptAnswer(map[string]any{"include": false})}})
+	w.poll(id, 10*time.Second, status("completed"))
+	waitFor(t, "no task active", func() bool { return active("input_required") == 0 && active("working") == 0 })
+	pts := rec.Points(t)
+	for _, c := range []struct {
+		step, outcome string
+	}{{"format", "accept"}, {"salaries", "invalid"}, {"salaries", "accept"}} {
+		if got := oteltest.Count(pts, "elicitgen.elicitation.responses", map[string]string{
+			"gen_ai.tool.name": "report", "elicitgen.step": c.step, "elicitgen.outcome": c.outcome}); got != 1 {
+			t.Errorf("responses %s/%s: %v, want 1", c.step, c.outcome, got)
+		}
+	}
+	if got := oteltest.Count(pts, "elicitgen.elicitation.answer.duration", map[string]string{"gen_ai.tool.name": "report"}); got != 3 {
+		t.Errorf("answer durations: %v, want 3", got)
+	}
+	if got := oteltest.Count(pts, "mcp.server.operation.duration", map[string]string{
+		"mcp.method.name": "tasks/update", "mcp.protocol.version": "2026-07-28"}); got != 2 {
+		t.Errorf("tasks/update durations: %v, want 2", got)
+	}
+	spans := map[string]int{}
+	for _, s := range rec.Ended() {
+		spans[s.Name()]++
+	}
+	if spans["tasks/update"] != 2 || spans["tasks/get"] == 0 || spans["tools/call report"] != 2 {
+		t.Errorf("spans %v, want two tools/call report, tasks/get, two tasks/update", spans)
+	}
+}
+
+// waitFor polls cond every 10 ms, failing after 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within 10s: %s", what)
+		}
+	}
+}
