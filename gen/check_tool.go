@@ -290,7 +290,7 @@ func (c *checker) checkStep(decl string, sf structField, forms map[string]*formM
 	v, pos := sf.v, sf.pos
 	form, isURL := stepType(v.Type(), c.pkg.Types, forms)
 	if form == nil && !isURL {
-		c.errorf(pos, "step %s of %s: its type must be a form declared in package %s, or elicitrt.URLStep", v.Name(), decl, c.pkg.Name)
+		c.errorf(pos, "step %s of %s: its type must be a form declared in package %s, or elicitrt.URLStep", v.Name(), decl, c.pkg.Types.Name())
 		return nil, stepAt{}
 	}
 	t, problems := readTag(sf.tag)
