@@ -29,7 +29,9 @@ package vet
 import (
 	"fmt"
 	"go/token"
+	"io/fs"
 	"path/filepath"
+	"slices"
 
 	"golang.org/x/tools/go/analysis"
 
@@ -53,7 +55,7 @@ prompts or resources with no //go:generate line running elicitgen.`,
 func run(pass *analysis.Pass) (any, error) {
 	f, err := gen.Vet(gen.Package{
 		Fset: pass.Fset, Files: pass.Files, Types: pass.Pkg, Info: pass.TypesInfo,
-		ReadFile: pass.ReadFile, IgnoredFiles: pass.IgnoredFiles,
+		ReadFile: readFile(pass), IgnoredFiles: pass.IgnoredFiles,
 	})
 	if err != nil {
 		return nil, err
@@ -68,6 +70,24 @@ func run(pass *analysis.Pass) (any, error) {
 		reportStale(pass, s)
 	}
 	return nil, nil
+}
+
+// readFile reads a file of the package through the pass; a generated file
+// that is not one of the package's files does not exist for it.
+func readFile(pass *analysis.Pass) func(string) ([]byte, error) {
+	known := map[string]bool{}
+	for _, f := range pass.Files {
+		known[pass.Fset.File(f.Package).Name()] = true
+	}
+	for _, name := range slices.Concat(pass.OtherFiles, pass.IgnoredFiles) {
+		known[name] = true
+	}
+	return func(name string) ([]byte, error) {
+		if !known[name] {
+			return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrNotExist}
+		}
+		return pass.ReadFile(name)
+	}
 }
 
 // diagnostic is d as go/analysis reports it, with its fix.

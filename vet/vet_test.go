@@ -227,3 +227,15 @@ func wantFiles(t *testing.T, c goldenCase) []txtar.File {
 	}
 	return out
 }
+
+// TestStale runs analysistest over testdata/stale: a generated file made
+// stale by a tag edit (tagedit: only the form whose code changed is
+// reported, not its neighbour), an enum constant added (enumadd) and a
+// title changed (title), each fixed by rewriting the generated file with
+// what elicitgen writes now (app_elicit.go.golden); a missing generated
+// file (missing: no fix); and a package without a //go:generate line
+// (nogenerate: the fix adds the line elicitgen stub adds).
+func TestStale(t *testing.T) {
+	dir := moduleCopy(t, filepath.Join("testdata", "stale"))
+	analysistest.RunWithSuggestedFixes(t, dir, vet.Analyzer, "./...")
+}
