@@ -297,7 +297,7 @@ func (c *checker) checkStep(decl string, sf structField, forms map[string]*formM
 	place := c.placeTag(sf.af, pos, t)
 	spec, more := parseStepTag(t)
 	for _, p := range append(problems, more...) {
-		c.errorf(place.at(p.off), "%s", p.msg)
+		c.fixf(place.at(p.off), place.edit(p.fix), "%s", p.msg)
 	}
 	at := func(key string) token.Pos { return place.opt(spec.at, key) }
 	step := &stepModel{

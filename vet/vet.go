@@ -106,7 +106,7 @@ func fixMessage(text string) string {
 	if text == "\n\n"+gen.GoGenerateLine {
 		return "add " + gen.GoGenerateLine
 	}
-	return fmt.Sprintf("write %s", text)
+	return fmt.Sprintf("replace with %s", text)
 }
 
 // reportStale reports a generated file that is not what elicitgen would

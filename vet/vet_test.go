@@ -239,3 +239,13 @@ func TestStale(t *testing.T) {
 	dir := moduleCopy(t, filepath.Join("testdata", "stale"))
 	analysistest.RunWithSuggestedFixes(t, dir, vet.Analyzer, "./...")
 }
+
+// TestFixes runs analysistest over testdata/fixes: each did-you-mean of
+// Check (a form option, a step option, a fallback value, a directive, an
+// annotation, a task value, a directive written with a space) carries the
+// replacement its message names as a suggested fix, applied and compared
+// with app.go.golden.
+func TestFixes(t *testing.T) {
+	dir := moduleCopy(t, filepath.Join("testdata", "fixes"))
+	analysistest.RunWithSuggestedFixes(t, dir, vet.Analyzer, "./...")
+}
