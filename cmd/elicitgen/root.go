@@ -102,6 +102,8 @@ Examples:
   elicitgen ./...                     generate for every package of the module
   elicitgen --check ./...             in CI: fail, with a diff, when a file is stale
   elicitgen stub deploy               write deploy_handler.go for the tool deploy
+  elicitgen vet ./...                 report problems and stale files, as go vet
+  go vet -vettool=$(command -v elicitgen) ./...   the same, run by go vet
 
 The grammar: docs/grammar.md; the generated API: docs/generated-api.md.`
 
@@ -161,7 +163,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
-	cmd.AddCommand(newStubCmd(stdout, stderr))
+	cmd.AddCommand(newStubCmd(stdout, stderr), newVetCmd(stdout, stderr))
 	// No shell-completion command, and no help command in the listing:
 	// --help says it all.
 	cmd.CompletionOptions.DisableDefaultCmd = true
