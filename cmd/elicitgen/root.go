@@ -149,14 +149,17 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 				return &exitError{code: exitDiag}
 			}
 			if len(res.Changes) > 0 {
-				for _, c := range res.Changes {
-					fmt.Fprint(stdout, c.Diff)
-				}
 				names := make([]string, len(res.Changes))
 				for i, c := range res.Changes {
 					names[i] = c.Action + " " + relTo(wd, c.Path)
 				}
-				return &exitError{exitDiag, fmt.Errorf("generated files are not up to date (run elicitgen): %s", strings.Join(names, ", "))}
+				// The verdict first, then the diffs (--- on disk, +++ what
+				// elicitgen writes).
+				fmt.Fprintf(stderr, "elicitgen: generated files are not up to date (run elicitgen): %s\n", strings.Join(names, ", "))
+				for _, c := range res.Changes {
+					fmt.Fprint(stdout, c.Diff)
+				}
+				return &exitError{code: exitDiag}
 			}
 			return nil
 		},
