@@ -3,6 +3,7 @@ package gen
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -132,7 +133,10 @@ func changedDecls(pm *pkgModel, file *fileModel, have, want []byte, scope *types
 		if err != nil {
 			return err
 		}
-		n, _ := topDecls(src)
+		n, err := topDecls(src)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %v", errInternal, name, err)
+		}
 		all = append(all, Decl{Name: name, At: scope.Lookup(name).Pos()})
 		counts = append(counts, len(n)-1) // without the version lock
 		return nil
@@ -181,19 +185,22 @@ func firstDecl(all []Decl) []Decl {
 	return []Decl{slices.MinFunc(all, func(a, b Decl) int { return int(a.At - b.At) })}
 }
 
-// topDecls returns the text of each top-level declaration of a Go file,
-// with its doc comment, in order.
+// topDecls returns the text of each top-level declaration of a Go file
+// but its imports, with its doc comment, in order.
 func topDecls(src []byte) ([]string, error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "", src, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
 		return nil, err
 	}
-	texts := make([]string, len(f.Decls))
-	for i, d := range f.Decls {
+	var texts []string
+	for _, d := range f.Decls {
 		start := d.Pos()
 		switch d := d.(type) {
 		case *ast.GenDecl:
+			if d.Tok == token.IMPORT {
+				continue // the file's, not a declaration's
+			}
 			if d.Doc != nil {
 				start = d.Doc.Pos()
 			}
@@ -202,7 +209,7 @@ func topDecls(src []byte) ([]string, error) {
 				start = d.Doc.Pos()
 			}
 		}
-		texts[i] = string(src[fset.Position(start).Offset:fset.Position(d.End()).Offset])
+		texts = append(texts, string(src[fset.Position(start).Offset:fset.Position(d.End()).Offset]))
 	}
 	return texts, nil
 }

@@ -18,9 +18,9 @@
 // directive written with a space), the diagnostic carries it as a
 // suggested fix.
 //
-// Run it with go vet -vettool=$(command -v elicitgen), with elicitgen vet,
-// in gopls (which runs go vet's protocol through the same binary) or in
-// golangci-lint as a module plugin: docs/vet.md. The package is apart from
+// Run it with go vet -vettool=$(command -v elicitgen) (which editors run
+// on save), with elicitgen vet, or in golangci-lint as a module plugin:
+// docs/vet.md. The package is apart from
 // gen so that a program embedding the analyzer (a multichecker, a
 // golangci-lint plugin) imports one small API; it links the generator, and
 // no server runtime.

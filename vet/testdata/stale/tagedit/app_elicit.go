@@ -19,6 +19,58 @@ const (
 	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 3)
 )
 
+// A "cannot convert" error here means Other changed after elicitgen ran: run go generate.
+func _() {
+	_ = struct {
+		Note string
+	}(Other{})
+}
+
+// elicitOtherSchema is the precomputed requestedSchema of Other.
+var (
+	elicitOtherSchema          = json.RawMessage(`{"type":"object","properties":{"note":{"type":"string","title":"Note"}}}`)
+	elicitOtherSchemaValue any = elicitOtherSchema
+)
+
+// ElicitSchema returns the requestedSchema of Other, precomputed at generate time.
+// The bytes are shared: do not modify them.
+func (Other) ElicitSchema() json.RawMessage {
+	return elicitOtherSchema
+}
+
+// ElicitParams returns form-mode elicitation params that ask message with the schema of Other.
+func (Other) ElicitParams(message string) *mcp.ElicitParams {
+	return &mcp.ElicitParams{
+		Message:         message,
+		Mode:            "form",
+		RequestedSchema: elicitOtherSchemaValue,
+	}
+}
+
+// DecodeElicit decodes accepted form content into x, strictly: JSON types, enum values,
+// bounds, lengths, formats and required properties are checked, defaults fill absent
+// optional properties and unknown keys are ignored. On failure x is left unchanged and
+// the error is a *elicitrt.ContentError listing every bad property.
+func (x *Other) DecodeElicit(content map[string]any) error {
+	var v Other
+	var errs []elicitrt.FieldError
+	if raw, ok := content["note"]; ok {
+		if s, ok := raw.(string); !ok {
+			errs = append(errs, elicitrt.FieldError{
+				Property: "note",
+				Reason:   elicitimpl.ReasonString,
+			})
+		} else {
+			v.Note = s
+		}
+	}
+	if errs != nil {
+		return &elicitrt.ContentError{Fields: errs}
+	}
+	*x = v
+	return nil
+}
+
 // A "cannot convert" error here means Order changed after elicitgen ran: run go generate.
 func _() {
 	_ = struct {
@@ -68,58 +120,6 @@ func (x *Order) DecodeElicit(content map[string]any) error {
 			Property: "size",
 			Reason:   elicitimpl.ReasonRequired,
 		})
-	}
-	if errs != nil {
-		return &elicitrt.ContentError{Fields: errs}
-	}
-	*x = v
-	return nil
-}
-
-// A "cannot convert" error here means Other changed after elicitgen ran: run go generate.
-func _() {
-	_ = struct {
-		Note string
-	}(Other{})
-}
-
-// elicitOtherSchema is the precomputed requestedSchema of Other.
-var (
-	elicitOtherSchema          = json.RawMessage(`{"type":"object","properties":{"note":{"type":"string","title":"Note"}}}`)
-	elicitOtherSchemaValue any = elicitOtherSchema
-)
-
-// ElicitSchema returns the requestedSchema of Other, precomputed at generate time.
-// The bytes are shared: do not modify them.
-func (Other) ElicitSchema() json.RawMessage {
-	return elicitOtherSchema
-}
-
-// ElicitParams returns form-mode elicitation params that ask message with the schema of Other.
-func (Other) ElicitParams(message string) *mcp.ElicitParams {
-	return &mcp.ElicitParams{
-		Message:         message,
-		Mode:            "form",
-		RequestedSchema: elicitOtherSchemaValue,
-	}
-}
-
-// DecodeElicit decodes accepted form content into x, strictly: JSON types, enum values,
-// bounds, lengths, formats and required properties are checked, defaults fill absent
-// optional properties and unknown keys are ignored. On failure x is left unchanged and
-// the error is a *elicitrt.ContentError listing every bad property.
-func (x *Other) DecodeElicit(content map[string]any) error {
-	var v Other
-	var errs []elicitrt.FieldError
-	if raw, ok := content["note"]; ok {
-		if s, ok := raw.(string); !ok {
-			errs = append(errs, elicitrt.FieldError{
-				Property: "note",
-				Reason:   elicitimpl.ReasonString,
-			})
-		} else {
-			v.Note = s
-		}
 	}
 	if errs != nil {
 		return &elicitrt.ContentError{Fields: errs}
