@@ -21,16 +21,27 @@ func checkPackages(pkgs []*packages.Package, fset *token.FileSet) (*model, Diagn
 	sorted := slices.Clone(pkgs)
 	slices.SortFunc(sorted, func(a, b *packages.Package) int { return strings.Compare(a.PkgPath, b.PkgPath) })
 	for _, pkg := range sorted {
-		if p := c.checkPackage(pkg); p != nil {
+		if pkg.Types == nil || pkg.TypesInfo == nil {
+			continue
+		}
+		if p := c.checkPackage(&unit{Syntax: pkg.Syntax, Types: pkg.Types, TypesInfo: pkg.TypesInfo}); p != nil {
 			m.Packages = append(m.Packages, p)
 		}
 	}
 	return m, sortDiagnostics(c.diags)
 }
 
+// unit is one type-checked package as Check reads it: what go/packages
+// gives Load, and what a go/analysis pass gives the analyzer (package vet).
+type unit struct {
+	Syntax    []*ast.File
+	Types     *types.Package
+	TypesInfo *types.Info
+}
+
 type checker struct {
 	fset  *token.FileSet
-	pkg   *packages.Package
+	pkg   *unit
 	diags Diagnostics
 	// enums are the enum types of the package being checked, each read
 	// once; its problems are reported at the first field that uses it.
@@ -47,17 +58,19 @@ type checker struct {
 }
 
 func (c *checker) errorf(pos token.Pos, format string, args ...any) {
-	c.diags = append(c.diags, Diagnostic{Pos: c.fset.Position(pos), Message: fmt.Sprintf(format, args...)})
+	c.fixf(pos, Edit{}, format, args...)
 }
 
-func (c *checker) checkPackage(pkg *packages.Package) *pkgModel {
-	if pkg.Types == nil || pkg.TypesInfo == nil {
-		return nil
-	}
+// fixf is errorf for a problem whose message names its fix.
+func (c *checker) fixf(pos token.Pos, fix Edit, format string, args ...any) {
+	c.diags = append(c.diags, Diagnostic{Pos: c.fset.Position(pos), At: pos, Fix: fix, Message: fmt.Sprintf(format, args...)})
+}
+
+func (c *checker) checkPackage(pkg *unit) *pkgModel {
 	c.pkg = pkg
 	c.enums, c.fixed = map[types.Type]*enumEntry{}, map[*ast.CommentGroup]*ast.CommentGroup{}
 	c.tools = nil
-	p := &pkgModel{Path: pkg.PkgPath, Name: pkg.Name, types: pkg.Types}
+	p := &pkgModel{Path: pkg.Types.Path(), Name: pkg.Types.Name(), types: pkg.Types}
 	for _, f := range pkg.Syntax {
 		name := sourceName(c.fset, f)
 		if p.Dir == "" {

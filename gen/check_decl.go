@@ -162,11 +162,12 @@ func (c *checker) knownWord(w word, r wordsRule) bool {
 	if slices.Contains(r.known, w.text) {
 		return true
 	}
-	hint := ""
+	hint, fix := "", Edit{}
 	if near := nearest(w.text, slices.Clone(r.known)); near != "" {
 		hint = ": did you mean " + near + "?"
+		fix = Edit{Pos: w.at, End: w.at + token.Pos(len(w.text)), Text: near}
 	}
-	c.errorf(w.at, r.unknown, w.text, hint)
+	c.fixf(w.at, fix, r.unknown, w.text, hint)
 	return false
 }
 
@@ -439,7 +440,11 @@ func (c *checker) checkDirectives(f *ast.File) map[*ast.CommentGroup]bool {
 			if msg == "" {
 				continue
 			}
-			c.errorf(cm.Pos(), "%s", msg)
+			fix := Edit{}
+			if line != "" {
+				fix = Edit{Pos: cm.Pos(), End: cm.End(), Text: line}
+			}
+			c.fixf(cm.Pos(), fix, "%s", msg)
 			if line == "" {
 				bad[cg] = true
 				continue

@@ -137,6 +137,15 @@ func (p tagPlace) at(off int) token.Pos {
 	return p.lit.Pos() + token.Pos(p.base+off)
 }
 
+// edit is fix as an edit of the source; no edit when there is no fix or
+// the offsets do not map to columns.
+func (p tagPlace) edit(fix *tagFix) Edit {
+	if fix == nil || p.lit == nil || p.base < 0 {
+		return Edit{}
+	}
+	return Edit{Pos: p.at(fix.off), End: p.at(fix.end), Text: fix.text}
+}
+
 // tag is the position of the tag as a whole.
 func (p tagPlace) tag() token.Pos { return p.at(-1) }
 
@@ -158,7 +167,7 @@ func (c *checker) checkField(sf structField) (field *fieldModel, ok bool) {
 	spec, more := parseFormTag(t)
 	problems = append(problems, more...)
 	for _, p := range problems {
-		c.errorf(place.at(p.off), "%s", p.msg)
+		c.fixf(place.at(p.off), place.edit(p.fix), "%s", p.msg)
 	}
 	if len(problems) > 0 || spec.Skip {
 		return nil, false

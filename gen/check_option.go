@@ -61,7 +61,7 @@ func (c *checker) readEnum(t types.Type) (*enumModel, func(token.Pos, string)) {
 	if named.Obj().Pkg() != c.pkg.Types {
 		return nil, func(pos token.Pos, field string) {
 			c.errorf(pos, "field %s: enum type %s is declared in another package; elicitgen reads an enum's constants and titles from source, so declare it in package %s",
-				field, types.TypeString(t, nil), c.pkg.Name)
+				field, types.TypeString(t, nil), c.pkg.Types.Name())
 		}
 	}
 	enum := &enumModel{Named: t}
@@ -93,7 +93,7 @@ func (c *checker) readEnum(t types.Type) (*enumModel, func(token.Pos, string)) {
 	switch {
 	case len(enum.Values) == 0:
 		return nil, func(pos token.Pos, field string) {
-			c.errorf(pos, "field %s: enum type %s has no constants: declare its values as constants of type %s in package %s", field, name, name, c.pkg.Name)
+			c.errorf(pos, "field %s: enum type %s has no constants: declare its values as constants of type %s in package %s", field, name, name, c.pkg.Types.Name())
 		}
 	case len(titled) > 0 && len(untitled) > 0:
 		for _, p := range untitled {

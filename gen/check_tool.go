@@ -290,14 +290,14 @@ func (c *checker) checkStep(decl string, sf structField, forms map[string]*formM
 	v, pos := sf.v, sf.pos
 	form, isURL := stepType(v.Type(), c.pkg.Types, forms)
 	if form == nil && !isURL {
-		c.errorf(pos, "step %s of %s: its type must be a form declared in package %s, or elicitrt.URLStep", v.Name(), decl, c.pkg.Name)
+		c.errorf(pos, "step %s of %s: its type must be a form declared in package %s, or elicitrt.URLStep", v.Name(), decl, c.pkg.Types.Name())
 		return nil, stepAt{}
 	}
 	t, problems := readTag(sf.tag)
 	place := c.placeTag(sf.af, pos, t)
 	spec, more := parseStepTag(t)
 	for _, p := range append(problems, more...) {
-		c.errorf(place.at(p.off), "%s", p.msg)
+		c.fixf(place.at(p.off), place.edit(p.fix), "%s", p.msg)
 	}
 	at := func(key string) token.Pos { return place.opt(spec.at, key) }
 	step := &stepModel{

@@ -14,6 +14,18 @@ import (
 type Diagnostic struct {
 	Pos     token.Position
 	Message string
+	// At is Pos in the file set Check ran on (token.NoPos for the go
+	// command's errors): where package vet reports it.
+	At token.Pos
+	// Fix is the edit the message suggests, when it names the replacement
+	// (a did-you-mean); its zero value is no fix.
+	Fix Edit
+}
+
+// An Edit replaces the source from Pos to End with Text.
+type Edit struct {
+	Pos, End token.Pos
+	Text     string
 }
 
 // Format renders d as "file:line:col: message", with the file relative to dir

@@ -5,13 +5,22 @@ import (
 	"strings"
 )
 
-// unifiedDiff renders a line diff of a and b in unified format, with three
-// lines of context.
-func unifiedDiff(name string, a, b []byte) string {
+// unifiedDiff renders a line diff of a (on disk) and b (what elicitgen
+// writes) in unified format, with three lines of context. The headers say
+// which side is which: --- a/NAME (on disk), +++ b/NAME (elicitgen), with
+// /dev/null for the side of a file created or removed.
+func unifiedDiff(name string, a, b []byte, action string) string {
 	x, y := splitLines(a), splitLines(b)
 	ops := diffLines(x, y)
 	var out strings.Builder
-	fmt.Fprintf(&out, "--- %s\n+++ %s\n", name, name)
+	oldName, newName := "a/"+name+" (on disk)", "b/"+name+" (elicitgen)"
+	switch action {
+	case "create":
+		oldName = "/dev/null (" + name + " is not on disk)"
+	case "remove":
+		newName = "/dev/null (elicitgen removes " + name + ")"
+	}
+	fmt.Fprintf(&out, "--- %s\n+++ %s\n", oldName, newName)
 	const context = 3
 	for i := 0; i < len(ops); {
 		if ops[i].kind == ' ' {
@@ -142,12 +151,13 @@ func lcsDiff(a, b []string) []diffOp {
 			ops = append(ops, diffOp{' ', a[i], i, j})
 			i++
 			j++
-		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-			ops = append(ops, diffOp{'+', b[j], i, j})
-			j++
-		default:
+		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
+			// Removed lines before the lines that replace them, as diff -u.
 			ops = append(ops, diffOp{'-', a[i], i, j})
 			i++
+		default:
+			ops = append(ops, diffOp{'+', b[j], i, j})
+			j++
 		}
 	}
 	return ops

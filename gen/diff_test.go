@@ -79,7 +79,7 @@ func TestDiffLargeFiles(t *testing.T) {
 	for i := 10000; i < 90000; i += 7 {
 		b[i] = "changed"
 	}
-	d := unifiedDiff("f", []byte(strings.Join(a, "\n")+"\n"), []byte(strings.Join(b, "\n")+"\n"))
+	d := unifiedDiff("f", []byte(strings.Join(a, "\n")+"\n"), []byte(strings.Join(b, "\n")+"\n"), "update")
 	if !strings.Contains(d, "+changed\n") || !strings.Contains(d, "-line 10000\n") {
 		t.Fatalf("diff of %d bytes without the change", len(d))
 	}

@@ -4,7 +4,9 @@
 // interpreter with a typed handler interface.
 //
 // Its API is what cmd/elicitgen needs: Generate (with Config, Result,
-// Change and Diagnostics), Stub, and AddGoGenerate. Behind it, one run is
+// Change and Diagnostics), Stub, and AddGoGenerate; and what package vet's
+// analyzer needs: Vet runs Check and Emit on one package as a go/analysis
+// pass gives it (Package), and compares with the generated files (vet.go). Behind it, one run is
 // a pipeline whose phases each have their files, in this order; only the
 // last touches the disk, and each decides nothing the one before should
 // have:

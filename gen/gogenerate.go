@@ -2,6 +2,7 @@ package gen
 
 import (
 	"bytes"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
@@ -40,16 +41,23 @@ func AddGoGenerate(source string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	end := int(f.Name.End()) - 1 // offset of the package name's end (base 1)
+	at, text := goGenerateInsert(f)
+	end := int(at) - 1 // offset of the package name's end (base 1)
 	var out bytes.Buffer
 	out.Write(src[:end])
-	out.WriteString("\n\n" + GoGenerateLine)
+	out.WriteString(text)
 	out.Write(src[end:])
 	info, err := os.Stat(source)
 	if err != nil {
 		return false, err
 	}
 	return true, os.WriteFile(source, out.Bytes(), info.Mode().Perm())
+}
+
+// goGenerateInsert is where AddGoGenerate adds GoGenerateLine to f, and
+// the text it inserts there: under the package clause.
+func goGenerateInsert(f *ast.File) (token.Pos, string) {
+	return f.Name.End(), "\n\n" + GoGenerateLine
 }
 
 // runsElicitgen reports whether src has a //go:generate line naming

@@ -26,6 +26,13 @@ import (
 type tagProblem struct {
 	off int
 	msg string
+	fix *tagFix // the replacement the message names, or nil
+}
+
+// tagFix replaces the bytes from off to end of the elicit value with text.
+type tagFix struct {
+	off, end int
+	text     string
 }
 
 // tagOption is one comma-separated option of an elicit tag.
@@ -36,6 +43,7 @@ type tagOption struct {
 	quoted   bool
 	text     string // the option as written, untrimmed
 	off      int    // offset of the key in the elicit value
+	valOff   int    // offset of the value in the elicit value
 }
 
 // elicitTag is the elicit entry of a struct tag.
@@ -57,7 +65,7 @@ func readTag(raw string) (elicitTag, []tagProblem) {
 	}
 	tags, err := structtag.Parse(raw)
 	if err != nil {
-		return elicitTag{}, []tagProblem{{-1, fmt.Sprintf("malformed struct tag %q: %v", raw, err)}}
+		return elicitTag{}, []tagProblem{{-1, fmt.Sprintf("malformed struct tag %q: %v", raw, err), nil}}
 	}
 	if tags == nil {
 		return elicitTag{}, nil
@@ -67,7 +75,7 @@ func readTag(raw string) (elicitTag, []tagProblem) {
 	}
 	value, off, ok := lookupTag(raw, "elicit")
 	if !ok { // structtag and reflect's grammar agree; FuzzParseStructTag holds them to it
-		return elicitTag{}, []tagProblem{{-1, fmt.Sprintf("malformed struct tag %q", raw)}}
+		return elicitTag{}, []tagProblem{{-1, fmt.Sprintf("malformed struct tag %q", raw), nil}}
 	}
 	t, problems := splitTag(value)
 	t.off = off
@@ -158,6 +166,7 @@ func readOption(value string, start int) (tagOption, int, []tagProblem) {
 	if i < len(value) && value[i] == '=' {
 		i++
 		o.hasValue = true
+		o.valOff = i
 		if i < len(value) && value[i] == '\'' {
 			o.quoted = true
 			o.value, i, problems = quotedValue(value, i, o.key)
@@ -196,13 +205,13 @@ func quotedValue(value string, i int, key string) (string, int, []tagProblem) {
 	}
 	switch {
 	case !closed:
-		return b.String(), j, []tagProblem{{i, fmt.Sprintf("option %s: the quoted value has no closing quote: write %s='TEXT' (a quote inside is written twice: '')", key, key)}}
+		return b.String(), j, []tagProblem{{i, fmt.Sprintf("option %s: the quoted value has no closing quote: write %s='TEXT' (a quote inside is written twice: '')", key, key), nil}}
 	case j < len(value) && value[j] != ',':
 		k := strings.IndexByte(value[j:], ',')
 		if k < 0 {
 			k = len(value) - j
 		}
-		return b.String(), j + k, []tagProblem{{j, fmt.Sprintf("option %s: %q after the closing quote: the option ends at its closing quote (a quote inside is written twice: '')", key, value[j:j+k])}}
+		return b.String(), j + k, []tagProblem{{j, fmt.Sprintf("option %s: %q after the closing quote: the option ends at its closing quote (a quote inside is written twice: '')", key, value[j:j+k]), nil}}
 	}
 	return b.String(), j, nil
 }
@@ -229,7 +238,7 @@ func applyGrammar(t elicitTag, g grammar) ([]tagOption, []tagProblem) {
 	for i, o := range t.options {
 		takesValue, known := g.options[o.key]
 		bad := func(format string, args ...any) {
-			problems = append(problems, tagProblem{o.off, fmt.Sprintf(format, args...)})
+			problems = append(problems, tagProblem{o.off, fmt.Sprintf(format, args...), nil})
 		}
 		switch {
 		case o.key == "" && g.what == "elicit":
@@ -237,7 +246,11 @@ func applyGrammar(t elicitTag, g grammar) ([]tagOption, []tagProblem) {
 		case o.key == "":
 			bad("empty %s option in elicit tag %q", g.what, t.value)
 		case !known:
-			bad("%s", g.unknown(t, i))
+			msg, near := g.unknown(t, i)
+			problems = append(problems, tagProblem{o.off, msg, nil})
+			if near != "" {
+				problems[len(problems)-1].fix = &tagFix{o.off, o.off + len(o.key), near}
+			}
 		case seen[o.key]:
 			bad("%s option %q given twice", g.what, o.key)
 		case takesValue && !o.hasValue:
@@ -257,11 +270,11 @@ func applyGrammar(t elicitTag, g grammar) ([]tagOption, []tagProblem) {
 // unknown is the message for the unknown option i of t: a did-you-mean when
 // a known option is close, else, after an option with a value, what a
 // comma in that value did and how to keep it.
-func (g grammar) unknown(t elicitTag, i int) string {
+func (g grammar) unknown(t elicitTag, i int) (msg, near string) {
 	o := t.options[i]
-	msg := fmt.Sprintf("unknown %s option %q", g.what, o.key)
+	msg = fmt.Sprintf("unknown %s option %q", g.what, o.key)
 	if near := nearest(o.key, slices.Collect(maps.Keys(g.options))); near != "" {
-		return fmt.Sprintf("%s: did you mean %s? (known: %s)", msg, near, g.known())
+		return fmt.Sprintf("%s: did you mean %s? (known: %s)", msg, near, g.known()), near
 	}
 	if i > 0 && !o.hasValue && prose(o.text) {
 		prev := t.options[i-1]
@@ -274,10 +287,10 @@ func (g grammar) unknown(t elicitTag, i int) string {
 				text += "," + next.text
 			}
 			return fmt.Sprintf("%s: a comma ends an option, so the value of %s stopped before %q; to put commas in a value, quote it: %s='%s'",
-				msg, prev.key, ","+o.text, prev.key, strings.ReplaceAll(text, "'", "''"))
+				msg, prev.key, ","+o.text, prev.key, strings.ReplaceAll(text, "'", "''")), ""
 		}
 	}
-	return fmt.Sprintf("%s (known: %s)", msg, g.known())
+	return fmt.Sprintf("%s (known: %s)", msg, g.known()), ""
 }
 
 // prose reports whether an option's text reads as the rest of a sentence
@@ -406,11 +419,11 @@ func parseFormTag(t elicitTag) (tagSpec, []tagProblem) {
 		case "enum":
 			for _, e := range strings.Split(o.value, "|") {
 				if e == "" {
-					problems = append(problems, tagProblem{o.off, fmt.Sprintf("enum %q has an empty value", o.value)})
+					problems = append(problems, tagProblem{o.off, fmt.Sprintf("enum %q has an empty value", o.value), nil})
 					break
 				}
 				if slices.Contains(spec.Enum, e) {
-					problems = append(problems, tagProblem{o.off, fmt.Sprintf("enum %q repeats the value %q", o.value, e)})
+					problems = append(problems, tagProblem{o.off, fmt.Sprintf("enum %q repeats the value %q", o.value, e), nil})
 					break
 				}
 				spec.Enum = append(spec.Enum, e)
@@ -456,7 +469,7 @@ func parseStepTag(t elicitTag) (stepSpec, []tagProblem) {
 			}
 		case "ask":
 			if o.value != "handler" {
-				problems = append(problems, tagProblem{o.off, fmt.Sprintf("ask=%s: the only value is handler (the handler decides whether to ask)", o.value)})
+				problems = append(problems, tagProblem{o.off, fmt.Sprintf("ask=%s: the only value is handler (the handler decides whether to ask)", o.value), nil})
 			}
 			spec.AskHandler = true
 		case "prefill":
@@ -474,11 +487,14 @@ func parseStepTag(t elicitTag) (stepSpec, []tagProblem) {
 			case "error", "defaults", "arguments", "handler", "preview":
 				spec.Fallback = o.value
 			default:
-				msg := fmt.Sprintf("fallback=%s: use defaults, arguments, error, handler or preview", o.value)
+				p := tagProblem{o.off, fmt.Sprintf("fallback=%s: use defaults, arguments, error, handler or preview", o.value), nil}
 				if near := nearest(o.value, []string{"error", "defaults", "arguments", "handler", "preview"}); near != "" {
-					msg = fmt.Sprintf("fallback=%s: did you mean %s? (use defaults, arguments, error, handler or preview)", o.value, near)
+					p.msg = fmt.Sprintf("fallback=%s: did you mean %s? (use defaults, arguments, error, handler or preview)", o.value, near)
+					if !o.quoted {
+						p.fix = &tagFix{o.valOff, o.valOff + len(o.value), near}
+					}
 				}
-				problems = append(problems, tagProblem{o.off, msg})
+				problems = append(problems, p)
 			}
 		}
 	}

@@ -39,7 +39,8 @@ func compare(out *output, dir string, withDiff bool) (changes []Change, unchange
 			changes = append(changes, Change{Path: p, Action: "update"})
 		}
 		if withDiff {
-			changes[len(changes)-1].Diff = unifiedDiff(rel(dir, p), have, want)
+			c := &changes[len(changes)-1]
+			c.Diff = unifiedDiff(rel(dir, p), have, want, c.Action)
 		}
 	}
 	for _, p := range out.Stale {
@@ -49,7 +50,7 @@ func compare(out *output, dir string, withDiff bool) (changes []Change, unchange
 			if err != nil {
 				return nil, 0, err
 			}
-			c.Diff = unifiedDiff(rel(dir, p), have, nil)
+			c.Diff = unifiedDiff(rel(dir, p), have, nil, c.Action)
 		}
 		changes = append(changes, c)
 	}

@@ -27,6 +27,14 @@
 // with every method of its handler interface; it never overwrites a file,
 // and for an unknown NAME lists the declarations there are.
 //
+//	elicitgen vet [packages]
+//
+// reports, as go vet does (file:line:col: message; exit 1 on findings),
+// every diagnostic above, a generated file that is not what elicitgen would
+// write now, and a package with no //go:generate line running elicitgen.
+// The binary is also a go vet tool: go vet -vettool=$(command -v elicitgen)
+// ./... (docs/vet.md).
+//
 // Flags:
 //
 //	--check     write nothing; exit 1 and print a diff when a generated file
@@ -42,8 +50,17 @@
 // docs/generated-api.md.
 package main
 
-import "os"
+import (
+	"os"
+
+	"golang.org/x/tools/go/analysis/unitchecker"
+
+	"github.com/elicitgen/elicitgen/vet"
+)
 
 func main() {
+	if vetProtocol(os.Args[1:]) {
+		unitchecker.Main(vet.Analyzer) // exits
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

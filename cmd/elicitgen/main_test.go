@@ -62,7 +62,7 @@ func TestGenerateCheckAndStale(t *testing.T) {
 
 	// --check before generating: missing file, exit 1, nothing written.
 	code, stdout, stderr := elicitgen(t, dir, "--check")
-	if code != exitDiag || !strings.Contains(stderr, "create app_elicit.go") || !strings.Contains(stdout, "+++ app_elicit.go") {
+	if code != exitDiag || !strings.Contains(stderr, "create app_elicit.go") || !strings.Contains(stdout, "--- /dev/null (app_elicit.go is not on disk)\n+++ b/app_elicit.go (elicitgen)\n") {
 		t.Fatalf("check on missing: %d\n%s\n%s", code, stdout, stderr)
 	}
 	if _, err := os.Stat(out); err == nil {
@@ -99,8 +99,15 @@ func TestGenerateCheckAndStale(t *testing.T) {
 		t.Fatalf("stale struct still builds: %v\n%s", err, buildOut)
 	}
 	code, stdout, _ = elicitgen(t, dir, "--check")
-	if code != exitDiag || !strings.Contains(stdout, "-\t\tCount int\n") || !strings.Contains(stdout, "+\t\tCount int64\n") {
+	if code != exitDiag || !strings.HasPrefix(stdout, "--- a/app_elicit.go (on disk)\n+++ b/app_elicit.go (elicitgen)\n@@ ") ||
+		!strings.Contains(stdout, "-\t\tCount int\n") || !strings.Contains(stdout, "+\t\tCount int64\n") {
 		t.Fatalf("check on stale: %d\n%s", code, stdout)
+	}
+	// The verdict comes first, then the diff, on one terminal.
+	var both bytes.Buffer
+	if code := run([]string{"--check"}, &both, &both); code != exitDiag ||
+		!strings.HasPrefix(both.String(), "elicitgen: generated files are not up to date (run elicitgen): update app_elicit.go\n--- a/app_elicit.go (on disk)\n") {
+		t.Fatalf("check on stale, one stream: %d\n%s", code, both.String())
 	}
 	// Regenerating works although the stale generated file does not compile.
 	if code, _, stderr := elicitgen(t, dir); code != exitOK {

@@ -102,6 +102,8 @@ Examples:
   elicitgen ./...                     generate for every package of the module
   elicitgen --check ./...             in CI: fail, with a diff, when a file is stale
   elicitgen stub deploy               write deploy_handler.go for the tool deploy
+  elicitgen vet ./...                 report problems and stale files, as go vet
+  go vet -vettool=$(command -v elicitgen) ./...   the same, run by go vet
 
 The grammar: docs/grammar.md; the generated API: docs/generated-api.md.`
 
@@ -147,21 +149,24 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 				return &exitError{code: exitDiag}
 			}
 			if len(res.Changes) > 0 {
-				for _, c := range res.Changes {
-					fmt.Fprint(stdout, c.Diff)
-				}
 				names := make([]string, len(res.Changes))
 				for i, c := range res.Changes {
 					names[i] = c.Action + " " + relTo(wd, c.Path)
 				}
-				return &exitError{exitDiag, fmt.Errorf("generated files are not up to date (run elicitgen): %s", strings.Join(names, ", "))}
+				// The verdict first, then the diffs (--- on disk, +++ what
+				// elicitgen writes).
+				fmt.Fprintf(stderr, "elicitgen: generated files are not up to date (run elicitgen): %s\n", strings.Join(names, ", "))
+				for _, c := range res.Changes {
+					fmt.Fprint(stdout, c.Diff)
+				}
+				return &exitError{code: exitDiag}
 			}
 			return nil
 		},
 	}
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
-	cmd.AddCommand(newStubCmd(stdout, stderr))
+	cmd.AddCommand(newStubCmd(stdout, stderr), newVetCmd(stdout, stderr))
 	// No shell-completion command, and no help command in the listing:
 	// --help says it all.
 	cmd.CompletionOptions.DisableDefaultCmd = true

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"go/token"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/checker"
+	"golang.org/x/tools/go/packages"
+
+	"github.com/elicitgen/elicitgen/gen"
+	"github.com/elicitgen/elicitgen/vet"
+)
+
+// vetProtocol reports whether go vet runs this binary as its -vettool
+// (go vet -vettool=$(command -v elicitgen)): it asks -V=full or -flags,
+// or hands it one *.cfg file after flags. Then main hands the process to
+// unitchecker before cobra sees the arguments.
+func vetProtocol(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	if args[0] == "-V=full" || args[0] == "-flags" {
+		return true
+	}
+	last := args[len(args)-1]
+	if !strings.HasSuffix(last, ".cfg") {
+		return false
+	}
+	for _, a := range args[:len(args)-1] {
+		if !strings.HasPrefix(a, "-") {
+			return false
+		}
+	}
+	return true
+}
+
+func newVetCmd(stdout, stderr io.Writer) *cobra.Command {
+	var tags string
+	cmd := &cobra.Command{
+		Use:   "vet [packages]",
+		Short: "Report elicitgen's diagnostics, stale generated files and a missing //go:generate line, as go vet does",
+		Long: `vet runs elicitgen's analyzer (package github.com/elicitgen/elicitgen/vet)
+over the packages given (default "."), as go vet runs its own: every
+diagnostic elicitgen reports when it generates, a generated file that is not
+what elicitgen would write now (at the declaration whose code changed), and
+a package that declares forms, tools, prompts or resources with no
+//go:generate line running elicitgen. It prints file:line:col: message,
+writes nothing, and exits 1 when it found something, 0 when not, 2 when the
+packages cannot be loaded.
+
+The same binary is a go vet tool: go vet -vettool=$(command -v elicitgen) ./...
+(and gopls, and golangci-lint as a module plugin: docs/vet.md).`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			wd, err := os.Getwd()
+			if err != nil {
+				return &exitError{exitUsage, err}
+			}
+			found, err := vetPackages(wd, tags, args)
+			if err != nil {
+				return &exitError{exitUsage, err}
+			}
+			for _, line := range found {
+				fmt.Fprintln(stderr, line)
+			}
+			if len(found) > 0 {
+				return &exitError{code: exitDiag}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&tags, "tags", "", "comma-separated build tags")
+	return cmd
+}
+
+// vetMode is what the analyzer needs: syntax and types of the packages
+// named, their dependencies from export data (it uses no facts).
+const vetMode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes |
+	packages.NeedTypesInfo | packages.NeedTypesSizes | packages.NeedModule | packages.NeedImports
+
+// vetPackages loads the packages matching patterns in dir and runs the
+// analyzer on them. It returns every finding as file:line:col: message,
+// the file relative to dir: the packages' own errors (which stop the
+// analysis of a package, as in go vet), then the analyzer's diagnostics.
+func vetPackages(dir, tags string, patterns []string) ([]string, error) {
+	if len(patterns) == 0 {
+		patterns = []string{"."}
+	}
+	cfg := &packages.Config{Mode: vetMode, Dir: dir}
+	if tags != "" {
+		cfg.BuildFlags = []string{"-tags=" + tags}
+	}
+	pkgs, err := packages.Load(cfg, patterns...)
+	if err != nil {
+		return nil, err
+	}
+	if len(pkgs) == 0 {
+		return nil, fmt.Errorf("no Go package matches %s", strings.Join(patterns, " "))
+	}
+	var found gen.Diagnostics
+	for _, pkg := range pkgs {
+		if len(pkg.GoFiles)+len(pkg.OtherFiles) == 0 && len(pkg.Errors) > 0 {
+			return nil, fmt.Errorf("no Go package: %s", pkg.Errors[0].Msg)
+		}
+		for _, e := range pkg.Errors {
+			found = append(found, gen.Diagnostic{Pos: errorPos(e), Message: e.Msg})
+		}
+	}
+	graph, err := checker.Analyze([]*analysis.Analyzer{vet.Analyzer}, pkgs, nil)
+	if err != nil {
+		return nil, err
+	}
+	for act := range graph.All() {
+		if act.Err != nil && len(act.Package.Errors) == 0 {
+			return nil, act.Err
+		}
+		for _, d := range act.Diagnostics {
+			found = append(found, gen.Diagnostic{Pos: act.Package.Fset.Position(d.Pos), Message: d.Message})
+		}
+	}
+	slices.SortStableFunc(found, func(a, b gen.Diagnostic) int {
+		return cmp.Or(cmp.Compare(a.Pos.Filename, b.Pos.Filename), cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Column, b.Pos.Column))
+	})
+	lines := make([]string, 0, len(found))
+	for _, d := range slices.Compact(found) {
+		lines = append(lines, d.Format(dir))
+	}
+	return lines, nil
+}
+
+// errorPos reads the "file:line:col" of a go/packages error.
+func errorPos(e packages.Error) token.Position {
+	var pos token.Position
+	parts := strings.Split(e.Pos, ":")
+	if len(parts) >= 3 {
+		pos.Filename = strings.Join(parts[:len(parts)-2], ":")
+		fmt.Sscan(parts[len(parts)-2], &pos.Line)
+		fmt.Sscan(parts[len(parts)-1], &pos.Column)
+	} else if e.Pos != "-" {
+		pos.Filename = e.Pos
+	}
+	return pos
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// fixtures are the analyzer's test packages: a did-you-mean of each kind,
+// and stale, missing and un-generated code; vettool.stderr lists what vet
+// reports there, sorted.
+var fixtures = []string{"./vet/testdata/fixes/...", "./vet/testdata/stale/..."}
+
+func wantedFindings(t *testing.T, root string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, "vet", "testdata", "vettool.stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sortedLines(string(b))
+}
+
+func sortedLines(s string) []string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	slices.Sort(lines)
+	return lines
+}
+
+// TestVetTool builds elicitgen and runs it as go vet's tool, as .ci/run
+// does: go vet -vettool=BIN over the examples finds nothing (exit 0), and
+// over the fixtures exactly the diagnostics of vettool.stderr (exit 1).
+func TestVetTool(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "elicitgen")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vet := func(patterns ...string) (string, error) {
+		cmd := exec.Command("go", append([]string{"vet", "-vettool=" + bin}, patterns...)...)
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := vet("./examples/..."); err != nil {
+		t.Errorf("go vet -vettool over the examples: %v\n%s", err, out)
+	}
+	out, err := vet(fixtures...)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Errorf("go vet -vettool over the fixtures: %v, want exit status 1", err)
+	}
+	if got, want := sortedLines(out), wantedFindings(t, root); !slices.Equal(got, want) {
+		t.Errorf("go vet -vettool over the fixtures printed\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestVetCommand: elicitgen vet prints the same findings as go vet's tool,
+// sorted, and exits 1; over the examples nothing, exit 0; a pattern that
+// names no package is exit 2.
+func TestVetCommand(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := elicitgen(t, root, append([]string{"vet"}, fixtures...)...)
+	if code != exitDiag {
+		t.Errorf("elicitgen vet over the fixtures: exit %d, want 1", code)
+	}
+	if got, want := strings.Split(strings.TrimSpace(errOut), "\n"), wantedFindings(t, root); !slices.Equal(sortedLines(errOut), want) || len(got) != len(want) {
+		t.Errorf("elicitgen vet printed\n%s\nwant\n%s", errOut, strings.Join(want, "\n"))
+	}
+	if code, _, errOut := elicitgen(t, root, "vet", "./examples/..."); code != exitOK || errOut != "" {
+		t.Errorf("elicitgen vet ./examples/...: exit %d\n%s", code, errOut)
+	}
+	if code, _, errOut := elicitgen(t, root, "vet", "./no/such/dir"); code != exitUsage {
+		t.Errorf("elicitgen vet ./no/such/dir: exit %d, want 2\n%s", code, errOut)
+	}
+}
+
+// TestVetProtocol: the arguments go vet gives its tool are told apart
+// from elicitgen's own.
+func TestVetProtocol(t *testing.T) {
+	for args, want := range map[string]bool{
+		"-V=full": true, "-flags": true, "/tmp/go-build1/b001/vet.cfg": true, "-json /tmp/vet.cfg": true,
+		"": false, "./...": false, "--check ./...": false, "vet ./...": false, "stub deploy": false, "x.cfg y.cfg": false,
+	} {
+		if got := vetProtocol(strings.Fields(args)); got != want {
+			t.Errorf("vetProtocol(%q) = %v, want %v", args, got, want)
+		}
+	}
+}
