@@ -624,7 +624,7 @@ func (c *call) askNow(i int) (done bool, res mcp.Result, err error) {
 		}
 		c.st.finishURLStep(i)
 		if err := c.req.Session.NotifyElicitationComplete(c.ctx, &mcp.ElicitationCompleteParams{ElicitationID: flow}); err != nil {
-			m.opts.Logger.Debug("elicitgen: notifying the completion of a URL step", "tool", m.tool, "err", err)
+			c.log().Debug("elicitgen: notifying the completion of a URL step", "err", err)
 		}
 	}
 	return false, nil, nil
@@ -722,7 +722,7 @@ func (c *call) params(j int) (*mcp.ElicitParams, error) {
 		flow := seal.NewFlowID()
 		token, err := m.opts.Keys.SealFlow(seal.ConnectFlow{ID: flow, Subject: c.bind.Principal, Tool: m.tool, Step: step.Key}, m.opts.Audience, c.now, m.opts.TTL)
 		if err != nil {
-			m.opts.Logger.Warn("elicitgen: cannot seal a flow token", "tool", m.tool, "err", err)
+			c.log().Warn("elicitgen: cannot seal a flow token", "err", err)
 			return nil, ErrInternal
 		}
 		c.st.Flow, c.st.Token = flow, token
@@ -1058,7 +1058,7 @@ func (c *call) seal(requests mcp.InputRequestMap) (mcp.Result, error) {
 			return m.inputRequired(requests, state), nil
 		}
 	}
-	m.opts.Logger.Warn("elicitgen: cannot seal the state of a round", "tool", m.tool, "err", err, "bytes", len(payload))
+	c.log().Warn("elicitgen: cannot seal the state of a round", "err", err, "bytes", len(payload))
 	return nil, ErrInternal
 }
 

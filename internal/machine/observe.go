@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"log/slog"
 	"strconv"
 	"sync"
 	"time"
@@ -315,4 +316,15 @@ func (t *Task) moved(status TaskStatus) {
 	r.mu.Unlock()
 	e := Event{Kind: EventTaskStatus, Method: "tools/call", Target: t.m.target(), Outcome: string(status), Reason: string(from)}
 	t.m.opts.Hooks.Event(t.c.ctx, &e)
+}
+
+// log is the logger of records about the call's flow: they name the tool
+// and, once the flow has an identity, its digest as "flow" (the same as
+// Served.Flow and elicitgen.flow.id; never its state).
+func (c *call) log() *slog.Logger {
+	l := c.m.opts.Logger.With("tool", c.m.tool)
+	if d := c.flowDigest(); d != "" {
+		l = l.With("flow", d)
+	}
+	return l
 }

@@ -132,7 +132,7 @@ func (c *call) preview(j int) (handled bool, res mcp.Result, err error) {
 	if present {
 		g, ok := c.openPreview(bind, token, j)
 		if !ok {
-			m.opts.Logger.Info("elicitgen: confirmation token refused", "tool", m.tool)
+			c.log().Info("elicitgen: confirmation token refused")
 			return true, c.errPreviewToken(), nil
 		}
 		c.st.ID, c.previewed = g.Flow, true
@@ -147,7 +147,7 @@ func (c *call) preview(j int) (handled bool, res mcp.Result, err error) {
 	}
 	sealed, err := m.opts.Keys.Seal(bind, 0, payload, c.now, m.opts.PreviewTTL)
 	if err != nil {
-		m.opts.Logger.Warn("elicitgen: cannot seal a confirmation token", "tool", m.tool, "err", err)
+		c.log().Warn("elicitgen: cannot seal a confirmation token", "err", err)
 		return true, nil, ErrInternal
 	}
 	return true, PreviewResult(m.tool, text, sealed, m.opts.PreviewTTL), nil
@@ -180,7 +180,7 @@ func (c *call) spendPreview(j int) (handled bool, res mcp.Result, err error) {
 	}
 	c.onceClaim(first)
 	if !first {
-		m.opts.Logger.Info("elicitgen: confirmation token already used, not asking", "tool", m.tool)
+		c.log().Info("elicitgen: confirmation token already used, not asking")
 		return true, c.errPreviewToken(), nil
 	}
 	return false, nil, nil

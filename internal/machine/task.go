@@ -117,7 +117,7 @@ func (t *Task) Progress(ctx context.Context, message string) error {
 		return nil
 	}); err != nil && ctx.Err() == nil {
 		t.c.storeError(err, "tasks", "Update")
-		t.m.opts.Logger.Warn("elicitgen: task progress not recorded", "tool", t.m.tool, "task", t.id, "err", err)
+		t.c.log().Warn("elicitgen: task progress not recorded", "task", t.id, "err", err)
 	}
 	return ctx.Err()
 }
@@ -389,7 +389,7 @@ const storeRetry = 500 * time.Millisecond
 // storeDown logs a store error of the running task and waits storeRetry
 // (or until its context ends).
 func (t *Task) storeDown(ctx context.Context, err error) {
-	t.m.opts.Logger.Warn("elicitgen: task store unavailable; trying again", "tool", t.m.tool, "task", t.id, "err", err)
+	t.c.log().Warn("elicitgen: task store unavailable; trying again", "task", t.id, "err", err)
 	select {
 	case <-ctx.Done():
 	case <-time.After(storeRetry):
@@ -453,13 +453,13 @@ func (c *call) runTask() (mcp.Result, error) {
 	}
 	ticket, refused := m.opts.TaskLimits.admit(rec.Principal, rec.ID)
 	if refused != nil {
-		m.opts.Logger.Debug("elicitgen: task refused", "tool", m.tool, "limit", string(refused.Data))
+		c.log().Debug("elicitgen: task refused", "limit", string(refused.Data))
 		return nil, refused
 	}
 	if err := m.opts.Tasks.Create(c.ctx, rec); err != nil {
 		c.storeError(err, "tasks", "Create")
 		ticket.release()
-		m.opts.Logger.Warn("elicitgen: cannot create a task", "tool", m.tool, "err", err)
+		c.log().Warn("elicitgen: cannot create a task", "err", err)
 		if errors.Is(err, ErrTaskStoreFull) {
 			return nil, errTaskStoreFull()
 		}
@@ -539,7 +539,6 @@ func (t *Task) work(ctx context.Context, cancel context.CancelFunc) {
 // outcome is how a task whose Run returned (res, err) ends: its result
 // (completed) or its JSON-RPC error (failed).
 func (t *Task) outcome(res *mcp.CallToolResult, err error) (result, rpcErr json.RawMessage) {
-	m := t.m
 	var gaveUp *GaveUpError
 	switch {
 	case errors.As(err, &gaveUp):
@@ -548,13 +547,13 @@ func (t *Task) outcome(res *mcp.CallToolResult, err error) (result, rpcErr json.
 		var je *jsonrpc.Error
 		if !errors.As(err, &je) {
 			if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-				m.opts.Logger.Error("elicitgen: task failed", "tool", m.tool, "task", t.id, "err", err)
+				t.c.log().Error("elicitgen: task failed", "task", t.id, "err", err)
 			}
 			je = ErrInternal
 		}
 		rpcErr, _ = json.Marshal(je)
 	case res == nil || res.InputRequests != nil || res.RequestState != "":
-		m.opts.Logger.Error("elicitgen: a task's Run returned no result, or an input_required one", "tool", m.tool, "task", t.id)
+		t.c.log().Error("elicitgen: a task's Run returned no result, or an input_required one", "task", t.id)
 		rpcErr, _ = json.Marshal(ErrInternal)
 	default:
 		result = completeResult(res)
@@ -583,7 +582,7 @@ func (t *Task) recordEnd(ctx context.Context, result, rpcErr json.RawMessage) {
 		}
 		return nil
 	}); err != nil && !errors.Is(err, errTaskEnded) {
-		t.m.opts.Logger.Warn("elicitgen: cannot record the end of a task", "tool", t.m.tool, "task", t.id, "err", err)
+		t.c.log().Warn("elicitgen: cannot record the end of a task", "task", t.id, "err", err)
 	}
 }
 
@@ -591,7 +590,7 @@ func (t *Task) recordEnd(ctx context.Context, result, rpcErr json.RawMessage) {
 func (t *Task) safeRun(ctx context.Context) (res *mcp.CallToolResult, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			t.m.opts.Logger.Error("elicitgen: panic in a task", "tool", t.m.tool, "task", t.id, "panic", r, "stack", string(debug.Stack()))
+			t.c.log().Error("elicitgen: panic in a task", "task", t.id, "panic", r, "stack", string(debug.Stack()))
 			res, err = nil, ErrInternal
 		}
 	}()
