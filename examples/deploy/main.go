@@ -37,6 +37,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitgen/elicitgen/examples/internal/telemetry"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/redisstore"
 )
@@ -51,8 +52,7 @@ func main() {
 	stdio := flag.Bool("stdio", false, "serve on standard input and output")
 	addr := flag.String("http", "", "serve streamable HTTP at this address, MCP at /mcp")
 	redisFlag := flag.String("redis", "", "share the replay guard on Redis at this URL, redis://HOST:PORT/DB (default $ELICITGEN_REDIS_URL; none: in memory)")
-	metricsAddr := flag.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics (none: no metrics)")
-	logFormat := flag.String("log", "text", "log format: text or json")
+	telemetryFlags := telemetry.Register(flag.CommandLine)
 	flag.Parse()
 	if !*stdio && *addr == "" {
 		fmt.Fprintln(os.Stderr, "usage: deploy -stdio | -http 127.0.0.1:PORT")
@@ -63,18 +63,13 @@ func main() {
 		fmt.Fprintf(os.Stderr, "deploy: %v\n", err)
 		os.Exit(1)
 	}
-	logger, err := newLogger(*logFormat)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "deploy: %v\n", err)
-		os.Exit(2)
-	}
-	hooks, shutdown, err := telemetry(context.Background(), *metricsAddr, logger)
+	tel, err := telemetry.Start(context.Background(), "deploy", telemetryFlags)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "deploy: %v\n", err)
 		os.Exit(1)
 	}
-	defer shutdown()
-	opts := &elicitrt.ToolOptions{Keys: keys, Logger: logger, Hooks: hooks}
+	defer tel.Shutdown()
+	opts := &elicitrt.ToolOptions{Keys: keys, Logger: tel.Logger, Hooks: tel.Hooks}
 	// With -redis or ELICITGEN_REDIS_URL, instances share the replay guard:
 	// a production confirmation completes once across all of them.
 	client, err := redisstore.ClientFromSettings(*redisFlag, nil)

@@ -2,14 +2,10 @@ package main
 
 import (
 	"encoding/json"
-	"net/http"
 	"strings"
 	"testing"
-	"time"
 
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
+	"github.com/elicitgen/elicitgen/examples/internal/telemetry/metricstest"
 )
 
 // TestMetricsProcess runs the deploy binary as an operator would, with
@@ -34,75 +30,22 @@ func TestMetricsProcess(t *testing.T) {
 			t.Fatalf("retry: %v %v", res, rpcErr)
 		}
 	}
-	families := scrape(t, metricsURL)
+	families := metricstest.Scrape(t, metricsURL)
 	for _, outcome := range []string{"accept", "decline"} {
-		if got := sample(families["elicitgen_elicitation_responses_total"], map[string]string{
+		if got := metricstest.Sample(families["elicitgen_elicitation_responses_total"], map[string]string{
 			"gen_ai_tool_name": "deploy", "elicitgen_step": "target", "elicitgen_outcome": outcome}); got != 1 {
 			t.Errorf("elicitgen_elicitation_responses_total{outcome=%s} = %v, want 1", outcome, got)
 		}
 	}
-	if got := histogramCount(families["mcp_server_operation_duration_seconds"], map[string]string{
+	if got := metricstest.HistogramCount(families["mcp_server_operation_duration_seconds"], map[string]string{
 		"mcp_method_name": "tools/call", "gen_ai_tool_name": "deploy"}); got != 4 {
 		t.Errorf("mcp_server_operation_duration_seconds_count = %v, want 4", got)
 	}
-	if got := histogramCount(families["elicitgen_elicitation_answer_duration_seconds"], nil); got != 2 {
+	if got := metricstest.HistogramCount(families["elicitgen_elicitation_answer_duration_seconds"], nil); got != 2 {
 		t.Errorf("elicitgen_elicitation_answer_duration_seconds_count = %v, want 2", got)
 	}
 	first, _, _ := strings.Cut(p.stderr(), "\n")
 	if !json.Valid([]byte(first)) {
 		t.Errorf("-log json: the first log line is not JSON: %q", first)
 	}
-}
-
-// scrape gets url and parses the Prometheus text exposition.
-func scrape(t *testing.T, url string) map[string]*dto.MetricFamily {
-	t.Helper()
-	client := &http.Client{Timeout: 20 * time.Second}
-	resp, err := client.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		t.Fatalf("parsing the exposition: %v", err)
-	}
-	return families
-}
-
-// labelled reports whether m has every label of want.
-func labelled(m *dto.Metric, want map[string]string) bool {
-	have := map[string]string{}
-	for _, l := range m.GetLabel() {
-		have[l.GetName()] = l.GetValue()
-	}
-	for k, v := range want {
-		if have[k] != v {
-			return false
-		}
-	}
-	return true
-}
-
-// sample sums the counter values of f's metrics labelled with want.
-func sample(f *dto.MetricFamily, want map[string]string) float64 {
-	n := 0.0
-	for _, m := range f.GetMetric() {
-		if labelled(m, want) {
-			n += m.GetCounter().GetValue()
-		}
-	}
-	return n
-}
-
-// histogramCount sums the counts of f's histograms labelled with want.
-func histogramCount(f *dto.MetricFamily, want map[string]string) float64 {
-	n := 0.0
-	for _, m := range f.GetMetric() {
-		if labelled(m, want) {
-			n += float64(m.GetHistogram().GetSampleCount())
-		}
-	}
-	return n
 }
