@@ -31,6 +31,11 @@
 // -redis redis://HOST:PORT/DB (or ELICITGEN_REDIS_URL) keeps the sign-in
 // records and grants in Redis, shared by every instance and by a -stdio
 // process with the -http one serving the pages (docs/many-instances.md).
+//
+// Telemetry (docs/observability.md), as deploy's: -metrics 127.0.0.1:9464
+// serves Prometheus text at /metrics; OTEL_TRACES_EXPORTER=otlp|console|none
+// sends traces over OTLP/HTTP or to stderr; -log json logs JSON. Without
+// them, no telemetry.
 package main
 
 import (
@@ -39,6 +44,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -47,6 +53,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitgen/elicitgen/examples/internal/telemetry"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/redisstore"
 	"github.com/elicitgen/elicitgen/runtime/signin"
@@ -72,13 +79,17 @@ type config struct {
 	// signInPages, when set, edits the options of the sign-in pages before
 	// they are made (tests: Confirm, no login page).
 	signInPages func(*signin.ConnectOptions)
+	// logger and hooks are the server's telemetry (nil: slog's default,
+	// none).
+	logger *slog.Logger
+	hooks  elicitrt.Hooks
 }
 
 func newServer(cfg config) *mcp.Server {
 	server := mcp.NewServer(&mcp.Implementation{Name: "billing", Version: "v1.0.0"}, nil)
 	RegisterListInvoices(server, &invoices{base: cfg.base, grants: cfg.grants},
 		&elicitrt.ToolOptions{Keys: cfg.keys, Grants: cfg.grants, Principal: cfg.principal, LegacyURLWait: cfg.legacyURLWait,
-			LegacyAnswerWait: cfg.legacyAnswerWait})
+			LegacyAnswerWait: cfg.legacyAnswerWait, Logger: cfg.logger, Hooks: cfg.hooks})
 	return server
 }
 
@@ -105,6 +116,7 @@ func newApp(cfg config) http.Handler {
 	}
 	opts := signin.ConnectOptions{
 		Keys:         cfg.keys,
+		Logger:       cfg.logger,
 		Grants:       cfg.grants,
 		Authenticate: site.user, // stand-in: a real site verifies its own session
 
@@ -155,6 +167,7 @@ func main() {
 	stdio := flag.Bool("stdio", false, "serve MCP on standard input and output")
 	addr := flag.String("http", "", "serve at this address (MCP at /mcp)")
 	redisFlag := flag.String("redis", "", "share the grant store on Redis at this URL, redis://HOST:PORT/DB (default $ELICITGEN_REDIS_URL; none: in memory)")
+	telemetryFlags := telemetry.Register(flag.CommandLine)
 	flag.Parse()
 	if !*stdio && *addr == "" {
 		fmt.Fprintln(os.Stderr, "usage: billing -http 127.0.0.1:PORT | -stdio")
@@ -165,6 +178,12 @@ func main() {
 		fmt.Fprintf(os.Stderr, "billing: %v\n", err)
 		os.Exit(1)
 	}
+	tel, err := telemetry.Start(context.Background(), "billing", telemetryFlags)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "billing: %v\n", err)
+		os.Exit(1)
+	}
+	defer tel.Shutdown()
 	var grants elicitrt.GrantStore = &elicitrt.MemoryGrants{}
 	// With -redis or ELICITGEN_REDIS_URL, instances (and a -stdio process
 	// with the -http one serving the pages) share the sign-ins and grants,
@@ -183,7 +202,7 @@ func main() {
 	switch {
 	case *stdio:
 		user := os.Getenv("BILLING_USER")
-		cfg := config{base: os.Getenv("BILLING_BASE_URL"), keys: keys, grants: grants,
+		cfg := config{base: os.Getenv("BILLING_BASE_URL"), keys: keys, grants: grants, logger: tel.Logger, hooks: tel.Hooks,
 			principal: func(*mcp.CallToolRequest) string { return user }}
 		if w := os.Getenv("BILLING_LEGACY_URL_WAIT"); w != "" {
 			d, err := time.ParseDuration(w)
@@ -196,7 +215,7 @@ func main() {
 			log.Fatalf("billing: %v", err)
 		}
 	default:
-		cfg := config{base: "http://" + *addr, keys: keys, grants: grants}
+		cfg := config{base: "http://" + *addr, keys: keys, grants: grants, logger: tel.Logger, hooks: tel.Hooks}
 		log.Printf("billing: serving MCP at http://%s/mcp", *addr)
 		log.Fatalf("billing: %v", elicitrt.NewHTTPServer(*addr, newApp(cfg)).ListenAndServe())
 	}

@@ -30,6 +30,11 @@
 // Redis, shared by every instance: any of them answers tasks/get and
 // tasks/update for a task another one runs (docs/many-instances.md);
 // without it tasks live in this process.
+//
+// Telemetry (docs/observability.md), as deploy's: -metrics 127.0.0.1:9464
+// serves Prometheus text at /metrics; OTEL_TRACES_EXPORTER=otlp|console|none
+// sends traces over OTLP/HTTP or to stderr; -log json logs JSON. Without
+// them, no telemetry.
 package main
 
 import (
@@ -45,6 +50,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitgen/elicitgen/examples/internal/telemetry"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/redisstore"
 )
@@ -77,6 +83,7 @@ func main() {
 	limits := &elicitrt.TaskLimits{}
 	flag.IntVar(&limits.PerPrincipal, "max-tasks-per-user", elicitrt.DefaultMaxTasksPerPrincipal, "tasks one user may have running or waiting for an answer")
 	flag.IntVar(&limits.MaxRunning, "max-running-tasks", elicitrt.DefaultMaxRunningTasks, "tasks this process runs at once, of every user, whatever the store")
+	telemetryFlags := telemetry.Register(flag.CommandLine)
 	flag.Parse()
 	if !*stdio && *addr == "" {
 		fmt.Fprintln(os.Stderr, "usage: report -stdio | -http 127.0.0.1:PORT")
@@ -87,7 +94,13 @@ func main() {
 		fmt.Fprintf(os.Stderr, "report: %v\n", err)
 		os.Exit(1)
 	}
-	opts := &elicitrt.ToolOptions{Keys: keys, TaskLimits: limits}
+	tel, err := telemetry.Start(context.Background(), "report", telemetryFlags)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "report: %v\n", err)
+		os.Exit(1)
+	}
+	defer tel.Shutdown()
+	opts := &elicitrt.ToolOptions{Keys: keys, TaskLimits: limits, Logger: tel.Logger, Hooks: tel.Hooks}
 	client, err := redisstore.ClientFromSettings(*redisFlag, nil)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "report: %v\n", err)

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/elicitgen/elicitgen/examples/internal/telemetry"
+	"github.com/elicitgen/elicitgen/examples/internal/telemetry/metricstest"
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+)
+
+// TestTelemetryMetricsServed: report wired as main wires it with -metrics
+// (examples/internal/telemetry, deploy's wiring) serves, after a real
+// round and a task's question, the responses counter and the operation
+// durations as Prometheus text at /metrics.
+func TestTelemetryMetricsServed(t *testing.T) {
+	t.Setenv("OTEL_TRACES_EXPORTER", "none")
+	tel, err := telemetry.Start(t.Context(), "report", &telemetry.Flags{Metrics: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tel.Shutdown)
+	if tel.Hooks == nil || tel.MetricsURL == "" {
+		t.Fatalf("no hooks or metrics: %+v", tel)
+	}
+	w := memoryWire(t, newServer(&elicitrt.ToolOptions{Keys: reportKeys, Hooks: tel.Hooks, Logger: tel.Logger}))
+	w.must("server/discover", nil)
+	id := w.createTask(map[string]any{"topic": "Q3", "seconds": 1}, "html")
+	w.poll(id, 10*time.Second, asks("salaries"))
+	w.must("tasks/cancel", map[string]any{"taskId": id})
+	families := metricstest.Scrape(t, tel.MetricsURL)
+	if got := metricstest.Sample(families["elicitgen_elicitation_responses_total"], map[string]string{
+		"gen_ai_tool_name": "report", "elicitgen_step": "format", "elicitgen_outcome": "accept"}); got != 1 {
+		t.Errorf("elicitgen_elicitation_responses_total{step=format,outcome=accept} = %v, want 1", got)
+	}
+	if got := metricstest.HistogramCount(families["mcp_server_operation_duration_seconds"], map[string]string{
+		"mcp_method_name": "tools/call", "gen_ai_tool_name": "report"}); got != 2 {
+		t.Errorf("mcp_server_operation_duration_seconds_count{tools/call report} = %v, want 2", got)
+	}
+}
