@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
 	"github.com/elicitgen/elicitgen/internal/oteltest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
@@ -66,4 +68,55 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("not within 10s: %s", what)
 		}
 	}
+}
+
+// TestTelemetryTaskSpan: a task's work is a span of its own, `tasks/run
+// report`, linked to the span of the tools/call that created it: it
+// carries the task's status changes and its mid-task question's answers,
+// and ends, completed, when the task does.
+func TestTelemetryTaskSpan(t *testing.T) {
+	t.Parallel()
+	rec := oteltest.New(t)
+	w := memoryWire(t, newServer(&elicitrt.ToolOptions{Keys: reportKeys, Hooks: rec.Hooks}))
+	w.must("server/discover", nil)
+	id := w.createTask(map[string]any{"topic": "Q3", "seconds": 1}, "html")
+	w.poll(id, 10*time.Second, asks("salaries"))
+	w.must("tasks/update", map[string]any{"taskId": id,
+		"inputResponses": map[string]any{"salaries": acceptAnswer(map[string]any{"include": false})}})
+	w.poll(id, 10*time.Second, status("completed"))
+	var run, created sdktrace.ReadOnlySpan
+	waitFor(t, "the task's span ended", func() bool {
+		for _, s := range rec.Ended() {
+			switch {
+			case s.Name() == "tasks/run report":
+				run = s
+			case s.Name() == "tools/call report" && hasEvent(s, "elicitgen.answered"):
+				created = s
+			}
+		}
+		return run != nil
+	})
+	if created == nil || len(run.Links()) != 1 || run.Links()[0].SpanContext.SpanID() != created.SpanContext().SpanID() {
+		t.Fatalf("tasks/run links %v, want the creating call's span %v", run.Links(), created)
+	}
+	if run.Parent().IsValid() || oteltest.SpanAttrs(run)["elicitgen.task.status"] != "completed" {
+		t.Errorf("tasks/run: parent %v, attributes %v", run.Parent(), oteltest.SpanAttrs(run))
+	}
+	events := map[string]int{}
+	for _, e := range run.Events() {
+		events[e.Name]++
+	}
+	if events["elicitgen.task_status"] < 3 || events["elicitgen.answered"] != 1 || events["elicitgen.asked"] != 1 {
+		t.Errorf("tasks/run events %v, want the status changes, salaries asked and answered", events)
+	}
+}
+
+// hasEvent reports whether s has an event named name.
+func hasEvent(s sdktrace.ReadOnlySpan, name string) bool {
+	for _, e := range s.Events() {
+		if e.Name == name {
+			return true
+		}
+	}
+	return false
 }

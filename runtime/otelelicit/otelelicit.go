@@ -16,6 +16,7 @@ package otelelicit
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -158,6 +159,10 @@ func (h *Hooks) Begin(ctx context.Context, r *machine.Served) context.Context {
 		name += " " + r.Target
 	}
 	ctx, _ = h.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(requestAttrs(r)...))
+	if r.Method == "tools/call" {
+		// The call may become a task, whose work outlives it.
+		ctx = context.WithValue(ctx, taskSlotKey{}, &taskSlot{})
+	}
 	return ctx
 }
 
@@ -193,8 +198,21 @@ func (h *Hooks) End(ctx context.Context, r *machine.Served) {
 }
 
 // Event records e on the request's span, and in the metrics it counts in.
+// A task's work (its status changes, its questions and answers) is on a
+// span of its own, `tasks/run {tool}`: the root of a trace of its own,
+// linked to the span of the call that created it, ended when the task
+// ends.
 func (h *Hooks) Event(ctx context.Context, e *machine.Event) {
 	span := trace.SpanFromContext(ctx)
+	slot, _ := ctx.Value(taskSlotKey{}).(*taskSlot)
+	if slot != nil {
+		if e.Kind == machine.EventTaskStatus && e.Reason == "" {
+			slot.start(ctx, h.tracer, e.Target)
+		}
+		if s := slot.get(); s != nil {
+			span = s
+		}
+	}
 	attrs := eventAttrs(e)
 	switch e.Kind {
 	case machine.EventAsked:
@@ -215,6 +233,54 @@ func (h *Hooks) Event(ctx context.Context, e *machine.Event) {
 	if span.IsRecording() {
 		span.AddEvent("elicitgen."+e.Kind.String(), trace.WithAttributes(attrs...), trace.WithTimestamp(time.Now()))
 	}
+	if slot != nil && e.Kind == machine.EventTaskStatus && machine.TaskStatus(e.Outcome).Terminal() {
+		slot.end(e.Outcome)
+	}
+}
+
+// taskSlotKey is the context key of a tools/call's taskSlot.
+type taskSlotKey struct{}
+
+// taskSlot holds the span of the task a tools/call created, if it did:
+// the task's work reports its events with (a context of) the call's.
+type taskSlot struct {
+	mu   sync.Mutex
+	span trace.Span
+}
+
+// start starts the task's span, linked to the creating call's (in ctx).
+func (s *taskSlot) start(ctx context.Context, tracer trace.Tracer, tool string) {
+	_, span := tracer.Start(ctx, "tasks/run "+tool, trace.WithNewRoot(), trace.WithSpanKind(trace.SpanKindInternal),
+		trace.WithLinks(trace.Link{SpanContext: trace.SpanContextFromContext(ctx)}),
+		trace.WithAttributes(attribute.String(keyTool, tool)))
+	s.mu.Lock()
+	s.span = span
+	s.mu.Unlock()
+}
+
+// get is the task's span, nil before the call became a task or once the
+// task ended.
+func (s *taskSlot) get() trace.Span {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.span
+}
+
+// end ends the task's span, with its last status; an error status for a
+// failed task.
+func (s *taskSlot) end(status string) {
+	s.mu.Lock()
+	span := s.span
+	s.span = nil
+	s.mu.Unlock()
+	if span == nil {
+		return
+	}
+	span.SetAttributes(attribute.String(keyStatus, status))
+	if status == "failed" {
+		span.SetStatus(codes.Error, status)
+	}
+	span.End()
 }
 
 // eventAttrs are the attributes of e's span event.
