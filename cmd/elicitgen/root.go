@@ -140,28 +140,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 			if !check {
 				return generate(cfg, quiet, stdout, stderr)
 			}
-			res, err := gen.Generate(cfg, true)
-			if err != nil {
-				return &exitError{exitUsage, err}
-			}
-			if len(res.Diagnostics) > 0 {
-				fmt.Fprint(stderr, res.Diagnostics.Format(wd))
-				return &exitError{code: exitDiag}
-			}
-			if len(res.Changes) > 0 {
-				names := make([]string, len(res.Changes))
-				for i, c := range res.Changes {
-					names[i] = c.Action + " " + relTo(wd, c.Path)
-				}
-				// The verdict first, then the diffs (--- on disk, +++ what
-				// elicitgen writes).
-				fmt.Fprintf(stderr, "elicitgen: generated files are not up to date (run elicitgen): %s\n", strings.Join(names, ", "))
-				for _, c := range res.Changes {
-					fmt.Fprint(stdout, c.Diff)
-				}
-				return &exitError{code: exitDiag}
-			}
-			return nil
+			return checkFiles(cfg, stdout, stderr)
 		},
 	}
 	cmd.SetOut(stdout)
@@ -177,6 +156,34 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd.Flags().BoolVar(&version, "version", false, "print the version and exit")
 	cmd.Flags().SortFlags = false
 	return cmd
+}
+
+// checkFiles is --check: it writes nothing and fails, verdict first and
+// then the diffs (--- on disk, +++ what elicitgen writes), when a generated
+// file is missing, stale or left over.
+func checkFiles(cfg gen.Config, stdout, stderr io.Writer) error {
+	res, err := gen.Generate(cfg, true)
+	if err != nil {
+		return &exitError{exitUsage, err}
+	}
+	if len(res.Diagnostics) > 0 {
+		fmt.Fprint(stderr, res.Diagnostics.Format(cfg.Dir))
+		return &exitError{code: exitDiag}
+	}
+	if len(res.Changes) > 0 {
+		names := make([]string, len(res.Changes))
+		for i, c := range res.Changes {
+			names[i] = c.Action + " " + relTo(cfg.Dir, c.Path)
+		}
+		// The verdict first, then the diffs (--- on disk, +++ what
+		// elicitgen writes).
+		fmt.Fprintf(stderr, "elicitgen: generated files are not up to date (run elicitgen): %s\n", strings.Join(names, ", "))
+		for _, c := range res.Changes {
+			fmt.Fprint(stdout, c.Diff)
+		}
+		return &exitError{code: exitDiag}
+	}
+	return nil
 }
 
 // generate runs elicitgen and writes its files: those whose bytes changed,
