@@ -237,11 +237,11 @@ func (s *Tasks) Update(ctx context.Context, id string, change func(*machine.Task
 // (sharing the store's one subscription connection) and waits until
 // Redis confirms the subscription, then reads the record; if its Version
 // is not past version, it waits for a message on the channel, the
-// record's expiry or the end of ctx. So an update made anywhere after the
-// read wakes it. When the subscription connection is lost and made again,
-// every Wait returns (nil): updates published meanwhile were lost, so the
-// callers read again. The subscription and the read run under
-// Options.Timeout; when Redis does not answer, Wait returns an error
+// record's expiry or the end of ctx, and reads the record again. So an
+// update made anywhere after the read wakes it, and a stale message does
+// not. When the subscription connection is lost and made again, every
+// Wait reads again: updates published meanwhile were lost. The
+// subscription and each read run under Options.Timeout; when Redis does not answer, Wait returns an error
 // wrapping ErrUnavailable.
 func (s *Tasks) Wait(ctx context.Context, id string, version uint64) error {
 	ch := s.key(id)
@@ -250,23 +250,36 @@ func (s *Tasks) Wait(ctx context.Context, id string, version uint64) error {
 		return err
 	}
 	defer s.hub.leave(ch, sub)
-	wake := s.hub.wakeChan(sub) // before the read: an update after it closes wake
-	rec, err := s.Get(ctx, id)
-	if err != nil {
-		return err
+	for {
+		wake := s.hub.wakeChan(sub) // before the read: an update after it closes wake
+		rec, err := s.Get(ctx, id)
+		if err != nil {
+			return err
+		}
+		if rec == nil || rec.Version > version {
+			return nil
+		}
+		if woken, err := s.sleep(ctx, wake, rec.Expires); !woken {
+			return err
+		}
 	}
-	if rec == nil || rec.Version > version {
-		return nil
-	}
-	timer := time.NewTimer(rec.Expires.Sub(s.o.Now()))
+}
+
+// sleep waits for wake (true), the expiry (false, nil) or the end of ctx
+// (false, its error). A wake may be stale (in a Redis Cluster each node
+// relays a PUBLISH in its own time, so a subscription made after an update
+// can still receive it) or mean that messages were lost: Wait reads the
+// record again either way, and returns only when its Version moved.
+func (s *Tasks) sleep(ctx context.Context, wake chan struct{}, expires time.Time) (bool, error) {
+	timer := time.NewTimer(expires.Sub(s.o.Now()))
 	defer timer.Stop()
 	select {
 	case <-wake:
-		return nil
+		return true, nil
 	case <-timer.C:
-		return nil
+		return false, nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return false, ctx.Err()
 	}
 }
 

@@ -600,3 +600,41 @@ func TestTasksWaitChurn(t *testing.T) {
 		}
 	}
 }
+
+// TestTasksWaitIgnoresStaleMessages: a message on a task's channel that
+// does not come with a newer version (an old update relayed late by
+// another node of a cluster, or any stray PUBLISH) does not end a Wait;
+// the next real update does.
+func TestTasksWaitIgnoresStaleMessages(t *testing.T) {
+	srv := redistest.Start(t)
+	a := newTasks(t, srv, nil)
+	raw := newClient(t, srv)
+	ctx := context.Background()
+	if err := a.Create(ctx, newTaskRecord("stale", time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	woke := make(chan error, 1)
+	go func() { woke <- a.Wait(ctx, "stale", 1) }()
+	time.Sleep(50 * time.Millisecond) // the Wait is waiting
+	for range 3 {
+		if err := raw.Publish(ctx, a.key("stale"), "1").Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case err := <-woke:
+		t.Fatalf("Wait returned on a stale message (%v)", err)
+	case <-time.After(150 * time.Millisecond):
+	}
+	if r, err := a.Update(ctx, "stale", func(*elicitrt.TaskRecord) error { return nil }); r == nil || err != nil {
+		t.Fatalf("Update: %v %v", r, err)
+	}
+	select {
+	case err := <-woke:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("Wait not woken by the update")
+	}
+}
