@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/seal"
@@ -63,6 +64,7 @@ const (
 	DefaultSessionTimeout       = transport.DefaultSessionTimeout
 	DefaultMaxRunningTasks      = machine.DefaultMaxRunningTasks
 	DefaultMaxTasksPerPrincipal = machine.DefaultMaxTasksPerPrincipal
+	DefaultTaskLease            = machine.DefaultTaskLease
 	DefaultLegacyURLWait        = machine.DefaultLegacyURLWait
 	DefaultLegacyAnswerWait     = machine.DefaultLegacyAnswerWait
 	// PreviewTokenArgument is the tool argument that carries a
@@ -112,6 +114,16 @@ func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts *HTTPOptions
 // NewHTTPServer is an http.Server for h on addr with the timeouts a public
 // server needs.
 func NewHTTPServer(addr string, h http.Handler) *http.Server { return transport.NewHTTPServer(addr, h) }
+
+// Shutdown shuts a server down gracefully, from the program's signal
+// handling: srv (nil for stdio) stops taking connections, and the tasks
+// running under limits (nil: DefaultTaskLimits) get drain to finish; then
+// those still running fail, saying the server shut down, and the
+// connections still open close. It returns within drain plus a second,
+// with the number of tasks it failed (docs/tasks.md#shutdown).
+func Shutdown(srv *http.Server, limits *TaskLimits, drain time.Duration) int {
+	return transport.Shutdown(srv, limits, drain)
+}
 
 // StdioTransport serves one client over standard input and output, with
 // bounded lines and a clean stop.

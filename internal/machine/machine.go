@@ -222,6 +222,12 @@ type ToolOptions struct {
 	// TaskPollInterval is the pollIntervalMs a task suggests to clients; 0
 	// or negative means DefaultTaskPollInterval.
 	TaskPollInterval time.Duration
+	// TaskLease is how long a running task stays claimed by the instance
+	// running it without a renewal: that instance renews it every quarter
+	// of it, and once it lapses (the instance died) any instance serving
+	// the task's tasks/get fails the task, saying the server stopped while
+	// running it. 0 or negative means DefaultTaskLease.
+	TaskLease time.Duration
 	// TaskLimits bounds the tasks running in this process, in all and per
 	// principal, and the status streams of each principal; nil means
 	// DefaultTaskLimits(), shared by the whole process. Every task tool of
@@ -315,6 +321,9 @@ func newMachine(k kind, name string, steps []Step, flow hooks, opts *ToolOptions
 	}
 	if m.opts.TaskPollInterval <= 0 {
 		m.opts.TaskPollInterval = DefaultTaskPollInterval
+	}
+	if m.opts.TaskLease <= 0 {
+		m.opts.TaskLease = DefaultTaskLease
 	}
 	if m.opts.TaskLimits == nil {
 		m.opts.TaskLimits = DefaultTaskLimits()

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -92,6 +93,9 @@ type Task struct {
 	ticket *taskTicket
 	// status is the status last reported to ToolOptions.Hooks.
 	status taskStatusReport
+	// shutDown is set when TaskLimits.Drain stops the task: a Run that
+	// returns an error then fails the task with ErrServerShutDown.
+	shutDown atomic.Bool
 }
 
 // ID is the task id, "" in the foreground.
@@ -449,7 +453,7 @@ func (c *call) runTask() (mcp.Result, error) {
 	rec := &TaskRecord{
 		Format: TaskRecordFormat, ID: newTaskID(), Principal: c.bind.Principal, Tool: m.tool,
 		Status: TaskWorking, CreatedAt: now, UpdatedAt: now, Expires: now.Add(m.opts.TaskTTL),
-		PollInterval: m.opts.TaskPollInterval, Version: 1,
+		PollInterval: m.opts.TaskPollInterval, Version: 1, LeaseUntil: now.Add(m.opts.TaskLease),
 	}
 	ticket, refused := m.opts.TaskLimits.admit(rec.Principal, rec.ID)
 	if refused != nil {
@@ -473,6 +477,7 @@ func (c *call) runTask() (mcp.Result, error) {
 	c.ctx = ctx // the handler's hooks (messages) run in the task from now on
 	slot.Created = rec
 	t := &Task{m: m, c: c, id: rec.ID, ticket: ticket}
+	ticket.start(func() { t.shutDown.Store(true); cancel() })
 	t.moved(TaskWorking)
 	go t.work(ctx, cancel)
 	return &mcp.CallToolResult{}, nil
@@ -541,6 +546,8 @@ func (t *Task) work(ctx context.Context, cancel context.CancelFunc) {
 func (t *Task) outcome(res *mcp.CallToolResult, err error) (result, rpcErr json.RawMessage) {
 	var gaveUp *GaveUpError
 	switch {
+	case err != nil && t.shutDown.Load():
+		rpcErr, _ = json.Marshal(ErrServerShutDown)
 	case errors.As(err, &gaveUp):
 		result = completeResult(toolError(gaveUp.Error()))
 	case err != nil:
@@ -598,24 +605,27 @@ func (t *Task) safeRun(ctx context.Context) (res *mcp.CallToolResult, err error)
 }
 
 // watchCancel cancels the task's context when the task turns terminal
-// (tasks/cancel, on any instance sharing the store) or disappears.
+// (tasks/cancel, on any instance sharing the store, or a lapsed lease
+// failed elsewhere) or disappears; meanwhile it renews the task's lease
+// every quarter of ToolOptions.TaskLease (on the real clock).
 func (t *Task) watchCancel(ctx context.Context, cancel context.CancelFunc) {
 	store := t.m.opts.Tasks
 	var version uint64
+	renewAt := time.Now().Add(t.m.opts.TaskLease / 4)
 	for ctx.Err() == nil {
 		rec, err := store.Get(ctx, t.id)
 		if err == nil && (rec == nil || rec.Status.Terminal()) {
-			t.ticket.ended()
-			if rec == nil {
-				t.moved(TaskCancelled) // forgotten: no longer running
-			} else {
-				t.moved(rec.Status)
-			}
+			t.stopped(rec)
 			cancel()
 			return
 		}
 		if rec != nil {
 			version = rec.Version
+		}
+		if !time.Now().Before(renewAt) {
+			t.renewLease(ctx)
+			renewAt = time.Now().Add(t.m.opts.TaskLease / 4)
+			continue
 		}
 		if err != nil {
 			// The store is unreachable: look again in a while.
@@ -625,7 +635,20 @@ func (t *Task) watchCancel(ctx context.Context, cancel context.CancelFunc) {
 			}
 			continue
 		}
-		_ = store.Wait(ctx, t.id, version)
+		wctx, wcancel := context.WithDeadline(ctx, renewAt)
+		_ = store.Wait(wctx, t.id, version)
+		wcancel()
+	}
+}
+
+// stopped reports the end of a task whose record turned terminal (rec) or
+// disappeared (nil): it counts no more, and its last status is reported.
+func (t *Task) stopped(rec *TaskRecord) {
+	t.ticket.ended()
+	if rec == nil {
+		t.moved(TaskCancelled) // forgotten: no longer running
+	} else {
+		t.moved(rec.Status)
 	}
 }
 

@@ -45,6 +45,7 @@ const (
 	LimitTasksPerPrincipal       = "tasksPerPrincipal"
 	LimitTaskStreamsPerPrincipal = "taskStreamsPerPrincipal"
 	LimitTaskStore               = "taskStore"
+	LimitShuttingDown            = "shuttingDown"
 )
 
 // TaskLimits bounds the tasks of the task tools that share it, and their
@@ -68,6 +69,11 @@ type TaskLimits struct {
 	owned   map[string]int         // by principal: tasks not ended
 	streams map[string]int         // by principal: open status streams
 	tickets map[string]*taskTicket // by task id: the tasks running here
+	// draining: Drain was called; no task is admitted any more.
+	draining bool
+	// stopping: Drain's period is over; every task still running is
+	// stopped.
+	stopping bool
 }
 
 var defaultTaskLimits = &TaskLimits{}
@@ -91,6 +97,10 @@ type taskTicket struct {
 	id        string
 	principal string
 	owned     bool // still counted against principal (l.mu)
+	// stop ends the task at shutdown (set by start; l.mu).
+	stop func()
+	// done is closed when the task no longer runs here (release).
+	done chan struct{}
 }
 
 // admit counts a new task id of principal, or refuses it with a
@@ -98,6 +108,9 @@ type taskTicket struct {
 func (l *TaskLimits) admit(principal, id string) (*taskTicket, *jsonrpc.Error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.draining {
+		return nil, limitError(LimitShuttingDown, 0, "the server is shutting down and takes no new tasks; call again")
+	}
 	if max := orDefault(l.PerPrincipal, DefaultMaxTasksPerPrincipal); l.owned[principal] >= max {
 		return nil, limitError(LimitTasksPerPrincipal, max, fmt.Sprintf(
 			"too many tasks: you have %d tasks running or waiting for an answer, the most one user may have; wait for one to end, or cancel one with tasks/cancel, and call again", max))
@@ -111,7 +124,7 @@ func (l *TaskLimits) admit(principal, id string) (*taskTicket, *jsonrpc.Error) {
 	}
 	l.owned[principal]++
 	l.running++
-	t := &taskTicket{l: l, id: id, principal: principal, owned: true}
+	t := &taskTicket{l: l, id: id, principal: principal, owned: true, done: make(chan struct{})}
 	l.tickets[id] = t
 	return t, nil
 }
@@ -145,6 +158,7 @@ func (t *taskTicket) release() {
 	if t.l.tickets[t.id] == t {
 		delete(t.l.tickets, t.id)
 		t.l.running--
+		close(t.done)
 	}
 }
 

@@ -62,6 +62,10 @@ type TaskRecord struct {
 	Error json.RawMessage `json:"error,omitempty"`
 	// Version grows by one with every change; Wait watches it.
 	Version uint64 `json:"ver"`
+	// LeaseUntil is when the claim of the instance running the task
+	// lapses unless renewed (ToolOptions.TaskLease); zero in a record of
+	// a release before leases, which never lapses.
+	LeaseUntil time.Time `json:"lease,omitzero"`
 }
 
 // TaskRecordFormat is the format version of the records this release

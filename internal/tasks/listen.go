@@ -1,12 +1,14 @@
 package tasks
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
 
@@ -143,34 +145,63 @@ func (svc *taskService) ownTasks(ctx context.Context, principal string, asked []
 }
 
 // follow sends the task's notifications from rec on, until it ends or
-// expires, or the client goes.
+// expires, or the client goes. A change the client cannot see (a lease
+// renewed) sends nothing; a lease that lapses fails the task.
 func (svc *taskService) follow(ctx context.Context, stream *taskStream, id string, rec *machine.TaskRecord) {
-	for {
-		stream.send(&jsonrpc.Request{Method: notificationTaskStatus, Params: machine.MustJSON(taskNotification(rec))})
-		if rec.Status.Terminal() {
+	sent := taskNotification(rec)
+	stream.send(&jsonrpc.Request{Method: notificationTaskStatus, Params: machine.MustJSON(sent)})
+	for !rec.Status.Terminal() {
+		if rec = svc.next(ctx, id, rec); rec == nil {
 			return
 		}
-		version := rec.Version
-		for {
-			if err := svc.store.Wait(ctx, id, version); err != nil && ctx.Err() != nil {
-				return
-			}
-			next, err := svc.store.Get(ctx, id)
-			if err != nil {
-				if ctx.Err() != nil {
-					return
-				}
-				continue // an outage: Wait again
-			}
-			if next == nil {
-				return // expired
-			}
-			if next.Version != version {
-				rec = next
-				break
-			}
+		if n := taskNotification(rec); !sameNotice(n, sent) {
+			sent = n
+			stream.send(&jsonrpc.Request{Method: notificationTaskStatus, Params: machine.MustJSON(n)})
 		}
 	}
+}
+
+// next waits for the task's next version after rec's, or for its lease to
+// lapse (then fails it), and returns it; nil when the task expired or the
+// client went.
+func (svc *taskService) next(ctx context.Context, id string, rec *machine.TaskRecord) *machine.TaskRecord {
+	for {
+		wctx, cancel := svc.untilLapse(ctx, rec)
+		err := svc.store.Wait(wctx, id, rec.Version)
+		cancel()
+		if err != nil && ctx.Err() != nil {
+			return nil
+		}
+		next, err := svc.store.Get(ctx, id)
+		if err == nil && machine.LeaseLapsed(next, svc.now()) {
+			next, err = machine.FailLapsed(ctx, svc.store, id, svc.now)
+		}
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return nil
+		case err != nil:
+			continue // an outage: Wait again
+		case next == nil || next.Version != rec.Version:
+			return next // nil: expired
+		}
+	}
+}
+
+// untilLapse is ctx ended, too, a little after rec's lease would lapse
+// (its remaining time on the real clock).
+func (svc *taskService) untilLapse(ctx context.Context, rec *machine.TaskRecord) (context.Context, context.CancelFunc) {
+	if rec.LeaseUntil.IsZero() {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, rec.LeaseUntil.Sub(svc.now())+100*time.Millisecond)
+}
+
+// sameNotice reports whether a and b show the client the same task:
+// equal but for lastUpdatedAt.
+func sameNotice(a, b *TaskResult) bool {
+	x, y := *a, *b
+	x.LastUpdatedAt, y.LastUpdatedAt = "", ""
+	return bytes.Equal(machine.MustJSON(&x), machine.MustJSON(&y))
 }
 
 // taskNotification is the params of notifications/tasks: the task as

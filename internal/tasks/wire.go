@@ -30,7 +30,8 @@ type taskService struct {
 	limits    *machine.TaskLimits
 	principal func(req *mcp.CallToolRequest) string // nil: the bearer token's user
 	logger    *slog.Logger
-	hooks     machine.Hooks // nil: none
+	hooks     machine.Hooks    // nil: none
+	now       func() time.Time // the clock of leases (ToolOptions.Now)
 }
 
 // taskServices holds each server's task service: the one store every task
@@ -42,7 +43,7 @@ var taskServices sync.Map // *mcp.Server → *taskService
 // the server uses another store or machine.TaskLimits.
 func Enable(server *mcp.Server, m *machine.Machine) {
 	o := m.Options()
-	svc := &taskService{store: o.Tasks, limits: o.TaskLimits, principal: o.Principal, logger: o.Logger, hooks: o.Hooks}
+	svc := &taskService{store: o.Tasks, limits: o.TaskLimits, principal: o.Principal, logger: o.Logger, hooks: o.Hooks, now: o.Now}
 	prev, loaded := taskServices.LoadOrStore(server, svc)
 	if loaded {
 		if p := prev.(*taskService); p.store != svc.store || p.limits != svc.limits {
@@ -199,7 +200,23 @@ func (svc *taskService) own(ctx context.Context, p *TaskParams) (*machine.TaskRe
 	if rec == nil || rec.Principal != callerFrom(ctx) {
 		return nil, errUnknownTask
 	}
-	return rec, nil
+	return svc.lapsed(ctx, rec)
+}
+
+// lapsed is rec, or, when its lease has lapsed (the instance running it
+// died), rec failed with machine.ErrServerStopped.
+func (svc *taskService) lapsed(ctx context.Context, rec *machine.TaskRecord) (*machine.TaskRecord, error) {
+	if !machine.LeaseLapsed(rec, svc.now()) {
+		return rec, nil
+	}
+	failed, err := machine.FailLapsed(ctx, svc.store, rec.ID, svc.now)
+	if err != nil {
+		return nil, svc.errStore(ctx, machine.MethodTasksGet, err)
+	}
+	if failed == nil {
+		return nil, errUnknownTask
+	}
+	return failed, nil
 }
 
 func callerFrom(ctx context.Context) string {

@@ -1,0 +1,90 @@
+package machine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// Leases: the instance running a task claims it in the store until
+// TaskRecord.LeaseUntil and renews the claim every quarter of
+// ToolOptions.TaskLease, from the task's watcher (no goroutine of its
+// own). When the instance dies the claim lapses, and the next instance to
+// serve the task's tasks/get (or a status stream following it) fails it
+// with ErrServerStopped: the client learns within the lease plus one poll
+// that its task will not move, instead of polling it until its TTL.
+
+// DefaultTaskLease is ToolOptions.TaskLease by default: a dead instance's
+// tasks fail within 20 s (plus the client's poll interval), and a live one
+// rides out a store outage of up to 15 s without losing its tasks.
+const DefaultTaskLease = 20 * time.Second
+
+// ErrServerStopped is the error of a task whose instance stopped renewing
+// its lease: it died (a crash, a kill, a deploy), or could not reach the
+// store for longer than the lease.
+var ErrServerStopped = &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+	Message: "the server stopped while running this task; call the tool again"}
+
+// ErrServerShutDown is the error of a task still running when its
+// instance shut down (TaskLimits.Drain).
+var ErrServerShutDown = &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+	Message: "the server shut down while running this task; call the tool again"}
+
+// LeaseLapsed reports whether rec is a task not ended whose lease ended
+// before now. A record without a lease (written by a release before
+// leases) never lapses.
+func LeaseLapsed(rec *TaskRecord, now time.Time) bool {
+	return rec != nil && !rec.Status.Terminal() && !rec.LeaseUntil.IsZero() && now.After(rec.LeaseUntil)
+}
+
+// errLeaseHeld aborts FailLapsed's update of a task whose lease was
+// renewed, or that ended, since it was read.
+var errLeaseHeld = errors.New("elicitrt: the task's lease is held")
+
+// FailLapsed fails task id with ErrServerStopped if its lease has lapsed
+// at now(), checked again inside the store's atomic update, so a renewal
+// or an end that came in between wins. It returns the task as stored
+// after (nil when it is gone).
+func FailLapsed(ctx context.Context, store TaskStore, id string, now func() time.Time) (*TaskRecord, error) {
+	rec, err := store.Update(ctx, id, func(rec *TaskRecord) error {
+		if !LeaseLapsed(rec, now()) {
+			return errLeaseHeld
+		}
+		failTask(rec, ErrServerStopped)
+		return nil
+	})
+	if errors.Is(err, errLeaseHeld) {
+		return store.Get(ctx, id)
+	}
+	return rec, err
+}
+
+// failTask makes rec failed with e.
+func failTask(rec *TaskRecord, e *jsonrpc.Error) {
+	raw, _ := json.Marshal(e)
+	rec.Status, rec.Error, rec.Result = TaskFailed, raw, nil
+	rec.InputRequests, rec.Answers = nil, nil
+}
+
+// renewLease extends the task's lease by ToolOptions.TaskLease from now,
+// unless it ended. A failure (the store unreachable) is reported and
+// logged; the watcher tries again at its next renewal.
+func (t *Task) renewLease(ctx context.Context) {
+	o := &t.m.opts
+	rctx, cancel := context.WithTimeout(ctx, o.TaskLease/4)
+	defer cancel()
+	_, err := o.Tasks.Update(rctx, t.id, func(rec *TaskRecord) error {
+		if rec.Status.Terminal() {
+			return errTaskEnded
+		}
+		rec.LeaseUntil = o.Now().Add(o.TaskLease)
+		return nil
+	})
+	if err != nil && !errors.Is(err, errTaskEnded) && ctx.Err() == nil {
+		t.c.storeError(err, "tasks", "Update")
+		t.c.log().Warn("elicitgen: cannot renew a task's lease", "task", t.id, "err", err)
+	}
+}

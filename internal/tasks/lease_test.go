@@ -1,0 +1,179 @@
+package tasks
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/elicitgen/elicitgen/internal/machine"
+)
+
+// partedStore is the store of one instance, which loses its way to the
+// shared store (a network partition, a process frozen) while cut is set.
+type partedStore struct {
+	machine.TaskStore
+	cut atomic.Bool
+}
+
+var errParted = errors.New("cannot reach the store")
+
+func (s *partedStore) Get(ctx context.Context, id string) (*machine.TaskRecord, error) {
+	if s.cut.Load() {
+		return nil, errParted
+	}
+	return s.TaskStore.Get(ctx, id)
+}
+
+func (s *partedStore) Update(ctx context.Context, id string, change func(*machine.TaskRecord) error) (*machine.TaskRecord, error) {
+	if s.cut.Load() {
+		return nil, errParted
+	}
+	return s.TaskStore.Update(ctx, id, change)
+}
+
+func (s *partedStore) Wait(ctx context.Context, id string, version uint64) error {
+	if s.cut.Load() {
+		return errParted
+	}
+	return s.TaskStore.Wait(ctx, id, version)
+}
+
+// taskError is the message of a failed task's error, as tasks/get shows it.
+func taskError(task map[string]any) string {
+	e, _ := task["error"].(map[string]any)
+	msg, _ := e["message"].(string)
+	return msg
+}
+
+// A running task's lease is renewed: with a lease of 200 ms, a task
+// waiting for an answer for six leases is still waiting, then completes.
+func TestTaskLeaseRenewed(t *testing.T) {
+	opts := &machine.ToolOptions{TaskLease: 200 * time.Millisecond, Logger: discardLogger()}
+	bothWires(t, capsTasks, brewTool(machine.TaskOptional, opts, nil), func(t *testing.T, w *taskWire) {
+		id := startBrew(t, w, map[string]any{})["taskId"].(string)
+		pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
+		time.Sleep(1200 * time.Millisecond)
+		if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": id}); got["status"] != string(machine.TaskInputRequired) {
+			t.Fatalf("after six leases: %v", got)
+		}
+		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+		pollUntil(t, w, id, hasStatus(machine.TaskCompleted))
+	})
+}
+
+// Two instances share a store. The instance running a task loses the
+// store (as a dead one would stop renewing); the other instance's
+// tasks/get fails the task within the lease and a poll, saying the server
+// stopped, not "internal error". When the first comes back, its Run is
+// cancelled and the task stays failed.
+func TestTaskLeaseLapses(t *testing.T) {
+	shared := &machine.MemoryTaskStore{}
+	parted := &partedStore{TaskStore: shared}
+	const lease = 300 * time.Millisecond
+	runs := &brewRun{ended: make(chan error, 1)}
+	a := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: parted, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}, runs))
+	b := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}, nil))
+	id := startBrew(t, a, map[string]any{})["taskId"].(string)
+	pollUntil(t, b, id, hasStatus(machine.TaskInputRequired))
+	parted.cut.Store(true)
+	cut := time.Now()
+	failed := pollUntil(t, b, id, hasStatus(machine.TaskFailed))
+	took := time.Since(cut)
+	if msg := taskError(failed); msg != machine.ErrServerStopped.Message {
+		t.Errorf("failed with %q, want %q", msg, machine.ErrServerStopped.Message)
+	}
+	if took > lease+time.Second {
+		t.Errorf("failed %v after the instance stopped, want within the lease (%v) and a poll", took, lease)
+	}
+	t.Logf("failed %v after the instance stopped renewing (lease %v)", took, lease)
+	parted.cut.Store(false)
+	select {
+	case err := <-runs.ended:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("the Run of the stopped instance ended with %v, want cancelled", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the Run of the stopped instance was not cancelled once it saw the task failed")
+	}
+	time.Sleep(100 * time.Millisecond)
+	if got := b.must(machine.MethodTasksGet, map[string]any{"taskId": id}); taskError(got) != machine.ErrServerStopped.Message {
+		t.Errorf("after the instance came back: %v", got)
+	}
+}
+
+// A record left by a dead instance (its lease in the past) fails at the
+// next tasks/get, tasks/update or tasks/cancel, on any instance; a record
+// of a release before leases (no lease) never does.
+func TestTaskLeaseLapsedRecord(t *testing.T) {
+	store := &machine.MemoryTaskStore{}
+	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: store, Logger: discardLogger()}, nil))
+	now := time.Now()
+	for id, lease := range map[string]time.Time{"dead": now.Add(-time.Second), "old": {}} {
+		rec := &machine.TaskRecord{Format: machine.TaskRecordFormat, ID: id, Tool: "brew", Status: machine.TaskInputRequired,
+			CreatedAt: now, UpdatedAt: now, Expires: now.Add(time.Hour), LeaseUntil: lease}
+		if err := store.Create(context.Background(), rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := w.must(machine.MethodTasksUpdate, map[string]any{"taskId": "dead", "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}}); !isAck(got) {
+		t.Fatalf("tasks/update: %v", got)
+	}
+	got := w.must(machine.MethodTasksGet, map[string]any{"taskId": "dead"})
+	if got["status"] != string(machine.TaskFailed) || !strings.Contains(taskError(got), "server stopped") || got["inputRequests"] != nil {
+		t.Errorf("a task whose lease lapsed: %v", got)
+	}
+	if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": "old"}); got["status"] != string(machine.TaskInputRequired) {
+		t.Errorf("a task without a lease: %v", got)
+	}
+}
+
+// Drain: a task still running at the end of the drain period fails saying
+// the server shut down, and its Run returns; a task that finishes within
+// the period completes; no task starts during the drain; Drain returns
+// within the period and a second, with the number failed.
+func TestTaskDrain(t *testing.T) {
+	limits := &machine.TaskLimits{}
+	runs := &brewRun{ended: make(chan error, 2)}
+	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{TaskLimits: limits, Logger: discardLogger()}, runs))
+	stays := startBrew(t, w, map[string]any{})["taskId"].(string)
+	ends := startBrew(t, w, map[string]any{})["taskId"].(string)
+	pollUntil(t, w, ends, hasStatus(machine.TaskInputRequired))
+	const drain = 500 * time.Millisecond
+	start := time.Now()
+	drained := make(chan int, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), drain)
+		defer cancel()
+		drained <- limits.Drain(ctx)
+	}()
+	time.Sleep(50 * time.Millisecond)
+	_, err := createBrew(t, w, map[string]any{})
+	refusedBy(t, err, machine.LimitShuttingDown, "call again")
+	w.must(machine.MethodTasksUpdate, map[string]any{"taskId": ends, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": false})}})
+	failed := <-drained
+	if took := time.Since(start); took < drain || took > drain+time.Second {
+		t.Errorf("Drain returned after %v, want within %v and a second", took, drain)
+	}
+	if failed != 1 {
+		t.Errorf("Drain failed %d tasks, want 1", failed)
+	}
+	if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": ends}); got["status"] != string(machine.TaskCompleted) {
+		t.Errorf("the task answered during the drain: %v", got)
+	}
+	if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": stays}); taskError(got) != machine.ErrServerShutDown.Message {
+		t.Errorf("the task still running at the end of the drain: %v", got)
+	}
+	for range 2 {
+		select {
+		case <-runs.ended:
+		default:
+			t.Fatal("a Run had not returned when Drain did")
+		}
+	}
+	if n := limits.Running(); n != 0 {
+		t.Errorf("%d tasks still counted as running", n)
+	}
+}
