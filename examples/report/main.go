@@ -35,16 +35,27 @@
 // serves Prometheus text at /metrics; OTEL_TRACES_EXPORTER=otlp|console|none
 // sends traces over OTLP/HTTP or to stderr; -log json logs JSON. Without
 // them, no telemetry.
+//
+// On SIGTERM or SIGINT (docs/tasks.md#shutdown) the server stops taking
+// connections and new tasks, lets running tasks finish for -drain
+// (default 10s), then fails the rest saying the server shut down, and
+// exits within the drain and a second. An instance that dies without
+// that (a crash, kill -9) stops renewing its tasks' leases: another
+// instance sharing the Redis fails them once -task-lease (default 20s)
+// lapses, saying the server stopped.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log"
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -83,6 +94,8 @@ func main() {
 	limits := &elicitrt.TaskLimits{}
 	flag.IntVar(&limits.PerPrincipal, "max-tasks-per-user", elicitrt.DefaultMaxTasksPerPrincipal, "tasks one user may have running or waiting for an answer")
 	flag.IntVar(&limits.MaxRunning, "max-running-tasks", elicitrt.DefaultMaxRunningTasks, "tasks this process runs at once, of every user, whatever the store")
+	drain := flag.Duration("drain", 10*time.Second, "on SIGTERM or SIGINT, how long running tasks get to finish before they fail (the process exits within it and a second)")
+	lease := flag.Duration("task-lease", elicitrt.DefaultTaskLease, "how soon another instance fails a task of this one once this one stops renewing it (it died)")
 	telemetryFlags := telemetry.Register(flag.CommandLine)
 	flag.Parse()
 	if !*stdio && *addr == "" {
@@ -100,7 +113,7 @@ func main() {
 		os.Exit(1)
 	}
 	defer tel.Shutdown()
-	opts := &elicitrt.ToolOptions{Keys: keys, TaskLimits: limits, Logger: tel.Logger, Hooks: tel.Hooks}
+	opts := &elicitrt.ToolOptions{Keys: keys, TaskLimits: limits, TaskLease: *lease, Logger: tel.Logger, Hooks: tel.Hooks}
 	client, err := redisstore.ClientFromSettings(*redisFlag, nil)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "report: %v\n", err)
@@ -126,5 +139,17 @@ func main() {
 		log.Fatalf("report: %v", err)
 	}
 	log.Printf("report: serving MCP at http://%s/mcp", ln.Addr())
-	log.Fatalf("report: %v", elicitrt.NewHTTPServer(*addr, newHandler(server)).Serve(ln))
+	hs := elicitrt.NewHTTPServer(*addr, newHandler(server))
+	stopped := make(chan int, 1)
+	go func() {
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
+		<-sig
+		log.Printf("report: shutting down; running tasks get %v to finish", *drain)
+		stopped <- elicitrt.Shutdown(hs, limits, *drain)
+	}()
+	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		log.Fatalf("report: %v", err)
+	}
+	log.Printf("report: stopped; %d tasks failed at shutdown", <-stopped)
 }
