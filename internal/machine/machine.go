@@ -151,6 +151,11 @@ type Flow struct {
 	// are answered: in a task for a client that declared the extension
 	// (asking its During steps through t), in the foreground otherwise.
 	Run func(ctx context.Context, t *Task, req *mcp.CallToolRequest, args any, answers Answers) (*mcp.CallToolResult, error)
+	// Restart, for a task tool declared restartable, decodes the
+	// arguments of a task's creating call, kept in its record, to run Run
+	// again on another instance once its own died (taskreplay.go); nil:
+	// the task is failed instead.
+	Restart func(arguments json.RawMessage) (any, error)
 }
 
 // ToolOptions configure a tool's machine. The zero value is usable.
@@ -262,12 +267,14 @@ type Machine struct {
 	// tasks and run are a task tool's (Flow.Tasks, Flow.Run; task.go).
 	tasks TaskSupport
 	run   func(ctx context.Context, t *Task, req *mcp.CallToolRequest, args any, answers Answers) (*mcp.CallToolResult, error)
+	// restart is Flow.Restart.
+	restart func(arguments json.RawMessage) (any, error)
 }
 
 // NewMachine returns the machine of tool, with its step table and flow.
 func NewMachine(tool string, steps []Step, flow Flow, opts *ToolOptions) *Machine {
 	m := newMachine(kindTool, tool, steps, flow.hooks(), opts)
-	m.tasks, m.run = flow.Tasks, flow.Run
+	m.tasks, m.run, m.restart = flow.Tasks, flow.Run, flow.Restart
 	return m
 }
 

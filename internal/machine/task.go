@@ -96,6 +96,12 @@ type Task struct {
 	// shutDown is set when TaskLimits.Drain stops the task: a Run that
 	// returns an error then fails the task with ErrServerShutDown.
 	shutDown atomic.Bool
+	// replay are the recorded Asks a restarted task replays; asks counts
+	// its Asks so far (taskreplay.go).
+	replay []RecordedAsk
+	asks   int
+	// runner is this run's TaskRecord.Runner.
+	runner string
 }
 
 // ID is the task id, "" in the foreground.
@@ -114,12 +120,12 @@ func (t *Task) Progress(ctx context.Context, message string) error {
 	if t.id == "" {
 		return ctx.Err()
 	}
-	if _, err := t.m.opts.Tasks.Update(ctx, t.id, func(rec *TaskRecord) error {
+	if _, err := t.m.opts.Tasks.Update(ctx, t.id, t.fenced(func(rec *TaskRecord) error {
 		if !rec.Status.Terminal() {
 			rec.StatusMessage = bounded(message)
 		}
 		return nil
-	}); err != nil && ctx.Err() == nil {
+	})); err != nil && !errors.Is(err, errTaskEnded) && ctx.Err() == nil {
 		t.c.storeError(err, "tasks", "Update")
 		t.c.log().Warn("elicitgen: task progress not recorded", "task", t.id, "err", err)
 	}
@@ -175,8 +181,21 @@ func (t *Task) Ask(ctx context.Context, steps ...int) (Reply, error) {
 	return t.ask(ctx, steps)
 }
 
-// ask is Ask in a task.
+// ask is Ask in a task: replayed from the record after a restart, else
+// asked, and recorded for a restart.
 func (t *Task) ask(ctx context.Context, steps []int) (Reply, error) {
+	if r, ok, err := t.replayed(steps); ok {
+		return r, err
+	}
+	r, err := t.askPerson(ctx, steps)
+	if err == nil {
+		err = t.recordAsk(ctx, steps, r)
+	}
+	return r, err
+}
+
+// askPerson asks the steps through the task's input requests.
+func (t *Task) askPerson(ctx context.Context, steps []int) (Reply, error) {
 	contents := make(map[int]map[string]any, len(steps))
 	pending := slices.Clone(steps)
 	for len(pending) > 0 {
@@ -264,7 +283,7 @@ func (t *Task) publish(ctx context.Context, pending []int) (map[string]int, uint
 		if rec.Status.Terminal() {
 			return errTaskEnded
 		}
-		rec.Status, rec.InputRequests, rec.Answers = TaskInputRequired, asked, nil
+		rec.Status, rec.InputRequests, rec.Answers = TaskInputRequired, asked, keepAnswers(rec.Answers, asked)
 		return nil
 	})
 	if err != nil || rec == nil {
@@ -374,7 +393,7 @@ func (t *Task) await(ctx context.Context, keys map[string]int, version uint64) (
 // failing; tasks/update and tasks/get fail meanwhile (fail closed).
 func (t *Task) update(ctx context.Context, change func(*TaskRecord) error) (*TaskRecord, error) {
 	for {
-		rec, err := t.m.opts.Tasks.Update(ctx, t.id, change)
+		rec, err := t.m.opts.Tasks.Update(ctx, t.id, t.fenced(change))
 		if err == nil && rec != nil {
 			t.moved(rec.Status)
 		}
@@ -383,6 +402,18 @@ func (t *Task) update(ctx context.Context, change func(*TaskRecord) error) (*Tas
 		}
 		t.c.storeError(err, "tasks", "Update")
 		t.storeDown(ctx, err)
+	}
+}
+
+// fenced is change for this run only: when another run holds the task
+// (it was restarted elsewhere) it aborts with errTaskEnded, and this run
+// writes nothing more.
+func (t *Task) fenced(change func(*TaskRecord) error) func(*TaskRecord) error {
+	return func(rec *TaskRecord) error {
+		if rec.Runner != t.runner {
+			return errTaskEnded
+		}
+		return change(rec)
 	}
 }
 
@@ -453,14 +484,18 @@ func (c *call) runTask() (mcp.Result, error) {
 	rec := &TaskRecord{
 		Format: TaskRecordFormat, ID: newTaskID(), Principal: c.bind.Principal, Tool: m.tool,
 		Status: TaskWorking, CreatedAt: now, UpdatedAt: now, Expires: now.Add(m.opts.TaskTTL),
-		PollInterval: m.opts.TaskPollInterval, Version: 1, LeaseUntil: now.Add(m.opts.TaskLease),
+		PollInterval: m.opts.TaskPollInterval, Version: 1, LeaseUntil: now.Add(m.opts.TaskLease), Runner: newTaskID(),
+	}
+	var err error
+	if rec.Replay, err = c.replayRecord(); err != nil {
+		return nil, err
 	}
 	ticket, refused := m.opts.TaskLimits.admit(rec.Principal, rec.ID)
 	if refused != nil {
 		c.log().Debug("elicitgen: task refused", "limit", string(refused.Data))
 		return nil, refused
 	}
-	if err := m.opts.Tasks.Create(c.ctx, rec); err != nil {
+	if err = m.opts.Tasks.Create(c.ctx, rec); err != nil {
 		c.storeError(err, "tasks", "Create")
 		ticket.release()
 		c.log().Warn("elicitgen: cannot create a task", "err", err)
@@ -476,7 +511,7 @@ func (c *call) runTask() (mcp.Result, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.ctx), m.opts.TaskTTL)
 	c.ctx = ctx // the handler's hooks (messages) run in the task from now on
 	slot.Created = rec
-	t := &Task{m: m, c: c, id: rec.ID, ticket: ticket}
+	t := &Task{m: m, c: c, id: rec.ID, ticket: ticket, runner: rec.Runner}
 	ticket.start(func() { t.shutDown.Store(true); cancel() })
 	t.moved(TaskWorking)
 	go t.work(ctx, cancel)
@@ -614,7 +649,7 @@ func (t *Task) watchCancel(ctx context.Context, cancel context.CancelFunc) {
 	renewAt := time.Now().Add(t.m.opts.TaskLease / 4)
 	for ctx.Err() == nil {
 		rec, err := store.Get(ctx, t.id)
-		if err == nil && (rec == nil || rec.Status.Terminal()) {
+		if err == nil && (rec == nil || rec.Status.Terminal() || rec.Runner != t.runner) {
 			t.stopped(rec)
 			cancel()
 			return

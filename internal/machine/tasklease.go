@@ -76,13 +76,13 @@ func (t *Task) renewLease(ctx context.Context) {
 	o := &t.m.opts
 	rctx, cancel := context.WithTimeout(ctx, o.TaskLease/4)
 	defer cancel()
-	_, err := o.Tasks.Update(rctx, t.id, func(rec *TaskRecord) error {
+	_, err := o.Tasks.Update(rctx, t.id, t.fenced(func(rec *TaskRecord) error {
 		if rec.Status.Terminal() {
 			return errTaskEnded
 		}
 		rec.LeaseUntil = o.Now().Add(o.TaskLease)
 		return nil
-	})
+	}))
 	if err != nil && !errors.Is(err, errTaskEnded) && ctx.Err() == nil {
 		t.c.storeError(err, "tasks", "Update")
 		t.c.log().Warn("elicitgen: cannot renew a task's lease", "task", t.id, "err", err)

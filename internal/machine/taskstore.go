@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 )
@@ -66,6 +67,13 @@ type TaskRecord struct {
 	// lapses unless renewed (ToolOptions.TaskLease); zero in a record of
 	// a release before leases, which never lapses.
 	LeaseUntil time.Time `json:"lease,omitzero"`
+	// Runner identifies the run of the task that holds the lease (random,
+	// one per run): a run that finds another one's here lost the task
+	// (restarted elsewhere after a partition) and stops, writing nothing.
+	Runner string `json:"runner,omitempty"`
+	// Replay is what a restartable task keeps to run again on another
+	// instance (taskreplay.go); nil for other tasks.
+	Replay *TaskReplay `json:"replay,omitempty"`
 }
 
 // TaskRecordFormat is the format version of the records this release
@@ -77,6 +85,11 @@ func (r *TaskRecord) Clone() *TaskRecord {
 	c := *r
 	c.InputRequests = maps.Clone(r.InputRequests)
 	c.Answers = maps.Clone(r.Answers)
+	if r.Replay != nil {
+		rp := *r.Replay
+		rp.Asked = slices.Clone(rp.Asked)
+		c.Replay = &rp
+	}
 	return &c
 }
 

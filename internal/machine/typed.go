@@ -19,6 +19,10 @@ type Typed[A, T any, S ~int] struct {
 	// Run replaces Complete for a task tool (Tasks is not TaskForbidden).
 	Run   func(context.Context, *mcp.CallToolRequest, *Task, A, T) (*mcp.CallToolResult, error)
 	Tasks TaskSupport
+	// Restartable: the task's Run may run again from the start on another
+	// instance, with the answers recorded, once its instance died
+	// (//elicit:task ... restartable).
+	Restartable bool
 	// Declined and Cancelled are nil when no step asked before Run or
 	// Complete can end the flow (none, or every step is During).
 	Declined, Cancelled func(context.Context, *mcp.CallToolRequest, A, T, S) (*mcp.CallToolResult, error)
@@ -56,6 +60,13 @@ func (t Typed[A, T, S]) Flow() Flow {
 	if t.Run != nil {
 		f.Run = func(ctx context.Context, task *Task, req *mcp.CallToolRequest, args any, a Answers) (*mcp.CallToolResult, error) {
 			return t.Run(ctx, req, task, args.(A), t.Answers(a))
+		}
+	}
+	if t.Run != nil && t.Restartable {
+		f.Restart = func(arguments json.RawMessage) (any, error) {
+			var a A
+			err := json.Unmarshal(arguments, &a)
+			return a, err
 		}
 	}
 	if t.Unavailable != nil {

@@ -174,7 +174,7 @@ func (svc *taskService) next(ctx context.Context, id string, rec *machine.TaskRe
 		}
 		next, err := svc.store.Get(ctx, id)
 		if err == nil && machine.LeaseLapsed(next, svc.now()) {
-			next, err = machine.FailLapsed(ctx, svc.store, id, svc.now)
+			next, err = svc.takeOver(ctx, next)
 		}
 		switch {
 		case err != nil && ctx.Err() != nil:

@@ -32,6 +32,7 @@ type taskService struct {
 	logger    *slog.Logger
 	hooks     machine.Hooks    // nil: none
 	now       func() time.Time // the clock of leases (ToolOptions.Now)
+	machines  sync.Map         // tool name → *machine.Machine: the task tools served
 }
 
 // taskServices holds each server's task service: the one store every task
@@ -46,12 +47,15 @@ func Enable(server *mcp.Server, m *machine.Machine) {
 	svc := &taskService{store: o.Tasks, limits: o.TaskLimits, principal: o.Principal, logger: o.Logger, hooks: o.Hooks, now: o.Now}
 	prev, loaded := taskServices.LoadOrStore(server, svc)
 	if loaded {
-		if p := prev.(*taskService); p.store != svc.store || p.limits != svc.limits {
+		p := prev.(*taskService)
+		if p.store != svc.store || p.limits != svc.limits {
 			// Registration, never a request.
 			panic(fmt.Sprintf("elicitgen: tool %s: every task tool of a server must use the same ToolOptions.Tasks and TaskLimits", m.Tool()))
 		}
+		p.machines.Store(m.Tool(), m)
 		return
 	}
+	svc.machines.Store(m.Tool(), m)
 	server.AddReceivingMiddleware(svc.middleware)
 	for _, err := range []error{
 		mcp.AddReceivingCustomMethod(server, machine.MethodTasksGet, svc.get),
@@ -204,19 +208,29 @@ func (svc *taskService) own(ctx context.Context, p *TaskParams) (*machine.TaskRe
 }
 
 // lapsed is rec, or, when its lease has lapsed (the instance running it
-// died), rec failed with machine.ErrServerStopped.
+// died), rec taken over (takeOver).
 func (svc *taskService) lapsed(ctx context.Context, rec *machine.TaskRecord) (*machine.TaskRecord, error) {
 	if !machine.LeaseLapsed(rec, svc.now()) {
 		return rec, nil
 	}
-	failed, err := machine.FailLapsed(ctx, svc.store, rec.ID, svc.now)
+	next, err := svc.takeOver(ctx, rec)
 	if err != nil {
 		return nil, svc.errStore(ctx, machine.MethodTasksGet, err)
 	}
-	if failed == nil {
+	if next == nil {
 		return nil, errUnknownTask
 	}
-	return failed, nil
+	return next, nil
+}
+
+// takeOver restarts the task rec, whose lease lapsed, on this instance
+// when its tool is restartable and served here, and fails it with
+// machine.ErrServerStopped otherwise.
+func (svc *taskService) takeOver(ctx context.Context, rec *machine.TaskRecord) (*machine.TaskRecord, error) {
+	if m, ok := svc.machines.Load(rec.Tool); ok {
+		return m.(*machine.Machine).Restart(ctx, rec)
+	}
+	return machine.FailLapsed(ctx, svc.store, rec.ID, svc.now)
 }
 
 func callerFrom(ctx context.Context) string {

@@ -1,0 +1,242 @@
+package machine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/elicitgen/elicitgen/internal/seal"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Replay: a task tool declared restartable (//elicit:task optional
+// restartable) keeps in its record what it takes to run its Run again
+// elsewhere: the creating call's name, arguments and client capabilities,
+// the flow's state when the task was created (the answers to the steps
+// asked before it), and the reply of every Task.Ask, in order. When the
+// instance running it dies and its lease lapses, the next instance
+// serving its tasks/get claims it (at most MaxTaskRestarts times) and runs
+// Run again from the start: each Ask already answered returns the recorded
+// reply at once, the person is not asked again; an Ask of other steps
+// than recorded fails the task (errReplayDiverged); the first Ask past
+// the record asks the person, as the first run would have.
+
+// MaxTaskRestarts bounds the runs of one task after its first: a task
+// whose work kills its instance does not take down the next ones too.
+const MaxTaskRestarts = 3
+
+// TaskReplay is what a restartable task's record keeps to run again.
+type TaskReplay struct {
+	// Call is the creating tools/call's params: its name, arguments, and
+	// the client's capabilities and protocol version from _meta.
+	Call json.RawMessage `json:"call"`
+	// State is the flow's state when the task was created.
+	State json.RawMessage `json:"state"`
+	// Asked are the replies of the task's Asks, in the order asked.
+	Asked []RecordedAsk `json:"asked,omitempty"`
+	// Restarts counts the runs after the first.
+	Restarts int `json:"restarts,omitempty"`
+}
+
+// RecordedAsk is one Task.Ask and its reply, by step key.
+type RecordedAsk struct {
+	Steps   []string `json:"steps"`
+	Outcome Outcome  `json:"outcome"`
+	// Step is the step declined or cancelled.
+	Step string `json:"step,omitempty"`
+	// Contents are the accepted contents, by step.
+	Contents map[string]map[string]any `json:"contents,omitempty"`
+}
+
+// errReplayDiverged fails a restarted task whose Run asked other steps
+// than its first run did at the same point.
+func errReplayDiverged(asked, recorded []string) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(
+		"this task was restarted after its server stopped, and asked %s where it had asked %s: it cannot go on; call the tool again",
+		strings.Join(asked, ", "), strings.Join(recorded, ", "))}
+}
+
+// replayRecord is the Replay of the task the call creates; nil unless the
+// tool is restartable.
+func (c *call) replayRecord() (*TaskReplay, error) {
+	if c.m.restart == nil {
+		return nil, nil
+	}
+	req := c.toolRequest()
+	p := &mcp.CallToolParamsRaw{Name: req.Params.Name, Arguments: req.Params.Arguments}
+	if meta := req.Params.GetMeta(); meta != nil {
+		keep := map[string]any{}
+		for _, k := range []string{mcp.MetaKeyClientCapabilities, mcp.MetaKeyProtocolVersion} {
+			if v, ok := meta[k]; ok {
+				keep[k] = v
+			}
+		}
+		p.SetMeta(keep)
+	}
+	callJSON, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	state, err := json.Marshal(&c.st)
+	if err != nil {
+		return nil, err
+	}
+	return &TaskReplay{Call: callJSON, State: state}, nil
+}
+
+// replayed answers the task's next Ask from its record, after a restart;
+// ok is false once the recorded Asks are used up.
+func (t *Task) replayed(steps []int) (r Reply, ok bool, err error) {
+	i := t.asks
+	t.asks++
+	if i >= len(t.replay) {
+		return Reply{}, false, nil
+	}
+	rec := t.replay[i]
+	keys := t.m.stepKeys(steps)
+	if !slices.Equal(keys, rec.Steps) {
+		return Reply{}, true, errReplayDiverged(keys, rec.Steps)
+	}
+	if rec.Outcome != Accepted {
+		return Reply{Outcome: rec.Outcome, Step: t.m.stepIndex(rec.Step)}, true, nil
+	}
+	r = Reply{Outcome: Accepted, Step: -1, contents: make(map[int]map[string]any, len(steps))}
+	for _, j := range steps {
+		r.contents[j] = rec.Contents[t.m.steps[j].Key]
+		t.c.st.Answers[j] = r.contents[j]
+	}
+	return r, true, nil
+}
+
+// stepIndex is the index of the step of key, -1 if none.
+func (m *Machine) stepIndex(key string) int {
+	for i := range m.steps {
+		if m.steps[i].Key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// recordAsk appends the reply r to steps to a restartable task's record.
+func (t *Task) recordAsk(ctx context.Context, steps []int, r Reply) error {
+	if t.m.restart == nil {
+		return nil
+	}
+	entry := RecordedAsk{Steps: t.m.stepKeys(steps), Outcome: r.Outcome}
+	if r.Outcome == Accepted {
+		entry.Contents = make(map[string]map[string]any, len(steps))
+		for _, j := range steps {
+			entry.Contents[t.m.steps[j].Key] = r.contents[j]
+		}
+	} else {
+		entry.Step = t.m.steps[r.Step].Key
+	}
+	_, err := t.update(ctx, func(rec *TaskRecord) error {
+		if rec.Status.Terminal() {
+			return errTaskEnded
+		}
+		if rec.Replay != nil {
+			rec.Replay.Asked = append(rec.Replay.Asked, entry)
+		}
+		return nil
+	})
+	if errors.Is(err, errTaskEnded) {
+		return nil // cancelled meanwhile: Run's context ends
+	}
+	return err
+}
+
+// Restart takes over the task rec, whose lease has lapsed: a restartable
+// task with restarts left is claimed for this instance and its Run
+// started again, replaying its recorded answers; any other task fails
+// with ErrServerStopped. It returns the task as stored after; a task this
+// process cannot take now (its TaskLimits refuse) is returned as it is,
+// for a later request, maybe on another instance, to take.
+func (m *Machine) Restart(ctx context.Context, rec *TaskRecord) (*TaskRecord, error) {
+	o := &m.opts
+	if m.restart == nil || rec.Replay == nil || rec.Replay.Restarts >= MaxTaskRestarts {
+		return FailLapsed(ctx, o.Tasks, rec.ID, o.Now)
+	}
+	ticket, refused := o.TaskLimits.admit(rec.Principal, rec.ID)
+	if refused != nil {
+		return rec, nil
+	}
+	claimed, err := o.Tasks.Update(ctx, rec.ID, func(r *TaskRecord) error {
+		if !LeaseLapsed(r, o.Now()) || r.Replay == nil || r.Replay.Restarts >= MaxTaskRestarts {
+			return errLeaseHeld
+		}
+		r.Replay.Restarts++
+		r.LeaseUntil, r.Runner = o.Now().Add(o.TaskLease), newTaskID()
+		r.StatusMessage = "restarted after its server stopped"
+		return nil
+	})
+	if err != nil || claimed == nil {
+		ticket.release()
+		if errors.Is(err, errLeaseHeld) {
+			return o.Tasks.Get(ctx, rec.ID)
+		}
+		return claimed, err
+	}
+	if err := m.resume(claimed, ticket); err != nil {
+		ticket.release()
+		o.Logger.Error("elicitgen: cannot restart a task", "task", rec.ID, "err", err)
+		return o.Tasks.Update(ctx, rec.ID, func(r *TaskRecord) error {
+			if !r.Status.Terminal() {
+				failTask(r, ErrServerStopped)
+			}
+			return nil
+		})
+	}
+	return claimed, nil
+}
+
+// resume runs the Run of the task rec, claimed by this instance, again.
+// Its context carries the principal, none of the creating request's other
+// values; its request, the name, arguments and capabilities, no session.
+func (m *Machine) resume(rec *TaskRecord, ticket *taskTicket) error {
+	var p mcp.CallToolParamsRaw
+	if err := json.Unmarshal(rec.Replay.Call, &p); err != nil {
+		return err
+	}
+	var st flowState
+	if err := json.Unmarshal(rec.Replay.State, &st); err != nil {
+		return err
+	}
+	if len(st.Answers) != len(m.steps) || len(st.Steps) != len(m.steps) {
+		return errors.New("the record is of another version of the tool")
+	}
+	args, err := m.restart(p.Arguments)
+	if err != nil {
+		return err
+	}
+	base := context.WithValue(context.Background(), principalKey{}, rec.Principal)
+	ctx, cancel := context.WithTimeout(base, rec.Expires.Sub(m.opts.Now()))
+	c := &call{m: m, ctx: ctx, req: toolView(&mcp.CallToolRequest{Params: &p}), args: args,
+		bind: seal.Binding{Tool: m.tool, Principal: rec.Principal}, now: m.opts.Now(), st: st, task: true}
+	t := &Task{m: m, c: c, id: rec.ID, ticket: ticket, replay: rec.Replay.Asked, runner: rec.Runner}
+	ticket.start(func() { t.shutDown.Store(true); cancel() })
+	t.moved(rec.Status)
+	go t.work(ctx, cancel)
+	return nil
+}
+
+// keepAnswers are the answers under the keys asked again: after a restart
+// the first Ask past the record asks under the key its first run used, and
+// an answer to it that came while no instance ran the task counts.
+func keepAnswers(answers, asked map[string]json.RawMessage) map[string]json.RawMessage {
+	var kept map[string]json.RawMessage
+	for k, v := range answers {
+		if _, ok := asked[k]; ok {
+			if kept == nil {
+				kept = map[string]json.RawMessage{}
+			}
+			kept[k] = v
+		}
+	}
+	return kept
+}

@@ -1,0 +1,198 @@
+package tasks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/internal/machine"
+)
+
+// surveyArgs are the arguments of the survey tool.
+type surveyArgs struct {
+	After int `json:"after,omitempty"` // milliseconds of work after the last answer
+}
+
+// survey is a restartable task tool asking sugar, then milk, each on its
+// own; runs counts the starts of its Run; swap makes every run after the
+// first ask milk first.
+type survey struct {
+	runs  atomic.Int32
+	swap  bool
+	ended chan error
+}
+
+func (s *survey) tool(opts *machine.ToolOptions) func(*mcp.Server) {
+	return func(srv *mcp.Server) {
+		steps := []machine.Step{
+			{Key: "sugar", Mode: machine.ModeForm, Message: "Sugar?", During: true, Params: brewForm("sugar", "boolean"), Check: brewCheck("sugar", isBool)},
+			{Key: "milk", Mode: machine.ModeForm, Message: "Milk?", During: true, Params: brewForm("milk", "boolean"), Check: brewCheck("milk", isBool)},
+		}
+		flow := machine.Flow{Tasks: machine.TaskOptional, Run: s.run,
+			Restart: func(raw json.RawMessage) (any, error) {
+				var a surveyArgs
+				err := json.Unmarshal(raw, &a)
+				return a, err
+			}}
+		m := machine.NewMachine("survey", steps, flow, opts)
+		Enable(srv, m)
+		machine.AddTool[surveyArgs](srv, &mcp.Tool{Name: "survey", InputSchema: json.RawMessage(`{"type":"object","properties":{"after":{"type":"integer"}}}`)}, m)
+	}
+}
+
+func (s *survey) run(ctx context.Context, task *machine.Task, _ *mcp.CallToolRequest, a any, _ machine.Answers) (res *mcp.CallToolResult, err error) {
+	n := s.runs.Add(1)
+	defer func() {
+		if s.ended != nil {
+			s.ended <- err
+		}
+	}()
+	order := []int{0, 1}
+	if s.swap && n > 1 {
+		order = []int{1, 0}
+	}
+	got := map[int]any{}
+	for _, j := range order {
+		r, err := task.Ask(ctx, j)
+		if err != nil {
+			return nil, err
+		}
+		got[j] = r.Content(j)[[]string{"sugar", "milk"}[j]]
+	}
+	select {
+	case <-time.After(time.Duration(a.(surveyArgs).After) * time.Millisecond):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return machine.Text(fmt.Sprintf("sugar=%v milk=%v runs=%d", got[0], got[1], n)), nil
+}
+
+// twoInstances serves s on two instances sharing a store; the first can be
+// cut off from it.
+func twoInstances(t *testing.T, s *survey, lease time.Duration) (a, b *taskWire, cut *atomic.Bool) {
+	shared := &machine.MemoryTaskStore{}
+	parted := &partedStore{TaskStore: shared}
+	a = memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: parted, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
+	b = memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
+	return a, b, &parted.cut
+}
+
+// asking is the condition of a task waiting for exactly the step key.
+func asking(key string) func(map[string]any) bool {
+	return func(m map[string]any) bool {
+		reqs, _ := m["inputRequests"].(map[string]any)
+		_, ok := reqs[key]
+		return m["status"] == string(machine.TaskInputRequired) && ok && len(reqs) == 1
+	}
+}
+
+func answer(t *testing.T, w *taskWire, id, key string, v bool) {
+	t.Helper()
+	w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{key: accept(map[string]any{key: v})}})
+}
+
+// A restartable task whose instance stops (cut off from the store) is run
+// again by the instance that finds its lease lapsed: the answered question
+// is replayed, not asked again; the open one is asked, under the same key;
+// the task completes there. The first instance, back, finds the task taken
+// and stops its run, writing nothing.
+func TestTaskRestartReplays(t *testing.T) {
+	s := &survey{ended: make(chan error, 2)}
+	a, b, cut := twoInstances(t, s, 300*time.Millisecond)
+	id := a.must("tools/call", map[string]any{"name": "survey", "arguments": map[string]any{}})["taskId"].(string)
+	pollUntil(t, b, id, asking("sugar"))
+	answer(t, b, id, "sugar", true)
+	pollUntil(t, b, id, asking("milk"))
+	cut.Store(true)
+	restarted := pollUntil(t, b, id, func(m map[string]any) bool { return s.runs.Load() == 2 && asking("milk")(m) })
+	if msg, _ := restarted["statusMessage"].(string); msg != "restarted after its server stopped" {
+		t.Errorf("statusMessage after the restart: %q", msg)
+	}
+	answer(t, b, id, "milk", false)
+	done := pollUntil(t, b, id, hasStatus(machine.TaskCompleted))
+	if got := resultText(t, done); got != "sugar=true milk=false runs=2" {
+		t.Errorf("result %q", got)
+	}
+	cut.Store(false)
+	for range 2 {
+		select {
+		case <-s.ended:
+		case <-time.After(5 * time.Second):
+			t.Fatal("a run did not end: the first instance's run goes on after its task was taken")
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	if got := resultText(t, b.must(machine.MethodTasksGet, map[string]any{"taskId": id})); got != "sugar=true milk=false runs=2" {
+		t.Errorf("after the first instance came back: %q", got)
+	}
+}
+
+// An answer given while no instance runs the task (after its instance
+// stopped, before another restarts it) counts: the restarted run takes it
+// and the person is not asked again.
+func TestTaskRestartKeepsAnswerGivenMeanwhile(t *testing.T) {
+	s := &survey{}
+	a, b, cut := twoInstances(t, s, 500*time.Millisecond)
+	id := a.must("tools/call", map[string]any{"name": "survey", "arguments": map[string]any{"after": 100}})["taskId"].(string)
+	pollUntil(t, b, id, asking("sugar"))
+	answer(t, b, id, "sugar", false)
+	pollUntil(t, b, id, asking("milk"))
+	cut.Store(true)
+	answer(t, b, id, "milk", true) // the lease has not lapsed yet: stored
+	done := pollUntil(t, b, id, hasStatus(machine.TaskCompleted))
+	if got := resultText(t, done); got != "sugar=false milk=true runs=2" {
+		t.Errorf("result %q", got)
+	}
+}
+
+// A restarted run that asks other steps than its first run did at the
+// same point fails the task, saying so.
+func TestTaskRestartDiverged(t *testing.T) {
+	s := &survey{swap: true}
+	a, b, cut := twoInstances(t, s, 300*time.Millisecond)
+	id := a.must("tools/call", map[string]any{"name": "survey", "arguments": map[string]any{}})["taskId"].(string)
+	pollUntil(t, b, id, asking("sugar"))
+	answer(t, b, id, "sugar", true)
+	pollUntil(t, b, id, asking("milk"))
+	cut.Store(true)
+	failed := pollUntil(t, b, id, hasStatus(machine.TaskFailed))
+	if msg := taskError(failed); !strings.Contains(msg, "asked milk where it had asked sugar") {
+		t.Errorf("failed with %q", msg)
+	}
+}
+
+// A task restarted MaxTaskRestarts times is not restarted again: it fails
+// saying the server stopped.
+func TestTaskRestartsBounded(t *testing.T) {
+	store := &machine.MemoryTaskStore{}
+	s := &survey{}
+	w := memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: store, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
+	now := time.Now()
+	call := json.RawMessage(`{"name":"survey","arguments":{},"_meta":{"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}`)
+	state := json.RawMessage(`{"s":0,"a":[null,null],"q":[{},{}]}`)
+	for id, restarts := range map[string]int{"spent": machine.MaxTaskRestarts, "fresh": machine.MaxTaskRestarts - 1} {
+		rec := &machine.TaskRecord{Format: machine.TaskRecordFormat, ID: id, Tool: "survey", Status: machine.TaskWorking,
+			CreatedAt: now, UpdatedAt: now, Expires: now.Add(time.Hour), LeaseUntil: now.Add(-time.Second), Runner: "dead",
+			Replay: &machine.TaskReplay{Call: call, State: state, Restarts: restarts}}
+		if err := store.Create(context.Background(), rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": "spent"}); taskError(got) != machine.ErrServerStopped.Message {
+		t.Errorf("a task restarted %d times: %v", machine.MaxTaskRestarts, got)
+	}
+	pollUntil(t, w, "fresh", asking("sugar"))
+	if n := s.runs.Load(); n != 1 {
+		t.Errorf("%d runs, want the one restart", n)
+	}
+	rec, _ := store.Get(context.Background(), "fresh")
+	if rec.Replay.Restarts != machine.MaxTaskRestarts {
+		t.Errorf("restarts recorded %d, want %d", rec.Replay.Restarts, machine.MaxTaskRestarts)
+	}
+}
