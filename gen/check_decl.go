@@ -107,6 +107,11 @@ var (
 		unknown: "unknown //elicit:task value %q%s (the values are optional and required)",
 		notTool: "//elicit:task is for tools: only tools/call runs as a task, and %[1]s declares a %[2]s",
 	}
+	// restartRule is the word after //elicit:task's value.
+	restartRule = wordsRule{
+		directive: directiveTask, known: []string{"restartable"},
+		unknown: "unknown //elicit:task word %q%s (after optional or required comes only restartable, for a task whose Run may run again from the start)",
+	}
 )
 
 // annotations are what each word of //elicit:annotations sets.
@@ -191,7 +196,8 @@ func (c *checker) toolAnnotations(pt pendingTool, t *toolModel) {
 	}
 }
 
-// taskDirective reads //elicit:task optional|required into t.Task.
+// taskDirective reads //elicit:task optional|required [restartable] into
+// t.Task and t.Restartable.
 func (c *checker) taskDirective(pt pendingTool, t *toolModel) {
 	cm := c.toolDirective(pt, t, taskRule)
 	if cm == nil {
@@ -205,10 +211,13 @@ func (c *checker) taskDirective(pt pendingTool, t *toolModel) {
 	case len(words) == 0:
 		c.errorf(cm.Pos(), "//elicit:task needs a value: optional (a task for a client that declares the tasks extension, the foreground for others) or required (a task; a client without the extension is refused)")
 	case !c.knownWord(words[0], taskRule):
-	case len(words) > 1:
+	case len(words) > 2:
+		c.errorf(words[2].at, "//elicit:task takes optional or required, then restartable; %q is one too many", words[2].text)
+	case len(words) == 2 && slices.Contains(taskRule.known, words[1].text):
 		c.errorf(words[1].at, "//elicit:task takes one value, optional or required; %q is one too many", words[1].text)
+	case len(words) == 2 && !c.knownWord(words[1], restartRule):
 	default:
-		t.Task = words[0].text
+		t.Task, t.Restartable = words[0].text, len(words) == 2
 	}
 }
 

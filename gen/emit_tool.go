@@ -109,6 +109,9 @@ func typedMethods(pkg *pkgModel, t *toolModel) jen.Dict {
 			typed[jen.Id(m.Name)] = jen.Id("h").Dot(m.Name)
 		case methodRun:
 			typed[jen.Id("Tasks")] = jen.Qual(implPath, map[string]string{"optional": "TaskOptional", "required": "TaskRequired"}[t.Task])
+			if t.Restartable {
+				typed[jen.Id("Restartable")] = jen.True()
+			}
 			typed[jen.Id("Run")] = jen.Func().Params(
 				jen.Id("ctx").Qual("context", "Context"),
 				jen.Id("req").Add(requestType(t)),

@@ -151,8 +151,12 @@ type toolModel struct {
 	// the tasks extension (//elicit:task), else "". A task tool's handler
 	// has Run instead of Complete, and a task type (TaskType) with a typed
 	// asker per group of During steps.
-	Task  string
-	Steps []*stepModel
+	Task string
+	// Restartable: the task's Run may run again from the start on another
+	// instance, replaying the recorded answers (//elicit:task ...
+	// restartable).
+	Restartable bool
+	Steps       []*stepModel
 	// AnswersFunc names the generated function that types the machine's
 	// answers.
 	AnswersFunc string

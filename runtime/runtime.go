@@ -118,9 +118,10 @@ func NewHTTPServer(addr string, h http.Handler) *http.Server { return transport.
 // Shutdown shuts a server down gracefully, from the program's signal
 // handling: srv (nil for stdio) stops taking connections, and the tasks
 // running under limits (nil: DefaultTaskLimits) get drain to finish; then
-// those still running fail, saying the server shut down, and the
+// those still running are handed back to the other instances
+// (restartable tasks) or fail, saying the server shut down, and the
 // connections still open close. It returns within drain plus a second,
-// with the number of tasks it failed (docs/tasks.md#shutdown).
+// with the number of tasks it stopped (docs/tasks.md#leases-and-shutdown).
 func Shutdown(srv *http.Server, limits *TaskLimits, drain time.Duration) int {
 	return transport.Shutdown(srv, limits, drain)
 }

@@ -36,13 +36,16 @@
 // sends traces over OTLP/HTTP or to stderr; -log json logs JSON. Without
 // them, no telemetry.
 //
-// On SIGTERM or SIGINT (docs/tasks.md#shutdown) the server stops taking
-// connections and new tasks, lets running tasks finish for -drain
-// (default 10s), then fails the rest saying the server shut down, and
-// exits within the drain and a second. An instance that dies without
-// that (a crash, kill -9) stops renewing its tasks' leases: another
-// instance sharing the Redis fails them once -task-lease (default 20s)
-// lapses, saying the server stopped.
+// On SIGTERM or SIGINT (docs/tasks.md#leases-and-shutdown) the server
+// stops taking connections and new tasks, lets running tasks finish for
+// -drain (default 10s), then hands the rest back (their leases released:
+// another instance on the same Redis takes them over at the next
+// tasks/get), and exits within the drain and a second. An instance that dies without
+// that (a crash, kill -9) stops renewing its tasks' leases: once
+// -task-lease (default 20s) lapses, another instance sharing the Redis
+// takes the task over. The report tool is declared restartable (writing a
+// report again is harmless): that instance writes it again from the start,
+// with the answers already given, and the person is not asked again.
 package main
 
 import (
@@ -151,5 +154,5 @@ func main() {
 	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		log.Fatalf("report: %v", err)
 	}
-	log.Printf("report: stopped; %d tasks failed at shutdown", <-stopped)
+	log.Printf("report: stopped; %d tasks stopped at shutdown (handed back to the other instances)", <-stopped)
 }

@@ -34,7 +34,7 @@ type ReportArgs struct {
 // whether to include the salary data it found.
 //
 //elicit:tool report
-//elicit:task optional
+//elicit:task optional restartable
 type Report struct {
 	Args     ReportArgs
 	Format   FormatChoice   `elicit:"format,message=Which format should the report be in?,prefill"`

@@ -241,9 +241,10 @@ func RegisterReport(server *mcp.Server, h ReportHandler, opts *elicitrt.ToolOpti
 		Mode:     elicitimpl.ModeForm,
 		Params:   SalariesChoice{}.ElicitParams,
 	}}, elicitimpl.Typed[ReportArgs, ReportAnswers, ReportStep]{
-		Answers:   elicitReportAnswers,
-		Cancelled: h.Cancelled,
-		Declined:  h.Declined,
+		Answers:     elicitReportAnswers,
+		Cancelled:   h.Cancelled,
+		Declined:    h.Declined,
+		Restartable: true,
 		Run: func(ctx context.Context, req *mcp.CallToolRequest, t *elicitrt.Task, a ReportArgs, ans ReportAnswers) (*mcp.CallToolResult, error) {
 			return h.Run(ctx, req, ReportTask{t}, a, ans)
 		},

@@ -94,8 +94,10 @@ type Task struct {
 	// status is the status last reported to ToolOptions.Hooks.
 	status taskStatusReport
 	// shutDown is set when TaskLimits.Drain stops the task: a Run that
-	// returns an error then fails the task with ErrServerShutDown.
-	shutDown atomic.Bool
+	// returns an error then fails the task with ErrServerShutDown; handBack
+	// instead, for a restartable task: its lease is released for another
+	// instance to take it over (taskdrain.go).
+	shutDown, handBack atomic.Bool
 	// replay are the recorded Asks a restarted task replays; asks counts
 	// its Asks so far (taskreplay.go).
 	replay []RecordedAsk
@@ -512,7 +514,7 @@ func (c *call) runTask() (mcp.Result, error) {
 	c.ctx = ctx // the handler's hooks (messages) run in the task from now on
 	slot.Created = rec
 	t := &Task{m: m, c: c, id: rec.ID, ticket: ticket, runner: rec.Runner}
-	ticket.start(func() { t.shutDown.Store(true); cancel() })
+	ticket.start(t.stopper(cancel))
 	t.moved(TaskWorking)
 	go t.work(ctx, cancel)
 	return &mcp.CallToolResult{}, nil
@@ -572,6 +574,10 @@ func (t *Task) work(ctx context.Context, cancel context.CancelFunc) {
 	}()
 	res, err := t.safeRun(ctx)
 	t.ticket.ended() // before the end is recorded: once a client sees it, it counts no more
+	if err != nil && t.handBack.Load() {
+		t.releaseLease(ctx)
+		return
+	}
 	result, rpcErr := t.outcome(res, err)
 	t.recordEnd(ctx, result, rpcErr)
 }

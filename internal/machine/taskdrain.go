@@ -2,6 +2,7 @@ package machine
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -9,13 +10,14 @@ import (
 // from its call no new task is admitted (a CodeTaskLimit error,
 // LimitShuttingDown, which tells the client to call again: another
 // instance takes it). The running tasks get until ctx ends (the drain
-// period) to finish; then each one still running fails with
-// ErrServerShutDown, its Run's context is cancelled, and Drain waits up
-// to a second more for them to record it and return. So it returns
-// within the drain period plus a second, with the number of tasks it
-// failed. A task whose end cannot be recorded in that second (its store
-// is unreachable) is failed later by another instance, once its lease
-// lapses.
+// period) to finish; then the Run of each one still running is cancelled:
+// a restartable task is handed back (its lease released at once, so the
+// next instance serving its tasks/get takes it over without waiting), any
+// other fails with ErrServerShutDown. Drain waits up to a second more for
+// them to record it and return, so it returns within the drain period
+// plus a second, with the number of tasks it stopped. A task whose end
+// cannot be recorded in that second (its store is unreachable) is taken
+// over or failed later by another instance, once its lease lapses.
 //
 // Call it from the signal handling of the program, beside the HTTP
 // server's Shutdown (runtime.Shutdown does both).
@@ -72,5 +74,38 @@ func (t *taskTicket) start(stop func()) {
 	t.stop = stop
 	if t.l.stopping {
 		stop()
+	}
+}
+
+// stopper is how Drain stops the task: handed back if restartable, else
+// failed with ErrServerShutDown; cancel ends its Run.
+func (t *Task) stopper(cancel context.CancelFunc) func() {
+	return func() {
+		if t.m.restart != nil {
+			t.handBack.Store(true)
+		} else {
+			t.shutDown.Store(true)
+		}
+		cancel()
+	}
+}
+
+// releasedLease is the lease of a task handed back: long past.
+var releasedLease = time.Unix(1, 0).UTC()
+
+// releaseLease hands the task back: its lease lapses now, and the Run it
+// had recorded so far stays for the next instance to replay.
+func (t *Task) releaseLease(ctx context.Context) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	defer cancel()
+	_, err := t.m.opts.Tasks.Update(rctx, t.id, t.fenced(func(rec *TaskRecord) error {
+		if rec.Status.Terminal() {
+			return errTaskEnded
+		}
+		rec.LeaseUntil = releasedLease
+		return nil
+	}))
+	if err != nil && !errors.Is(err, errTaskEnded) {
+		t.c.log().Warn("elicitgen: cannot hand a task back at shutdown; another instance takes it once its lease lapses", "task", t.id, "err", err)
 	}
 }

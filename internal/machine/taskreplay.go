@@ -219,7 +219,7 @@ func (m *Machine) resume(rec *TaskRecord, ticket *taskTicket) error {
 	c := &call{m: m, ctx: ctx, req: toolView(&mcp.CallToolRequest{Params: &p}), args: args,
 		bind: seal.Binding{Tool: m.tool, Principal: rec.Principal}, now: m.opts.Now(), st: st, task: true}
 	t := &Task{m: m, c: c, id: rec.ID, ticket: ticket, replay: rec.Replay.Asked, runner: rec.Runner}
-	ticket.start(func() { t.shutDown.Store(true); cancel() })
+	ticket.start(t.stopper(cancel))
 	t.moved(rec.Status)
 	go t.work(ctx, cancel)
 	return nil

@@ -3,6 +3,7 @@ package tasks
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -99,9 +100,9 @@ func answer(t *testing.T, w *taskWire, id, key string, v bool) {
 
 // A restartable task whose instance stops (cut off from the store) is run
 // again by the instance that finds its lease lapsed: the answered question
-// is replayed, not asked again; the open one is asked, under the same key;
-// the task completes there. The first instance, back, finds the task taken
-// and stops its run, writing nothing.
+// is replayed, not asked again; the open one is asked, under the same key.
+// The first instance, back before the task ends, finds the task taken and
+// stops its run, writing nothing; the task completes on the second.
 func TestTaskRestartReplays(t *testing.T) {
 	s := &survey{ended: make(chan error, 2)}
 	a, b, cut := twoInstances(t, s, 300*time.Millisecond)
@@ -114,23 +115,21 @@ func TestTaskRestartReplays(t *testing.T) {
 	if msg, _ := restarted["statusMessage"].(string); msg != "restarted after its server stopped" {
 		t.Errorf("statusMessage after the restart: %q", msg)
 	}
+	cut.Store(false)
+	select {
+	case err := <-s.ended:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("the first run ended with %v, want cancelled", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the first instance's run goes on after its task was taken")
+	}
 	answer(t, b, id, "milk", false)
 	done := pollUntil(t, b, id, hasStatus(machine.TaskCompleted))
 	if got := resultText(t, done); got != "sugar=true milk=false runs=2" {
 		t.Errorf("result %q", got)
 	}
-	cut.Store(false)
-	for range 2 {
-		select {
-		case <-s.ended:
-		case <-time.After(5 * time.Second):
-			t.Fatal("a run did not end: the first instance's run goes on after its task was taken")
-		}
-	}
-	time.Sleep(100 * time.Millisecond)
-	if got := resultText(t, b.must(machine.MethodTasksGet, map[string]any{"taskId": id})); got != "sugar=true milk=false runs=2" {
-		t.Errorf("after the first instance came back: %q", got)
-	}
+	<-s.ended
 }
 
 // An answer given while no instance runs the task (after its instance
@@ -194,5 +193,64 @@ func TestTaskRestartsBounded(t *testing.T) {
 	rec, _ := store.Get(context.Background(), "fresh")
 	if rec.Replay.Restarts != machine.MaxTaskRestarts {
 		t.Errorf("restarts recorded %d, want %d", rec.Replay.Restarts, machine.MaxTaskRestarts)
+	}
+}
+
+// At the end of a drain a restartable task is handed back, not failed: its
+// lease is released at once, and the other instance takes it over at the
+// next tasks/get, long before the lease would have lapsed, replaying the
+// answer given and asking the open question again.
+func TestTaskDrainHandsBack(t *testing.T) {
+	s := &survey{}
+	shared := &machine.MemoryTaskStore{}
+	limitsA := &machine.TaskLimits{}
+	const lease = time.Hour // a takeover now is a hand-back, not a lapse
+	a := memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: limitsA, Logger: discardLogger()}))
+	b := memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
+	id := a.must("tools/call", map[string]any{"name": "survey", "arguments": map[string]any{}})["taskId"].(string)
+	pollUntil(t, b, id, asking("sugar"))
+	answer(t, b, id, "sugar", true)
+	pollUntil(t, b, id, asking("milk"))
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if n := limitsA.Drain(ctx); n != 1 {
+		t.Errorf("Drain stopped %d tasks, want 1", n)
+	}
+	got := b.must(machine.MethodTasksGet, map[string]any{"taskId": id})
+	if got["status"] == string(machine.TaskFailed) || got["statusMessage"] != "restarted after its server stopped" {
+		t.Fatalf("the task handed back, at the next tasks/get on the other instance: %v", got)
+	}
+	pollUntil(t, b, id, asking("milk"))
+	answer(t, b, id, "milk", true)
+	if got := resultText(t, pollUntil(t, b, id, hasStatus(machine.TaskCompleted))); got != "sugar=true milk=true runs=2" {
+		t.Errorf("result %q", got)
+	}
+}
+
+// A run that lost its task (its instance was cut off, and another took the
+// task over) is cancelled once its instance sees the store again, even
+// while it works without writing to the task.
+func TestTaskRestartStopsLostRun(t *testing.T) {
+	s := &survey{ended: make(chan error, 2)}
+	a, b, cut := twoInstances(t, s, 300*time.Millisecond)
+	id := a.must("tools/call", map[string]any{"name": "survey", "arguments": map[string]any{"after": 3000}})["taskId"].(string)
+	pollUntil(t, b, id, asking("sugar"))
+	answer(t, b, id, "sugar", true)
+	pollUntil(t, b, id, asking("milk"))
+	answer(t, b, id, "milk", true)
+	pollUntil(t, b, id, hasStatus(machine.TaskWorking)) // the first run works 3 s, writing nothing
+	cut.Store(true)
+	pollUntil(t, b, id, func(map[string]any) bool { return s.runs.Load() == 2 })
+	cut.Store(false)
+	select {
+	case err := <-s.ended:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("the first run ended with %v, want cancelled", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("the first run goes on after its task was taken")
+	}
+	if got := resultText(t, pollUntil(t, b, id, hasStatus(machine.TaskCompleted))); got != "sugar=true milk=true runs=2" {
+		t.Errorf("result %q", got)
 	}
 }
