@@ -19,8 +19,8 @@
 // suggested fix.
 //
 // Run it with go vet -vettool=$(command -v elicitgen) (which editors run
-// on save), with elicitgen vet, or in golangci-lint as a module plugin:
-// docs/vet.md. The package is apart from
+// on save), with elicitgen vet, or in golangci-lint as a module plugin
+// (package vet/golangcilint): docs/vet.md. The package is apart from
 // gen so that a program embedding the analyzer (a multichecker, a
 // golangci-lint plugin) imports one small API; it links the generator, and
 // no server runtime.
