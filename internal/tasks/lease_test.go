@@ -4,42 +4,11 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
 )
-
-// partedStore is the store of one instance, which loses its way to the
-// shared store (a network partition, a process frozen) while cut is set.
-type partedStore struct {
-	machine.TaskStore
-	cut atomic.Bool
-}
-
-var errParted = errors.New("cannot reach the store")
-
-func (s *partedStore) Get(ctx context.Context, id string) (*machine.TaskRecord, error) {
-	if s.cut.Load() {
-		return nil, errParted
-	}
-	return s.TaskStore.Get(ctx, id)
-}
-
-func (s *partedStore) Update(ctx context.Context, id string, change func(*machine.TaskRecord) error) (*machine.TaskRecord, error) {
-	if s.cut.Load() {
-		return nil, errParted
-	}
-	return s.TaskStore.Update(ctx, id, change)
-}
-
-func (s *partedStore) Wait(ctx context.Context, id string, version uint64) error {
-	if s.cut.Load() {
-		return errParted
-	}
-	return s.TaskStore.Wait(ctx, id, version)
-}
 
 // taskError is the message of a failed task's error, as tasks/get shows it.
 func taskError(task map[string]any) string {
@@ -71,14 +40,14 @@ func TestTaskLeaseRenewed(t *testing.T) {
 // cancelled and the task stays failed.
 func TestTaskLeaseLapses(t *testing.T) {
 	shared := &machine.MemoryTaskStore{}
-	parted := &partedStore{TaskStore: shared}
+	parted := &flakyStore{TaskStore: shared}
 	const lease = 300 * time.Millisecond
 	runs := &brewRun{ended: make(chan error, 1)}
 	a := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: parted, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}, runs))
 	b := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}, nil))
 	id := startBrew(t, a, map[string]any{})["taskId"].(string)
 	pollUntil(t, b, id, hasStatus(machine.TaskInputRequired))
-	parted.cut.Store(true)
+	parted.down.Store(true)
 	cut := time.Now()
 	failed := pollUntil(t, b, id, hasStatus(machine.TaskFailed))
 	took := time.Since(cut)
@@ -89,7 +58,7 @@ func TestTaskLeaseLapses(t *testing.T) {
 		t.Errorf("failed %v after the instance stopped, want within the lease (%v) and a poll", took, lease)
 	}
 	t.Logf("failed %v after the instance stopped renewing (lease %v)", took, lease)
-	parted.cut.Store(false)
+	parted.down.Store(false)
 	select {
 	case err := <-runs.ended:
 		if !errors.Is(err, context.Canceled) {

@@ -78,10 +78,10 @@ func (s *survey) run(ctx context.Context, task *machine.Task, _ *mcp.CallToolReq
 // cut off from it.
 func twoInstances(t *testing.T, s *survey, lease time.Duration) (a, b *taskWire, cut *atomic.Bool) {
 	shared := &machine.MemoryTaskStore{}
-	parted := &partedStore{TaskStore: shared}
+	parted := &flakyStore{TaskStore: shared}
 	a = memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: parted, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
 	b = memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
-	return a, b, &parted.cut
+	return a, b, &parted.down
 }
 
 // asking is the condition of a task waiting for exactly the step key.
@@ -91,6 +91,17 @@ func asking(key string) func(map[string]any) bool {
 		_, ok := reqs[key]
 		return m["status"] == string(machine.TaskInputRequired) && ok && len(reqs) == 1
 	}
+}
+
+// toMilk creates a survey task on a with args, answers its sugar question
+// through b and waits until it asks milk; it returns the task id.
+func toMilk(t *testing.T, a, b *taskWire, args map[string]any, sugar bool) string {
+	t.Helper()
+	id := a.must("tools/call", map[string]any{"name": "survey", "arguments": args})["taskId"].(string)
+	pollUntil(t, b, id, asking("sugar"))
+	answer(t, b, id, "sugar", sugar)
+	pollUntil(t, b, id, asking("milk"))
+	return id
 }
 
 func answer(t *testing.T, w *taskWire, id, key string, v bool) {
@@ -106,10 +117,7 @@ func answer(t *testing.T, w *taskWire, id, key string, v bool) {
 func TestTaskRestartReplays(t *testing.T) {
 	s := &survey{ended: make(chan error, 2)}
 	a, b, cut := twoInstances(t, s, 300*time.Millisecond)
-	id := a.must("tools/call", map[string]any{"name": "survey", "arguments": map[string]any{}})["taskId"].(string)
-	pollUntil(t, b, id, asking("sugar"))
-	answer(t, b, id, "sugar", true)
-	pollUntil(t, b, id, asking("milk"))
+	id := toMilk(t, a, b, map[string]any{}, true)
 	cut.Store(true)
 	restarted := pollUntil(t, b, id, func(m map[string]any) bool { return s.runs.Load() == 2 && asking("milk")(m) })
 	if msg, _ := restarted["statusMessage"].(string); msg != "restarted after its server stopped" {
@@ -138,10 +146,7 @@ func TestTaskRestartReplays(t *testing.T) {
 func TestTaskRestartKeepsAnswerGivenMeanwhile(t *testing.T) {
 	s := &survey{}
 	a, b, cut := twoInstances(t, s, 500*time.Millisecond)
-	id := a.must("tools/call", map[string]any{"name": "survey", "arguments": map[string]any{"after": 100}})["taskId"].(string)
-	pollUntil(t, b, id, asking("sugar"))
-	answer(t, b, id, "sugar", false)
-	pollUntil(t, b, id, asking("milk"))
+	id := toMilk(t, a, b, map[string]any{"after": 100}, false)
 	cut.Store(true)
 	answer(t, b, id, "milk", true) // the lease has not lapsed yet: stored
 	done := pollUntil(t, b, id, hasStatus(machine.TaskCompleted))
@@ -155,10 +160,7 @@ func TestTaskRestartKeepsAnswerGivenMeanwhile(t *testing.T) {
 func TestTaskRestartDiverged(t *testing.T) {
 	s := &survey{swap: true}
 	a, b, cut := twoInstances(t, s, 300*time.Millisecond)
-	id := a.must("tools/call", map[string]any{"name": "survey", "arguments": map[string]any{}})["taskId"].(string)
-	pollUntil(t, b, id, asking("sugar"))
-	answer(t, b, id, "sugar", true)
-	pollUntil(t, b, id, asking("milk"))
+	id := toMilk(t, a, b, map[string]any{}, true)
 	cut.Store(true)
 	failed := pollUntil(t, b, id, hasStatus(machine.TaskFailed))
 	if msg := taskError(failed); !strings.Contains(msg, "asked milk where it had asked sugar") {
@@ -207,10 +209,7 @@ func TestTaskDrainHandsBack(t *testing.T) {
 	const lease = time.Hour // a takeover now is a hand-back, not a lapse
 	a := memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: limitsA, Logger: discardLogger()}))
 	b := memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
-	id := a.must("tools/call", map[string]any{"name": "survey", "arguments": map[string]any{}})["taskId"].(string)
-	pollUntil(t, b, id, asking("sugar"))
-	answer(t, b, id, "sugar", true)
-	pollUntil(t, b, id, asking("milk"))
+	id := toMilk(t, a, b, map[string]any{}, true)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	if n := limitsA.Drain(ctx); n != 1 {
@@ -233,10 +232,7 @@ func TestTaskDrainHandsBack(t *testing.T) {
 func TestTaskRestartStopsLostRun(t *testing.T) {
 	s := &survey{ended: make(chan error, 2)}
 	a, b, cut := twoInstances(t, s, 300*time.Millisecond)
-	id := a.must("tools/call", map[string]any{"name": "survey", "arguments": map[string]any{"after": 3000}})["taskId"].(string)
-	pollUntil(t, b, id, asking("sugar"))
-	answer(t, b, id, "sugar", true)
-	pollUntil(t, b, id, asking("milk"))
+	id := toMilk(t, a, b, map[string]any{"after": 3000}, true)
 	answer(t, b, id, "milk", true)
 	pollUntil(t, b, id, hasStatus(machine.TaskWorking)) // the first run works 3 s, writing nothing
 	cut.Store(true)

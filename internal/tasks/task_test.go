@@ -715,9 +715,11 @@ func TestTaskForegroundDeclineReachesRun(t *testing.T) {
 	})
 }
 
-// flakyStore is a machine.MemoryTaskStore that fails every call while down.
+// flakyStore is a TaskStore that fails every call while down: a store
+// outage, or, over a store shared with other instances, one instance cut
+// off from it (a partition, a frozen process).
 type flakyStore struct {
-	machine.MemoryTaskStore
+	machine.TaskStore
 	down atomic.Bool
 }
 
@@ -727,27 +729,27 @@ func (s *flakyStore) Get(ctx context.Context, id string) (*machine.TaskRecord, e
 	if s.down.Load() {
 		return nil, errStoreDown
 	}
-	return s.MemoryTaskStore.Get(ctx, id)
+	return s.TaskStore.Get(ctx, id)
 }
 
 func (s *flakyStore) Update(ctx context.Context, id string, change func(*machine.TaskRecord) error) (*machine.TaskRecord, error) {
 	if s.down.Load() {
 		return nil, errStoreDown
 	}
-	return s.MemoryTaskStore.Update(ctx, id, change)
+	return s.TaskStore.Update(ctx, id, change)
 }
 
 func (s *flakyStore) Wait(ctx context.Context, id string, version uint64) error {
 	if s.down.Load() {
 		return errStoreDown
 	}
-	return s.MemoryTaskStore.Wait(ctx, id, version)
+	return s.TaskStore.Wait(ctx, id, version)
 }
 
 // A running task outlasts an outage of its store: its question is asked
 // once the store is back, and tasks/get fails closed meanwhile.
 func TestTaskOutlastsStoreOutage(t *testing.T) {
-	store := &flakyStore{}
+	store := &flakyStore{TaskStore: &machine.MemoryTaskStore{}}
 	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: store, Logger: discardLogger()}, nil))
 	id := startBrew(t, w, map[string]any{"wait": 300})["taskId"].(string)
 	pollUntil(t, w, id, func(m map[string]any) bool { return m["statusMessage"] == "grinding" })
