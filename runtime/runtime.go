@@ -65,6 +65,7 @@ const (
 	DefaultMaxRunningTasks      = machine.DefaultMaxRunningTasks
 	DefaultMaxTasksPerPrincipal = machine.DefaultMaxTasksPerPrincipal
 	DefaultTaskLease            = machine.DefaultTaskLease
+	DefaultTaskRestarts         = machine.DefaultTaskRestarts
 	DefaultLegacyURLWait        = machine.DefaultLegacyURLWait
 	DefaultLegacyAnswerWait     = machine.DefaultLegacyAnswerWait
 	// PreviewTokenArgument is the tool argument that carries a

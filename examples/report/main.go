@@ -45,7 +45,9 @@
 // -task-lease (default 20s) lapses, another instance sharing the Redis
 // takes the task over. The report tool is declared restartable (writing a
 // report again is harmless): that instance writes it again from the start,
-// with the answers already given, and the person is not asked again.
+// with the answers already given, and the person is not asked again (at
+// most -task-restarts times, default 3; -1: the task fails instead, saying
+// the server stopped).
 package main
 
 import (
@@ -98,7 +100,8 @@ func main() {
 	flag.IntVar(&limits.PerPrincipal, "max-tasks-per-user", elicitrt.DefaultMaxTasksPerPrincipal, "tasks one user may have running or waiting for an answer")
 	flag.IntVar(&limits.MaxRunning, "max-running-tasks", elicitrt.DefaultMaxRunningTasks, "tasks this process runs at once, of every user, whatever the store")
 	drain := flag.Duration("drain", 10*time.Second, "on SIGTERM or SIGINT, how long running tasks get to finish before they fail (the process exits within it and a second)")
-	lease := flag.Duration("task-lease", elicitrt.DefaultTaskLease, "how soon another instance fails a task of this one once this one stops renewing it (it died)")
+	lease := flag.Duration("task-lease", elicitrt.DefaultTaskLease, "how soon another instance takes over a task of this one once this one stops renewing it (it died)")
+	restarts := flag.Int("task-restarts", elicitrt.DefaultTaskRestarts, "how often a report task is written again after its instance stopped; -1: never, the task fails")
 	telemetryFlags := telemetry.Register(flag.CommandLine)
 	flag.Parse()
 	if !*stdio && *addr == "" {
@@ -116,7 +119,7 @@ func main() {
 		os.Exit(1)
 	}
 	defer tel.Shutdown()
-	opts := &elicitrt.ToolOptions{Keys: keys, TaskLimits: limits, TaskLease: *lease, Logger: tel.Logger, Hooks: tel.Hooks}
+	opts := &elicitrt.ToolOptions{Keys: keys, TaskLimits: limits, TaskLease: *lease, TaskRestarts: *restarts, Logger: tel.Logger, Hooks: tel.Hooks}
 	client, err := redisstore.ClientFromSettings(*redisFlag, nil)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "report: %v\n", err)

@@ -177,3 +177,41 @@ func pct(ds []time.Duration, p int) time.Duration {
 	slices.Sort(s)
 	return s[min(len(s)-1, len(s)*p/100)].Round(time.Millisecond)
 }
+
+// TestReportKilledTaskFails: with restarts turned off on the other
+// instance (-task-restarts -1), a task whose instance is killed (SIGKILL)
+// fails there, saying the server stopped, within the lease (1 s) and a
+// client's poll (the task's pollInterval, 1 s): the client learns at once
+// that its task will not move, instead of polling it until its TTL.
+func TestReportKilledTaskFails(t *testing.T) {
+	const lease, poll = time.Second, time.Second
+	srv, ps := sharedReports(t, 1, "-task-lease", lease.String(), "-task-restarts", "-1")
+	b := ps[0]
+	keys := base64.StdEncoding.EncodeToString([]byte("report-shutdown-key-0123456789ab"))
+	a := startReport(t, "victim", keys, srv.URL, "-task-lease", lease.String())
+	id := startTask(t, a, a, reportArgs("killed", 1))
+	pollBoth(t, a, b, id, 10*time.Second, asks("salaries"))
+	if err := a.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	<-a.exited
+	for {
+		got := b.get(id)
+		if got["status"] == "failed" {
+			if msg := taskErrorMessage(got); msg != "the server stopped while running this task; call the tool again" {
+				t.Errorf("failed with %q", msg)
+			}
+			break
+		}
+		if got["status"] != "input_required" || time.Since(killed) > 10*time.Second {
+			t.Fatalf("after the kill: %v", got)
+		}
+		time.Sleep(poll)
+	}
+	took := time.Since(killed)
+	t.Logf("failed %v after the kill, as a client polling every %v sees it (lease %v)", took.Round(time.Millisecond), poll, lease)
+	if took > lease+poll+500*time.Millisecond {
+		t.Errorf("failed %v after the kill, want within the lease (%v) and a poll (%v)", took, lease, poll)
+	}
+}

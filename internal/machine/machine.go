@@ -233,6 +233,11 @@ type ToolOptions struct {
 	// the task's tasks/get fails the task, saying the server stopped while
 	// running it. 0 or negative means DefaultTaskLease.
 	TaskLease time.Duration
+	// TaskRestarts bounds how often a restartable task (//elicit:task ...
+	// restartable) is run again after the instance running it stopped:
+	// past it, or when negative, the task fails like any other. 0 means
+	// DefaultTaskRestarts. The instance taking a task over applies its own.
+	TaskRestarts int
 	// TaskLimits bounds the tasks running in this process, in all and per
 	// principal, and the status streams of each principal; nil means
 	// DefaultTaskLimits(), shared by the whole process. Every task tool of
@@ -331,6 +336,9 @@ func newMachine(k kind, name string, steps []Step, flow hooks, opts *ToolOptions
 	}
 	if m.opts.TaskLease <= 0 {
 		m.opts.TaskLease = DefaultTaskLease
+	}
+	if m.opts.TaskRestarts == 0 {
+		m.opts.TaskRestarts = DefaultTaskRestarts
 	}
 	if m.opts.TaskLimits == nil {
 		m.opts.TaskLimits = DefaultTaskLimits()

@@ -19,15 +19,16 @@ import (
 // the flow's state when the task was created (the answers to the steps
 // asked before it), and the reply of every Task.Ask, in order. When the
 // instance running it dies and its lease lapses, the next instance
-// serving its tasks/get claims it (at most MaxTaskRestarts times) and runs
+// serving its tasks/get claims it (at most ToolOptions.TaskRestarts times) and runs
 // Run again from the start: each Ask already answered returns the recorded
 // reply at once, the person is not asked again; an Ask of other steps
 // than recorded fails the task (errReplayDiverged); the first Ask past
 // the record asks the person, as the first run would have.
 
-// MaxTaskRestarts bounds the runs of one task after its first: a task
-// whose work kills its instance does not take down the next ones too.
-const MaxTaskRestarts = 3
+// DefaultTaskRestarts is ToolOptions.TaskRestarts by default: the runs of
+// one task after its first are bounded, so a task whose work kills its
+// instance does not take down the next ones too.
+const DefaultTaskRestarts = 3
 
 // TaskReplay is what a restartable task's record keeps to run again.
 type TaskReplay struct {
@@ -159,7 +160,7 @@ func (t *Task) recordAsk(ctx context.Context, steps []int, r Reply) error {
 // for a later request, maybe on another instance, to take.
 func (m *Machine) Restart(ctx context.Context, rec *TaskRecord) (*TaskRecord, error) {
 	o := &m.opts
-	if m.restart == nil || rec.Replay == nil || rec.Replay.Restarts >= MaxTaskRestarts {
+	if m.restart == nil || rec.Replay == nil || rec.Replay.Restarts >= o.TaskRestarts {
 		return FailLapsed(ctx, o.Tasks, rec.ID, o.Now)
 	}
 	ticket, refused := o.TaskLimits.admit(rec.Principal, rec.ID)
@@ -167,7 +168,7 @@ func (m *Machine) Restart(ctx context.Context, rec *TaskRecord) (*TaskRecord, er
 		return rec, nil
 	}
 	claimed, err := o.Tasks.Update(ctx, rec.ID, func(r *TaskRecord) error {
-		if !LeaseLapsed(r, o.Now()) || r.Replay == nil || r.Replay.Restarts >= MaxTaskRestarts {
+		if !LeaseLapsed(r, o.Now()) || r.Replay == nil || r.Replay.Restarts >= o.TaskRestarts {
 			return errLeaseHeld
 		}
 		r.Replay.Restarts++

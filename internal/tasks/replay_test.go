@@ -168,7 +168,7 @@ func TestTaskRestartDiverged(t *testing.T) {
 	}
 }
 
-// A task restarted MaxTaskRestarts times is not restarted again: it fails
+// A task restarted DefaultTaskRestarts times is not restarted again: it fails
 // saying the server stopped.
 func TestTaskRestartsBounded(t *testing.T) {
 	store := &machine.MemoryTaskStore{}
@@ -177,7 +177,7 @@ func TestTaskRestartsBounded(t *testing.T) {
 	now := time.Now()
 	call := json.RawMessage(`{"name":"survey","arguments":{},"_meta":{"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}`)
 	state := json.RawMessage(`{"s":0,"a":[null,null],"q":[{},{}]}`)
-	for id, restarts := range map[string]int{"spent": machine.MaxTaskRestarts, "fresh": machine.MaxTaskRestarts - 1} {
+	for id, restarts := range map[string]int{"spent": machine.DefaultTaskRestarts, "fresh": machine.DefaultTaskRestarts - 1} {
 		rec := &machine.TaskRecord{Format: machine.TaskRecordFormat, ID: id, Tool: "survey", Status: machine.TaskWorking,
 			CreatedAt: now, UpdatedAt: now, Expires: now.Add(time.Hour), LeaseUntil: now.Add(-time.Second), Runner: "dead",
 			Replay: &machine.TaskReplay{Call: call, State: state, Restarts: restarts}}
@@ -186,15 +186,15 @@ func TestTaskRestartsBounded(t *testing.T) {
 		}
 	}
 	if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": "spent"}); taskError(got) != machine.ErrServerStopped.Message {
-		t.Errorf("a task restarted %d times: %v", machine.MaxTaskRestarts, got)
+		t.Errorf("a task restarted %d times: %v", machine.DefaultTaskRestarts, got)
 	}
 	pollUntil(t, w, "fresh", asking("sugar"))
 	if n := s.runs.Load(); n != 1 {
 		t.Errorf("%d runs, want the one restart", n)
 	}
 	rec, _ := store.Get(context.Background(), "fresh")
-	if rec.Replay.Restarts != machine.MaxTaskRestarts {
-		t.Errorf("restarts recorded %d, want %d", rec.Replay.Restarts, machine.MaxTaskRestarts)
+	if rec.Replay.Restarts != machine.DefaultTaskRestarts {
+		t.Errorf("restarts recorded %d, want %d", rec.Replay.Restarts, machine.DefaultTaskRestarts)
 	}
 }
 
