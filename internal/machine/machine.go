@@ -325,25 +325,30 @@ func newMachine(k kind, name string, steps []Step, flow hooks, opts *ToolOptions
 	if m.opts.PreviewTTL <= 0 {
 		m.opts.PreviewTTL = DefaultPreviewTTL
 	}
-	if m.opts.Tasks == nil {
-		m.opts.Tasks = DefaultTaskStore()
-	}
-	if m.opts.TaskTTL <= 0 {
-		m.opts.TaskTTL = DefaultTaskTTL
-	}
-	if m.opts.TaskPollInterval <= 0 {
-		m.opts.TaskPollInterval = DefaultTaskPollInterval
-	}
-	if m.opts.TaskLease <= 0 {
-		m.opts.TaskLease = DefaultTaskLease
-	}
-	if m.opts.TaskRestarts == 0 {
-		m.opts.TaskRestarts = DefaultTaskRestarts
-	}
-	if m.opts.TaskLimits == nil {
-		m.opts.TaskLimits = DefaultTaskLimits()
-	}
+	m.opts.taskDefaults()
 	return m
+}
+
+// taskDefaults sets the task options left zero to their defaults.
+func (o *ToolOptions) taskDefaults() {
+	if o.Tasks == nil {
+		o.Tasks = DefaultTaskStore()
+	}
+	if o.TaskTTL <= 0 {
+		o.TaskTTL = DefaultTaskTTL
+	}
+	if o.TaskPollInterval <= 0 {
+		o.TaskPollInterval = DefaultTaskPollInterval
+	}
+	if o.TaskLease <= 0 {
+		o.TaskLease = DefaultTaskLease
+	}
+	if o.TaskRestarts == 0 {
+		o.TaskRestarts = DefaultTaskRestarts
+	}
+	if o.TaskLimits == nil {
+		o.TaskLimits = DefaultTaskLimits()
+	}
 }
 
 // flowState is the payload sealed into requestState: only what the flow
