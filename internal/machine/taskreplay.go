@@ -43,6 +43,11 @@ type TaskReplay struct {
 	Restarts int `json:"restarts,omitempty"`
 }
 
+// MaxRecordedAsks bounds the Asks a restartable task's record keeps (each
+// answer is at most MaxAnswersLen): a Run that asks more is no longer
+// restartable, and fails like any other task if its instance stops.
+const MaxRecordedAsks = 64
+
 // RecordedAsk is one Task.Ask and its reply, by step key.
 type RecordedAsk struct {
 	Steps   []string `json:"steps"`
@@ -141,7 +146,11 @@ func (t *Task) recordAsk(ctx context.Context, steps []int, r Reply) error {
 		if rec.Status.Terminal() {
 			return errTaskEnded
 		}
-		if rec.Replay != nil {
+		switch {
+		case rec.Replay == nil:
+		case len(rec.Replay.Asked) >= MaxRecordedAsks:
+			rec.Replay = nil // no longer restartable: the record stays small
+		default:
 			rec.Replay.Asked = append(rec.Replay.Asked, entry)
 		}
 		return nil

@@ -17,7 +17,8 @@ import (
 
 // surveyArgs are the arguments of the survey tool.
 type surveyArgs struct {
-	After int `json:"after,omitempty"` // milliseconds of work after the last answer
+	After  int `json:"after,omitempty"`  // milliseconds of work after the last answer
+	Sugars int `json:"sugars,omitempty"` // asks of sugar before milk (default 1)
 }
 
 // survey is a restartable task tool asking sugar, then milk, each on its
@@ -43,7 +44,7 @@ func (s *survey) tool(opts *machine.ToolOptions) func(*mcp.Server) {
 			}}
 		m := machine.NewMachine("survey", steps, flow, opts)
 		Enable(srv, m)
-		machine.AddTool[surveyArgs](srv, &mcp.Tool{Name: "survey", InputSchema: json.RawMessage(`{"type":"object","properties":{"after":{"type":"integer"}}}`)}, m)
+		machine.AddTool[surveyArgs](srv, &mcp.Tool{Name: "survey", InputSchema: json.RawMessage(`{"type":"object","properties":{"after":{"type":"integer"},"sugars":{"type":"integer"}}}`)}, m)
 	}
 }
 
@@ -59,6 +60,11 @@ func (s *survey) run(ctx context.Context, task *machine.Task, _ *mcp.CallToolReq
 		order = []int{1, 0}
 	}
 	got := map[int]any{}
+	for range a.(surveyArgs).Sugars - 1 {
+		if _, err := task.Ask(ctx, 0); err != nil {
+			return nil, err
+		}
+	}
 	for _, j := range order {
 		r, err := task.Ask(ctx, j)
 		if err != nil {
@@ -248,5 +254,32 @@ func TestTaskRestartStopsLostRun(t *testing.T) {
 	}
 	if got := resultText(t, pollUntil(t, b, id, hasStatus(machine.TaskCompleted))); got != "sugar=true milk=true runs=2" {
 		t.Errorf("result %q", got)
+	}
+}
+
+// A restartable task's record keeps at most MaxRecordedAsks replies: a Run
+// that asks more is no longer restartable (the record stays small; each
+// answer is at most MaxAnswersLen).
+func TestTaskRecordedAsksBounded(t *testing.T) {
+	store := &machine.MemoryTaskStore{}
+	s := &survey{}
+	w := memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: store, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
+	id := w.must("tools/call", map[string]any{"name": "survey", "arguments": map[string]any{"sugars": machine.MaxRecordedAsks + 1}})["taskId"].(string)
+	for asked := 1; asked <= machine.MaxRecordedAsks+1; asked++ {
+		got := pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
+		for key := range got["inputRequests"].(map[string]any) {
+			w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{key: accept(map[string]any{"sugar": true})}})
+		}
+		pollUntil(t, w, id, func(map[string]any) bool {
+			rec, _ := store.Get(context.Background(), id)
+			return rec.Replay == nil || len(rec.Replay.Asked) == asked
+		})
+		rec, _ := store.Get(context.Background(), id)
+		if asked <= machine.MaxRecordedAsks && (rec.Replay == nil || len(rec.Replay.Asked) != asked) {
+			t.Fatalf("after %d answers the record keeps %v", asked, rec.Replay)
+		}
+		if asked > machine.MaxRecordedAsks && rec.Replay != nil {
+			t.Fatalf("after %d answers the record still keeps %d asks", asked, len(rec.Replay.Asked))
+		}
 	}
 }
