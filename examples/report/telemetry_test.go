@@ -73,7 +73,9 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // TestTelemetryTaskSpan: a task's work is a span of its own, `tasks/run
 // report`, linked to the span of the tools/call that created it: it
 // carries the task's status changes and its mid-task question's answers,
-// and ends, completed, when the task does.
+// and ends, completed, when the task does. The spans of its tasks/get and
+// tasks/update requests link to the creating call too (its trace context
+// is kept in the task's record, so any instance links them).
 func TestTelemetryTaskSpan(t *testing.T) {
 	t.Parallel()
 	rec := oteltest.New(t)
@@ -108,6 +110,19 @@ func TestTelemetryTaskSpan(t *testing.T) {
 	}
 	if events["elicitgen.task_status"] < 3 || events["elicitgen.answered"] != 1 || events["elicitgen.asked"] != 1 {
 		t.Errorf("tasks/run events %v, want the status changes, salaries asked and answered", events)
+	}
+	linked := map[string]int{}
+	for _, s := range rec.Ended() {
+		if name := s.Name(); name == "tasks/get" || name == "tasks/update" {
+			if len(s.Links()) == 1 && s.Links()[0].SpanContext.SpanID() == created.SpanContext().SpanID() {
+				linked[name]++
+			} else {
+				t.Errorf("%s links %v, want the call that created the task", name, s.Links())
+			}
+		}
+	}
+	if linked["tasks/get"] == 0 || linked["tasks/update"] != 1 {
+		t.Errorf("tasks/* spans linked to the creating call: %v", linked)
 	}
 }
 

@@ -37,6 +37,16 @@ type Hooks interface {
 	Event(ctx context.Context, e *Event)
 }
 
+// TaskTracer is an optional interface of Hooks, for tracers: a task's
+// record keeps the trace context of the call that created it (TaskTrace,
+// its W3C traceparent and tracestate), and each tasks/* request about the
+// task, on any instance, is linked to that call (LinkTask, with the
+// request's context). runtime/otelelicit implements it.
+type TaskTracer interface {
+	TaskTrace(ctx context.Context) map[string]string
+	LinkTask(ctx context.Context, trace map[string]string)
+}
+
 // Served is one request the machine served.
 type Served struct {
 	// Method is the JSON-RPC method: tools/call, prompts/get,

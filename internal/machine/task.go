@@ -488,6 +488,9 @@ func (c *call) runTask() (mcp.Result, error) {
 		Status: TaskWorking, CreatedAt: now, UpdatedAt: now, Expires: now.Add(m.opts.TaskTTL),
 		PollInterval: m.opts.TaskPollInterval, Version: 1, LeaseUntil: now.Add(m.opts.TaskLease), Runner: newTaskID(),
 	}
+	if tt, ok := m.opts.Hooks.(TaskTracer); ok {
+		rec.Trace = tt.TaskTrace(c.ctx)
+	}
 	var err error
 	if rec.Replay, err = c.replayRecord(); err != nil {
 		return nil, err

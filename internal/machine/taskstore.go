@@ -71,6 +71,10 @@ type TaskRecord struct {
 	// one per run): a run that finds another one's here lost the task
 	// (restarted elsewhere after a partition) and stops, writing nothing.
 	Runner string `json:"runner,omitempty"`
+	// Trace is the trace context of the call that created the task, when
+	// its Hooks are a TaskTracer (nil otherwise): W3C traceparent and
+	// tracestate, which name a span, nothing of the call's content.
+	Trace map[string]string `json:"trace,omitempty"`
 	// Replay is what a restartable task keeps to run again on another
 	// instance (taskreplay.go); nil for other tasks.
 	Replay *TaskReplay `json:"replay,omitempty"`

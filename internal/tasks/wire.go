@@ -204,6 +204,9 @@ func (svc *taskService) own(ctx context.Context, p *TaskParams) (*machine.TaskRe
 	if rec == nil || rec.Principal != callerFrom(ctx) {
 		return nil, errUnknownTask
 	}
+	if tt, ok := svc.hooks.(machine.TaskTracer); ok && rec.Trace != nil {
+		tt.LinkTask(ctx, rec.Trace)
+	}
 	return svc.lapsed(ctx, rec)
 }
 

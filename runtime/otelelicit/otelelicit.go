@@ -55,7 +55,10 @@ type Hooks struct {
 	storeErrs metric.Int64Counter
 }
 
-var _ machine.Hooks = (*Hooks)(nil)
+var (
+	_ machine.Hooks      = (*Hooks)(nil)
+	_ machine.TaskTracer = (*Hooks)(nil)
+)
 
 // New returns the hooks for opts (nil: the global providers).
 func New(opts *Options) (*Hooks, error) {
@@ -235,6 +238,32 @@ func (h *Hooks) Event(ctx context.Context, e *machine.Event) {
 	}
 	if slot != nil && e.Kind == machine.EventTaskStatus && machine.TaskStatus(e.Outcome).Terminal() {
 		slot.end(e.Outcome)
+	}
+}
+
+// TaskTrace is the trace context of ctx's span (the tools/call creating a
+// task), which the task's record keeps: traceparent and tracestate only.
+func (h *Hooks) TaskTrace(ctx context.Context) map[string]string {
+	carrier := propagation.MapCarrier{}
+	h.prop.Inject(ctx, carrier)
+	kept := map[string]string{}
+	for _, k := range (metaCarrier{}).Keys() { // never baggage: it may name users
+		if v := carrier.Get(k); v != "" {
+			kept[k] = v
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	return kept
+}
+
+// LinkTask links the span of a tasks/* request (in ctx) to the tools/call
+// that created its task, whose trace context the task's record kept.
+func (h *Hooks) LinkTask(ctx context.Context, traceContext map[string]string) {
+	sc := trace.SpanContextFromContext(h.prop.Extract(context.Background(), propagation.MapCarrier(traceContext)))
+	if sc.IsValid() {
+		trace.SpanFromContext(ctx).AddLink(trace.Link{SpanContext: sc})
 	}
 }
 
