@@ -29,15 +29,19 @@ const failoverTimeout = time.Second
 // older than that interval, never on a connection error; a killed
 // master's address refuses connections, so the slots it served stay
 // routed to it until the reload (TestStoresSurviveFailover measured 60 s
-// of unavailability after a 2.5 s failover with NewClient's clients).
+// of unavailability after a 2.3 s failover with NewClient's clients).
 const failoverReload = time.Second
 
-// reloadingClient is clusterClient with ClusterStateReloadInterval
-// failoverReload, closed when t ends.
+// reloadingClient is clusterClient with a ClusterStateReloadInterval of
+// at most failoverReload (logged when it had to shorten NewClient's),
+// closed when t ends.
 func reloadingClient(t testing.TB, cl *redistest.Cluster) *redis.ClusterClient {
 	t.Helper()
 	o := *clusterClient(t, cl).Options()
-	o.ClusterStateReloadInterval = failoverReload
+	if o.ClusterStateReloadInterval > failoverReload {
+		t.Logf("NewClient's ClusterStateReloadInterval is %v: the test's clients reload every %v", o.ClusterStateReloadInterval, failoverReload)
+		o.ClusterStateReloadInterval = failoverReload
+	}
 	c := redis.NewClusterClient(&o)
 	t.Cleanup(func() { c.Close() })
 	return c
