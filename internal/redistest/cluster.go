@@ -2,22 +2,38 @@ package redistest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
 
-// Cluster is a Redis Cluster of three masters (no replicas) started by
-// StartCluster: three redis-server processes with --cluster-enabled yes,
-// joined by redis-cli --cluster create.
+// Cluster is a Redis Cluster started by StartCluster (three masters, no
+// replicas) or StartClusterWith (three masters and their replicas):
+// redis-server processes with --cluster-enabled yes, joined by redis-cli
+// --cluster create.
 type Cluster struct {
-	// Nodes are the three masters.
+	// Nodes are every node: the three masters first, then the replicas
+	// (as they were created: a failover swaps the roles).
 	Nodes []*Server
 	// URL is the cluster's URL as go-redis's ParseClusterURL reads it:
-	// redis://NODE1?addr=NODE2&addr=NODE3.
+	// redis://NODE1?addr=NODE2&addr=NODE3 (the three masters).
 	URL string
+
+	t testing.TB
+}
+
+// ClusterOptions configure StartClusterWith.
+type ClusterOptions struct {
+	// Replicas is the number of replicas of each master (0: none).
+	Replicas int
+	// NodeTimeout is --cluster-node-timeout (5 s when zero): how long a
+	// node goes unanswered before it is taken as failing, and so about
+	// how long a failover takes.
+	NodeTimeout time.Duration
 }
 
 // CLIBinary returns the path of redis-cli, or skips t (fails it under
@@ -43,13 +59,25 @@ func CLIBinary(t testing.TB) string {
 // them when t ends.
 func StartCluster(t testing.TB) *Cluster {
 	t.Helper()
+	return StartClusterWith(t, ClusterOptions{})
+}
+
+// StartClusterWith is StartCluster with o.Replicas replicas of each
+// master (redis-cli --cluster create --cluster-replicas N: 3 × (1+N)
+// processes) and o.NodeTimeout; it returns once every node reports
+// cluster_state:ok and every replica is in sync with its master.
+func StartClusterWith(t testing.TB, o ClusterOptions) *Cluster {
+	t.Helper()
 	cli := CLIBinary(t)
-	c := &Cluster{}
-	addrs := make([]string, 3)
+	if o.NodeTimeout <= 0 {
+		o.NodeTimeout = 5 * time.Second
+	}
+	c := &Cluster{t: t}
+	addrs := make([]string, 3*(1+o.Replicas))
 	for i := range addrs {
 		s := newServer(t)
 		s.extra = []string{"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-			"--cluster-node-timeout", "5000", "--cluster-port", freePort(t)}
+			"--cluster-node-timeout", strconv.FormatInt(o.NodeTimeout.Milliseconds(), 10), "--cluster-port", freePort(t)}
 		s.start()
 		t.Cleanup(s.Stop)
 		c.Nodes = append(c.Nodes, s)
@@ -59,31 +87,72 @@ func StartCluster(t testing.TB) *Cluster {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	args := append([]string{"--cluster", "create"}, addrs...)
-	out, err := exec.CommandContext(ctx, cli, append(args, "--cluster-replicas", "0", "--cluster-yes")...).CombinedOutput()
+	args = append(args, "--cluster-replicas", strconv.Itoa(o.Replicas), "--cluster-yes")
+	out, err := exec.CommandContext(ctx, cli, args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("redistest: redis-cli --cluster create: %v\n%s", err, out)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for _, s := range c.Nodes {
-		for {
-			info, err := s.Do("CLUSTER", "INFO")
-			if err == nil && strings.Contains(info, "cluster_state:ok") && strings.Contains(info, "cluster_known_nodes:3") {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("redistest: the cluster node %s is not ok after 30s: %q %v", s.Addr, info, err)
-			}
-			time.Sleep(20 * time.Millisecond)
+	known := "cluster_known_nodes:" + strconv.Itoa(len(addrs))
+	c.waitFor(30*time.Second, func(s *Server) error {
+		info, err := s.Do("CLUSTER", "INFO")
+		if err == nil && (!strings.Contains(info, "cluster_state:ok") || !strings.Contains(info, known)) {
+			err = fmt.Errorf("%q", info)
 		}
+		return err
+	})
+	if o.Replicas > 0 {
+		c.WaitReplicated()
 	}
 	return c
 }
 
-// DBSize returns the number of keys on all the nodes.
+// waitFor polls ok on every live node until it returns nil for all of
+// them, or fails the test after d.
+func (c *Cluster) waitFor(d time.Duration, ok func(*Server) error) {
+	c.t.Helper()
+	deadline := time.Now().Add(d)
+	for _, s := range c.Live() {
+		for {
+			err := ok(s)
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				c.t.Fatalf("redistest: the cluster node %s is not ready after %v: %v", s.Addr, d, err)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// Live returns the nodes that have not been stopped.
+func (c *Cluster) Live() []*Server {
+	var live []*Server
+	for _, s := range c.Nodes {
+		if s.cmd != nil {
+			live = append(live, s)
+		}
+	}
+	return live
+}
+
+// DBSize returns the number of keys on the live masters.
 func (c *Cluster) DBSize() int {
 	n := 0
-	for _, s := range c.Nodes {
-		n += s.DBSize()
+	for _, s := range c.Live() {
+		if c.isMaster(s) {
+			n += s.DBSize()
+		}
 	}
 	return n
+}
+
+// isMaster reports whether s says it is a master (INFO replication).
+func (c *Cluster) isMaster(s *Server) bool {
+	c.t.Helper()
+	info, err := s.Do("INFO", "replication")
+	if err != nil {
+		c.t.Fatalf("redistest: INFO replication on %s: %v", s.Addr, err)
+	}
+	return strings.Contains(info, "role:master")
 }

@@ -3,8 +3,10 @@
 // append-only file on, for StartPersistent), in a temporary directory,
 // stopped when the test ends; or speaking TLS only, with a certificate
 // from a CA made in the test (StartTLS); or three of them as a Redis
-// Cluster (StartCluster, which also needs redis-cli). No mock: the tests
-// of the Redis stores talk to the server Debian ships.
+// Cluster (StartCluster, which also needs redis-cli), with replicas if
+// asked (StartClusterWith), whose masters a test kills to watch a
+// replica take over (Cluster.Kill, Cluster.WaitFailover). No mock: the
+// tests of the Redis stores talk to the server Debian ships.
 //
 // When redis-server is not installed, Start skips the test with a message
 // saying how to install it; under CI=true it fails the test instead, so
