@@ -84,6 +84,10 @@ func newClusterClient(raw string) (*redis.ClusterClient, error) {
 	o.DialerRetries = 1
 	o.ContextTimeoutEnabled = true
 	o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	// A dead master refuses connections, which does not make go-redis
+	// reload its slot map (a MOVED does): reload it every second while in
+	// use, so a failover is followed within seconds, not a minute.
+	o.ClusterStateReloadInterval = clusterStateReload
 	if o.TLSConfig != nil {
 		o.TLSConfig.MinVersion = tls.VersionTLS12
 	}
@@ -92,6 +96,10 @@ func newClusterClient(raw string) (*redis.ClusterClient, error) {
 	}
 	return redis.NewClusterClient(o), nil
 }
+
+// clusterStateReload is how often a cluster client reloads its slot map
+// while in use (go-redis's default is a minute).
+const clusterStateReload = time.Second
 
 // bounded is d, or one second when the URL left it unset.
 func bounded(d time.Duration) time.Duration {

@@ -23,30 +23,6 @@ import (
 // failoverTimeout is the stores' Options.Timeout in the failover test.
 const failoverTimeout = time.Second
 
-// failoverReload is the ClusterStateReloadInterval of the test's
-// clients. NewClient leaves go-redis's default, 60 s: a ClusterClient
-// reloads its slot map on a MOVED or READONLY reply, or once the map is
-// older than that interval, never on a connection error; a killed
-// master's address refuses connections, so the slots it served stay
-// routed to it until the reload (TestStoresSurviveFailover measured 60 s
-// of unavailability after a 2.3 s failover with NewClient's clients).
-const failoverReload = time.Second
-
-// reloadingClient is clusterClient with a ClusterStateReloadInterval of
-// at most failoverReload (logged when it had to shorten NewClient's),
-// closed when t ends.
-func reloadingClient(t testing.TB, cl *redistest.Cluster) *redis.ClusterClient {
-	t.Helper()
-	o := *clusterClient(t, cl).Options()
-	if o.ClusterStateReloadInterval > failoverReload {
-		t.Logf("NewClient's ClusterStateReloadInterval is %v: the test's clients reload every %v", o.ClusterStateReloadInterval, failoverReload)
-		o.ClusterStateReloadInterval = failoverReload
-	}
-	c := redis.NewClusterClient(&o)
-	t.Cleanup(func() { c.Close() })
-	return c
-}
-
 // failoverSide is one instance's stores: one cluster client each.
 type failoverSide struct {
 	guard  *ReplayGuard
@@ -205,7 +181,7 @@ func TestStoresSurviveFailover(t *testing.T) {
 		t.Skip("a Redis Cluster failover takes seconds")
 	}
 	cl := redistest.StartClusterWith(t, redistest.ClusterOptions{Replicas: 1, NodeTimeout: time.Second})
-	ca, cb := reloadingClient(t, cl), reloadingClient(t, cl)
+	ca, cb := clusterClient(t, cl), clusterClient(t, cl) // NewClient's, as the examples make them
 	a, b := newFailoverSide(t, ca), newFailoverSide(t, cb)
 	st := writeFailoverState(t, cl, a, b)
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
