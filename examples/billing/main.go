@@ -36,6 +36,10 @@
 // serves Prometheus text at /metrics; OTEL_TRACES_EXPORTER=otlp|console|none
 // sends traces over OTLP/HTTP or to stderr; -log json logs JSON. Without
 // them, no telemetry.
+//
+// On SIGTERM or SIGINT the server stops taking connections and lets the
+// requests in progress finish for -drain (default 10s), then closes the
+// rest (elicitrt.Shutdown; docs/tasks.md#leases-and-shutdown).
 package main
 
 import (
@@ -45,6 +49,7 @@ import (
 	"fmt"
 	"log"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -53,6 +58,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitgen/elicitgen/examples/internal/serve"
 	"github.com/elicitgen/elicitgen/examples/internal/telemetry"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/redisstore"
@@ -168,6 +174,7 @@ func main() {
 	addr := flag.String("http", "", "serve at this address (MCP at /mcp)")
 	redisFlag := flag.String("redis", "", "share the grant store on Redis at this URL, redis://HOST:PORT/DB (default $ELICITGEN_REDIS_URL; none: in memory)")
 	telemetryFlags := telemetry.Register(flag.CommandLine)
+	drain := serve.Register(flag.CommandLine)
 	flag.Parse()
 	if !*stdio && *addr == "" {
 		fmt.Fprintln(os.Stderr, "usage: billing -http 127.0.0.1:PORT | -stdio")
@@ -216,7 +223,12 @@ func main() {
 		}
 	default:
 		cfg := config{base: "http://" + *addr, keys: keys, grants: grants, logger: tel.Logger, hooks: tel.Hooks}
-		log.Printf("billing: serving MCP at http://%s/mcp", *addr)
-		log.Fatalf("billing: %v", elicitrt.NewHTTPServer(*addr, newApp(cfg)).ListenAndServe())
+		ln, err := net.Listen("tcp", *addr)
+		if err != nil {
+			log.Fatalf("billing: %v", err)
+		}
+		if err := serve.HTTP("billing", ln, newApp(cfg), nil, *drain); err != nil {
+			log.Fatalf("billing: %v", err)
+		}
 	}
 }

@@ -24,6 +24,10 @@
 // Prometheus text at /metrics; OTEL_TRACES_EXPORTER=otlp|console|none
 // sends traces over OTLP/HTTP (the OTEL_EXPORTER_OTLP_* settings) or to
 // stderr; -log json logs JSON. Without them, no telemetry.
+//
+// On SIGTERM or SIGINT the server stops taking connections and lets the
+// requests in progress finish for -drain (default 10s), then closes the
+// rest (elicitrt.Shutdown; docs/tasks.md#leases-and-shutdown).
 package main
 
 import (
@@ -37,6 +41,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitgen/elicitgen/examples/internal/serve"
 	"github.com/elicitgen/elicitgen/examples/internal/telemetry"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/redisstore"
@@ -53,6 +58,7 @@ func main() {
 	addr := flag.String("http", "", "serve streamable HTTP at this address, MCP at /mcp")
 	redisFlag := flag.String("redis", "", "share the replay guard on Redis at this URL, redis://HOST:PORT/DB (default $ELICITGEN_REDIS_URL; none: in memory)")
 	telemetryFlags := telemetry.Register(flag.CommandLine)
+	drain := serve.Register(flag.CommandLine)
 	flag.Parse()
 	if !*stdio && *addr == "" {
 		fmt.Fprintln(os.Stderr, "usage: deploy -stdio | -http 127.0.0.1:PORT")
@@ -93,6 +99,7 @@ func main() {
 	if err != nil {
 		log.Fatalf("deploy: %v", err)
 	}
-	log.Printf("deploy: serving MCP at http://%s/mcp", ln.Addr())
-	log.Fatalf("deploy: %v", elicitrt.NewHTTPServer(*addr, mux).Serve(ln))
+	if err := serve.HTTP("deploy", ln, mux, nil, *drain); err != nil {
+		log.Fatalf("deploy: %v", err)
+	}
 }

@@ -52,20 +52,18 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log"
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitgen/elicitgen/examples/internal/serve"
 	"github.com/elicitgen/elicitgen/examples/internal/telemetry"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/redisstore"
@@ -99,7 +97,7 @@ func main() {
 	limits := &elicitrt.TaskLimits{}
 	flag.IntVar(&limits.PerPrincipal, "max-tasks-per-user", elicitrt.DefaultMaxTasksPerPrincipal, "tasks one user may have running or waiting for an answer")
 	flag.IntVar(&limits.MaxRunning, "max-running-tasks", elicitrt.DefaultMaxRunningTasks, "tasks this process runs at once, of every user, whatever the store")
-	drain := flag.Duration("drain", 10*time.Second, "on SIGTERM or SIGINT, how long running tasks get to finish before they fail (the process exits within it and a second)")
+	drain := serve.Register(flag.CommandLine)
 	lease := flag.Duration("task-lease", elicitrt.DefaultTaskLease, "how soon another instance takes over a task of this one once this one stops renewing it (it died)")
 	restarts := flag.Int("task-restarts", elicitrt.DefaultTaskRestarts, "how often a report task is written again after its instance stopped; -1: never, the task fails")
 	telemetryFlags := telemetry.Register(flag.CommandLine)
@@ -144,18 +142,7 @@ func main() {
 	if err != nil {
 		log.Fatalf("report: %v", err)
 	}
-	log.Printf("report: serving MCP at http://%s/mcp", ln.Addr())
-	hs := elicitrt.NewHTTPServer(*addr, newHandler(server))
-	stopped := make(chan int, 1)
-	go func() {
-		sig := make(chan os.Signal, 1)
-		signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
-		<-sig
-		log.Printf("report: shutting down; running tasks get %v to finish", *drain)
-		stopped <- elicitrt.Shutdown(hs, limits, *drain)
-	}()
-	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+	if err := serve.HTTP("report", ln, newHandler(server), limits, *drain); err != nil {
 		log.Fatalf("report: %v", err)
 	}
-	log.Printf("report: stopped; %d tasks stopped at shutdown (handed back to the other instances)", <-stopped)
 }
