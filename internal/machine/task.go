@@ -104,6 +104,9 @@ type Task struct {
 	asks   int
 	// runner is this run's TaskRecord.Runner.
 	runner string
+	// digest is the flow's digest, taken before Run and the watcher start
+	// (the watcher reads it; the call's own is Run's).
+	digest string
 }
 
 // ID is the task id, "" in the foreground.
@@ -519,6 +522,7 @@ func (c *call) runTask() (mcp.Result, error) {
 	t := &Task{m: m, c: c, id: rec.ID, ticket: ticket, runner: rec.Runner}
 	ticket.start(t.stopper(cancel))
 	t.moved(TaskWorking)
+	t.digest = c.flowDigest()
 	go t.work(ctx, cancel)
 	return &mcp.CallToolResult{}, nil
 }

@@ -84,7 +84,20 @@ func (t *Task) renewLease(ctx context.Context) {
 		return nil
 	}))
 	if err != nil && !errors.Is(err, errTaskEnded) && ctx.Err() == nil {
-		t.c.storeError(err, "tasks", "Update")
-		t.c.log().Warn("elicitgen: cannot renew a task's lease", "task", t.id, "err", err)
+		t.watcherStoreError(err)
 	}
+}
+
+// watcherStoreError reports and logs a store error of the task's watcher,
+// which runs beside Run: it reads nothing of the call that Run changes
+// (the flow's digest was taken before both started).
+func (t *Task) watcherStoreError(err error) {
+	if h := t.m.opts.Hooks; h != nil {
+		h.Event(t.c.ctx, &Event{Kind: EventStoreError, Method: "tools/call", Target: t.m.target(), Flow: t.digest, Store: "tasks", Operation: "Update"})
+	}
+	l := t.m.opts.Logger.With("tool", t.m.tool)
+	if t.digest != "" {
+		l = l.With("flow", t.digest)
+	}
+	l.Warn("elicitgen: cannot renew a task's lease", "task", t.id, "err", err)
 }

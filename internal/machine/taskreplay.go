@@ -231,6 +231,7 @@ func (m *Machine) resume(rec *TaskRecord, ticket *taskTicket) error {
 	t := &Task{m: m, c: c, id: rec.ID, ticket: ticket, replay: rec.Replay.Asked, runner: rec.Runner}
 	ticket.start(t.stopper(cancel))
 	t.moved(rec.Status)
+	t.digest = c.flowDigest()
 	go t.work(ctx, cancel)
 	return nil
 }
