@@ -74,13 +74,13 @@ func TestTaskLeaseLapses(t *testing.T) {
 }
 
 // A record left by a dead instance (its lease in the past) fails at the
-// next tasks/get, tasks/update or tasks/cancel, on any instance; a record
-// of a release before leases (no lease) never does.
+// next tasks/get or tasks/update, on any instance, and a tasks/cancel
+// cancels it; a record of a release before leases (no lease) never fails.
 func TestTaskLeaseLapsedRecord(t *testing.T) {
 	store := &machine.MemoryTaskStore{}
 	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: store, Logger: discardLogger()}, nil))
 	now := time.Now()
-	for id, lease := range map[string]time.Time{"dead": now.Add(-time.Second), "old": {}} {
+	for id, lease := range map[string]time.Time{"dead": now.Add(-time.Second), "old": {}, "dropped": now.Add(-time.Second)} {
 		rec := &machine.TaskRecord{Format: machine.TaskRecordFormat, ID: id, Tool: "brew", Status: machine.TaskInputRequired,
 			CreatedAt: now, UpdatedAt: now, Expires: now.Add(time.Hour), LeaseUntil: lease}
 		if err := store.Create(context.Background(), rec); err != nil {
@@ -96,6 +96,10 @@ func TestTaskLeaseLapsedRecord(t *testing.T) {
 	}
 	if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": "old"}); got["status"] != string(machine.TaskInputRequired) {
 		t.Errorf("a task without a lease: %v", got)
+	}
+	w.must(machine.MethodTasksCancel, map[string]any{"taskId": "dropped"})
+	if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": "dropped"}); got["status"] != string(machine.TaskCancelled) {
+		t.Errorf("a task whose lease lapsed, cancelled: %v", got)
 	}
 }
 

@@ -192,7 +192,8 @@ func (svc *taskService) errStore(ctx context.Context, method string, err error) 
 	return machine.ErrInternal
 }
 
-// own returns the record of the request's task if the caller owns it.
+// own returns the record of the request's task if the caller owns it (its
+// lease not checked: see lapsed).
 func (svc *taskService) own(ctx context.Context, p *TaskParams) (*machine.TaskRecord, error) {
 	if p == nil || p.TaskID == "" {
 		return nil, errUnknownTask
@@ -207,7 +208,7 @@ func (svc *taskService) own(ctx context.Context, p *TaskParams) (*machine.TaskRe
 	if tt, ok := svc.hooks.(machine.TaskTracer); ok && rec.Trace != nil {
 		tt.LinkTask(ctx, rec.Trace)
 	}
-	return svc.lapsed(ctx, rec)
+	return rec, nil
 }
 
 // lapsed is rec, or, when its lease has lapsed (the instance running it
@@ -244,6 +245,9 @@ func callerFrom(ctx context.Context) string {
 // get serves tasks/get.
 func (svc *taskService) get(ctx context.Context, _ *mcp.ServerSession, p *TaskParams) (*TaskResult, error) {
 	rec, err := svc.own(ctx, p)
+	if err == nil {
+		rec, err = svc.lapsed(ctx, rec)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +261,11 @@ const maxTaskAnswerLen = machine.MaxAnswersLen
 // update serves tasks/update: answers under keys the task is waiting for
 // are kept for its Run (a key once); any other key is ignored.
 func (svc *taskService) update(ctx context.Context, _ *mcp.ServerSession, p *TaskParams) (*taskAck, error) {
-	if _, err := svc.own(ctx, p); err != nil {
+	rec, err := svc.own(ctx, p)
+	if err == nil {
+		_, err = svc.lapsed(ctx, rec)
+	}
+	if err != nil {
 		return nil, err
 	}
 	for k, v := range p.InputResponses {
