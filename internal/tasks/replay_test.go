@@ -28,6 +28,9 @@ type survey struct {
 	runs  atomic.Int32
 	swap  bool
 	ended chan error
+	// working, when set, receives once a run has every answer and works
+	// on (writing nothing to its task).
+	working chan struct{}
 }
 
 func (s *survey) tool(opts *machine.ToolOptions) func(*mcp.Server) {
@@ -71,6 +74,9 @@ func (s *survey) run(ctx context.Context, task *machine.Task, _ *mcp.CallToolReq
 			return nil, err
 		}
 		got[j] = r.Content(j)[[]string{"sugar", "milk"}[j]]
+	}
+	if s.working != nil {
+		s.working <- struct{}{}
 	}
 	select {
 	case <-time.After(time.Duration(a.(surveyArgs).After) * time.Millisecond):
@@ -236,11 +242,11 @@ func TestTaskDrainHandsBack(t *testing.T) {
 // task over) is cancelled once its instance sees the store again, even
 // while it works without writing to the task.
 func TestTaskRestartStopsLostRun(t *testing.T) {
-	s := &survey{ended: make(chan error, 2)}
+	s := &survey{ended: make(chan error, 2), working: make(chan struct{}, 2)}
 	a, b, cut := twoInstances(t, s, 300*time.Millisecond)
 	id := toMilk(t, a, b, map[string]any{"after": 3000}, true)
 	answer(t, b, id, "milk", true)
-	pollUntil(t, b, id, hasStatus(machine.TaskWorking)) // the first run works 3 s, writing nothing
+	<-s.working // the first run took the answer, and works 3 s writing nothing
 	cut.Store(true)
 	pollUntil(t, b, id, func(map[string]any) bool { return s.runs.Load() == 2 })
 	cut.Store(false)
@@ -249,7 +255,7 @@ func TestTaskRestartStopsLostRun(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("the first run ended with %v, want cancelled", err)
 		}
-	case <-time.After(2 * time.Second):
+	case <-time.After(5 * time.Second): // a run going on ends (uncancelled) at 3 s
 		t.Fatal("the first run goes on after its task was taken")
 	}
 	if got := resultText(t, pollUntil(t, b, id, hasStatus(machine.TaskCompleted))); got != "sugar=true milk=true runs=2" {
