@@ -81,15 +81,7 @@ func (c *Cluster) node(addr string) *Server {
 // Slot returns the hash slot of key (CLUSTER KEYSLOT on a live node).
 func (c *Cluster) Slot(key string) int {
 	c.t.Helper()
-	out, err := c.Live()[0].Do("CLUSTER", "KEYSLOT", key)
-	if err != nil {
-		c.t.Fatalf("redistest: CLUSTER KEYSLOT: %v", err)
-	}
-	slot, err := strconv.Atoi(strings.TrimPrefix(out, ":"))
-	if err != nil {
-		c.t.Fatalf("redistest: CLUSTER KEYSLOT reply %q", out)
-	}
-	return slot
+	return c.Live()[0].Int("CLUSTER", "KEYSLOT", key)
 }
 
 // MasterOf returns the live master that serves key's slot, as the first

@@ -222,15 +222,19 @@ func readReply(r *bufio.Reader) (string, error) {
 }
 
 // DBSize returns the number of keys in database 0.
-func (s *Server) DBSize() int {
+func (s *Server) DBSize() int { return s.Int("DBSIZE") }
+
+// Int runs a command whose reply is an integer, and returns it; any other
+// reply fails the test.
+func (s *Server) Int(args ...string) int {
 	s.t.Helper()
-	line, err := s.Do("DBSIZE")
+	line, err := s.Do(args...)
 	if err != nil {
-		s.t.Fatalf("redistest: DBSIZE: %v", err)
+		s.t.Fatalf("redistest: %s: %v", args[0], err)
 	}
 	n, err := strconv.Atoi(strings.TrimPrefix(line, ":"))
 	if err != nil {
-		s.t.Fatalf("redistest: DBSIZE reply %q", line)
+		s.t.Fatalf("redistest: %s reply %q", args[0], line)
 	}
 	return n
 }
