@@ -2,7 +2,6 @@ package machine
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
@@ -98,14 +97,7 @@ var releasedLease = time.Unix(1, 0).UTC()
 func (t *Task) releaseLease(ctx context.Context) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 	defer cancel()
-	_, err := t.m.opts.Tasks.Update(rctx, t.id, t.fenced(func(rec *TaskRecord) error {
-		if rec.Status.Terminal() {
-			return errTaskEnded
-		}
-		rec.LeaseUntil = releasedLease
-		return nil
-	}))
-	if err != nil && !errors.Is(err, errTaskEnded) {
+	if err := t.setLease(rctx, releasedLease); err != nil {
 		t.c.log().Warn("elicitgen: cannot hand a task back at shutdown; another instance takes it once its lease lapses", "task", t.id, "err", err)
 	}
 }

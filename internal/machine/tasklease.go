@@ -76,16 +76,26 @@ func (t *Task) renewLease(ctx context.Context) {
 	o := &t.m.opts
 	rctx, cancel := context.WithTimeout(ctx, o.TaskLease/4)
 	defer cancel()
-	_, err := o.Tasks.Update(rctx, t.id, t.fenced(func(rec *TaskRecord) error {
+	if err := t.setLease(rctx, o.Now().Add(o.TaskLease)); err != nil && ctx.Err() == nil {
+		t.watcherStoreError(err)
+	}
+}
+
+// setLease sets the task's lease to until, if this run still holds the
+// task and it has not ended; the store's error otherwise (nil when the
+// task ended or was taken).
+func (t *Task) setLease(ctx context.Context, until time.Time) error {
+	_, err := t.m.opts.Tasks.Update(ctx, t.id, t.fenced(func(rec *TaskRecord) error {
 		if rec.Status.Terminal() {
 			return errTaskEnded
 		}
-		rec.LeaseUntil = o.Now().Add(o.TaskLease)
+		rec.LeaseUntil = until
 		return nil
 	}))
-	if err != nil && !errors.Is(err, errTaskEnded) && ctx.Err() == nil {
-		t.watcherStoreError(err)
+	if errors.Is(err, errTaskEnded) {
+		return nil
 	}
+	return err
 }
 
 // watcherStoreError reports and logs a store error of the task's watcher,
