@@ -150,3 +150,33 @@ func TestTaskDrain(t *testing.T) {
 		t.Errorf("%d tasks still counted as running", n)
 	}
 }
+
+// A status stream sends nothing for a lease renewed (a change the client
+// cannot see): a task waiting for six leases sends its input_required
+// notification once; and once the instance running it stops renewing, the
+// stream, on the other instance, sends the failure without any request.
+func TestTaskStreamLeases(t *testing.T) {
+	shared := &machine.MemoryTaskStore{}
+	parted := &flakyStore{TaskStore: shared}
+	const lease = 200 * time.Millisecond
+	urlA := httpTServeAuth(t, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: parted, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}, nil))
+	urlB := httpTServeAuth(t, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}, nil))
+	a := httpWireAt(t, urlA, capsTasks, "tok-alice")
+	id := startBrew(t, a, map[string]any{})["taskId"].(string)
+	pollUntil(t, a, id, hasStatus(machine.TaskInputRequired))
+	stream := listenTasks(t, urlB, "tok-alice", id)
+	next(t, stream) // the acknowledgement
+	if p := next(t, stream)["params"].(map[string]any); p["status"] != string(machine.TaskInputRequired) {
+		t.Fatalf("first notification %v", p)
+	}
+	select {
+	case m := <-stream:
+		t.Fatalf("a notification while only the lease was renewed: %v", m)
+	case <-time.After(6 * lease):
+	}
+	parted.down.Store(true)
+	p := next(t, stream)["params"].(map[string]any)
+	if p["status"] != string(machine.TaskFailed) || taskError(p) != machine.ErrServerStopped.Message {
+		t.Fatalf("after the instance stopped renewing: %v", p)
+	}
+}

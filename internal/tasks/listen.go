@@ -148,15 +148,18 @@ func (svc *taskService) ownTasks(ctx context.Context, principal string, asked []
 // expires, or the client goes. A change the client cannot see (a lease
 // renewed) sends nothing; a lease that lapses fails the task.
 func (svc *taskService) follow(ctx context.Context, stream *taskStream, id string, rec *machine.TaskRecord) {
-	sent := taskNotification(rec)
-	stream.send(&jsonrpc.Request{Method: notificationTaskStatus, Params: machine.MustJSON(sent)})
-	for !rec.Status.Terminal() {
-		if rec = svc.next(ctx, id, rec); rec == nil {
+	var seen []byte // what the client saw last, but for lastUpdatedAt
+	for {
+		n := taskNotification(rec)
+		if key := noticeKey(n); !bytes.Equal(key, seen) {
+			seen = key
+			stream.send(&jsonrpc.Request{Method: notificationTaskStatus, Params: machine.MustJSON(n)})
+		}
+		if rec.Status.Terminal() {
 			return
 		}
-		if n := taskNotification(rec); !sameNotice(n, sent) {
-			sent = n
-			stream.send(&jsonrpc.Request{Method: notificationTaskStatus, Params: machine.MustJSON(n)})
+		if rec = svc.next(ctx, id, rec); rec == nil {
+			return
 		}
 	}
 }
@@ -196,12 +199,12 @@ func (svc *taskService) untilLapse(ctx context.Context, rec *machine.TaskRecord)
 	return context.WithTimeout(ctx, rec.LeaseUntil.Sub(svc.now())+100*time.Millisecond)
 }
 
-// sameNotice reports whether a and b show the client the same task:
-// equal but for lastUpdatedAt.
-func sameNotice(a, b *TaskResult) bool {
-	x, y := *a, *b
-	x.LastUpdatedAt, y.LastUpdatedAt = "", ""
-	return bytes.Equal(machine.MustJSON(&x), machine.MustJSON(&y))
+// noticeKey is what n shows the client but for lastUpdatedAt: two
+// notices with the same key differ only by a change it cannot see.
+func noticeKey(n *TaskResult) []byte {
+	x := *n
+	x.LastUpdatedAt = ""
+	return machine.MustJSON(&x)
 }
 
 // taskNotification is the params of notifications/tasks: the task as
