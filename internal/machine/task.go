@@ -102,6 +102,9 @@ type Task struct {
 	// its Asks so far (taskreplay.go).
 	replay []RecordedAsk
 	asks   int
+	// reopen are, after a restart, the steps the record was asking, by
+	// key, with the number of the ask (taskreplay.go).
+	reopen map[string]int
 	// runner is this run's TaskRecord.Runner.
 	runner string
 	// digest is the flow's digest, taken before Run and the watcher start
@@ -271,11 +274,13 @@ func (t *Task) publish(ctx context.Context, pending []int) (map[string]int, uint
 	keys := make(map[string]int, len(pending))
 	requests := make(mcp.InputRequestMap, len(pending))
 	for _, j := range pending {
+		t.reopened(j)
 		c.st.Steps[j].Asks++
 		key := inputKey(m.steps[j].Key, c.st.Steps[j].Asks)
 		keys[key] = j
 		requests[key] = m.steps[j].Params(c.message(j))
 	}
+	t.reopen = nil
 	raw, err := json.Marshal(requests)
 	if err != nil {
 		return nil, 0, err

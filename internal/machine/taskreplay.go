@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/elicitgen/elicitgen/internal/seal"
@@ -228,7 +229,7 @@ func (m *Machine) resume(rec *TaskRecord, ticket *taskTicket) error {
 	ctx, cancel := context.WithTimeout(base, rec.Expires.Sub(m.opts.Now()))
 	c := &call{m: m, ctx: ctx, req: toolView(&mcp.CallToolRequest{Params: &p}), args: args,
 		bind: seal.Binding{Tool: m.tool, Principal: rec.Principal}, now: m.opts.Now(), st: st, task: true}
-	t := &Task{m: m, c: c, id: rec.ID, ticket: ticket, replay: rec.Replay.Asked, runner: rec.Runner}
+	t := &Task{m: m, c: c, id: rec.ID, ticket: ticket, replay: rec.Replay.Asked, runner: rec.Runner, reopen: m.openAsks(rec)}
 	ticket.start(t.stopper(cancel))
 	t.moved(rec.Status)
 	t.digest = c.flowDigest()
@@ -236,9 +237,41 @@ func (m *Machine) resume(rec *TaskRecord, ticket *taskTicket) error {
 	return nil
 }
 
+// openAsks maps each step of the record rec's current round, asked (its
+// input requests) or answered since (its answers), to the number of that
+// ask: 1 for the key "milk", 2 for "milk.2".
+func (m *Machine) openAsks(rec *TaskRecord) map[string]int {
+	open := map[string]int{}
+	for _, keys := range []map[string]json.RawMessage{rec.InputRequests, rec.Answers} {
+		for key := range keys {
+			step, n := key, 1
+			if i := strings.LastIndexByte(key, '.'); i > 0 {
+				if k, err := strconv.Atoi(key[i+1:]); err == nil && k > 1 {
+					step, n = key[:i], k
+				}
+			}
+			if m.stepIndex(step) >= 0 && n > open[step] {
+				open[step] = n
+			}
+		}
+	}
+	return open
+}
+
+// reopened continues, for the first Ask past the record, the count of step
+// j's asks from the question the record was asking, so that it asks under
+// the same key (a re-ask's "milk.2" too) and an answer given while no
+// instance ran the task counts.
+func (t *Task) reopened(j int) {
+	if n := t.reopen[t.m.steps[j].Key]; n-1 > t.c.st.Steps[j].Asks {
+		t.c.st.Steps[j].Asks = n - 1
+	}
+}
+
 // keepAnswers are the answers under the keys asked again: after a restart
-// the first Ask past the record asks under the key its first run used, and
-// an answer to it that came while no instance ran the task counts.
+// the first Ask past the record asks under the keys the record was asking
+// (reopened), and an answer to one that came while no instance ran the
+// task counts.
 func keepAnswers(answers, asked map[string]json.RawMessage) map[string]json.RawMessage {
 	var kept map[string]json.RawMessage
 	for k, v := range answers {

@@ -167,6 +167,45 @@ func TestTaskRestartKeepsAnswerGivenMeanwhile(t *testing.T) {
 	}
 }
 
+// An answer given while no instance ran the task counts under any key the
+// record was asking: the restarted run asks the open question under its
+// key, a re-ask's milk.2 (after an invalid answer) or sugar.2 (the second
+// Ask of a step), not the first ask's.
+func TestTaskRestartKeepsReaskedAnswer(t *testing.T) {
+	reply := func(w *taskWire, id, key, prop string, v any) {
+		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{key: accept(map[string]any{prop: v})}})
+	}
+	t.Run("reasked", func(t *testing.T) {
+		s := &survey{}
+		a, b, cut := twoInstances(t, s, 500*time.Millisecond)
+		id := toMilk(t, a, b, map[string]any{"after": 100}, false)
+		reply(b, id, "milk", "milk", "yes") // invalid: asked again
+		pollUntil(t, b, id, asking("milk.2"))
+		cut.Store(true)
+		reply(b, id, "milk.2", "milk", true)
+		done := pollUntil(t, b, id, hasStatus(machine.TaskCompleted))
+		if got := resultText(t, done); got != "sugar=false milk=true runs=2" {
+			t.Errorf("result %q", got)
+		}
+	})
+	t.Run("asked twice", func(t *testing.T) {
+		s := &survey{}
+		a, b, cut := twoInstances(t, s, 500*time.Millisecond)
+		id := a.must("tools/call", map[string]any{"name": "survey", "arguments": map[string]any{"sugars": 2}})["taskId"].(string)
+		pollUntil(t, b, id, asking("sugar"))
+		answer(t, b, id, "sugar", true)
+		pollUntil(t, b, id, asking("sugar.2"))
+		cut.Store(true)
+		reply(b, id, "sugar.2", "sugar", false)
+		pollUntil(t, b, id, asking("milk"))
+		answer(t, b, id, "milk", true)
+		done := pollUntil(t, b, id, hasStatus(machine.TaskCompleted))
+		if got := resultText(t, done); got != "sugar=false milk=true runs=2" {
+			t.Errorf("result %q", got)
+		}
+	})
+}
+
 // A restarted run that asks other steps than its first run did at the
 // same point fails the task, saying so.
 func TestTaskRestartDiverged(t *testing.T) {
