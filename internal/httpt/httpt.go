@@ -1,6 +1,6 @@
 // Package httpt holds the HTTP helpers of the transport's and the tasks'
-// tests: one raw POST as a streamable client sends it, and a test's
-// context.
+// tests: a server on 127.0.0.1, one raw POST as a streamable client sends
+// it, and a test's context.
 package httpt
 
 import (
@@ -8,10 +8,37 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// NewServer returns an MCP server with each setup applied (tools added).
+func NewServer(setup ...func(*mcp.Server)) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "httpt", Version: "v0.0.1"}, nil)
+	for _, f := range setup {
+		f(srv)
+	}
+	return srv
+}
+
+// Serve serves h on 127.0.0.1, wrapped by wrap when it is set (for auth
+// middleware), until the test ends, and returns its URL.
+func Serve(t *testing.T, h http.Handler, wrap func(http.Handler) http.Handler) string {
+	t.Helper()
+	if wrap != nil {
+		h = wrap(h)
+	}
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() {
+		ts.CloseClientConnections()
+		ts.Close()
+	})
+	return ts.URL
+}
 
 // Ctx is a context that ends with the test, or after 10 seconds.
 func Ctx(t *testing.T) context.Context {

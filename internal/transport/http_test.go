@@ -111,20 +111,9 @@ func httpTConfirmTool(rec *httpTRecorder) func(*mcp.Server) {
 // URL. wrap, if set, wraps the router (for auth middleware).
 func httpTServe(t *testing.T, opts *HTTPOptions, wrap func(http.Handler) http.Handler, setup ...func(*mcp.Server)) string {
 	t.Helper()
-	srv := mcp.NewServer(&mcp.Implementation{Name: "httpt", Version: "v0.0.1"}, nil)
-	for _, f := range setup {
-		f(srv)
-	}
-	var h http.Handler = NewHTTPHandler(func(*http.Request) *mcp.Server { return srv }, opts, Hooks{Listen: tasks.ServeListen})
-	if wrap != nil {
-		h = wrap(h)
-	}
-	ts := httptest.NewServer(h)
-	t.Cleanup(func() {
-		ts.CloseClientConnections()
-		ts.Close()
-	})
-	return ts.URL
+	srv := httpt.NewServer(setup...)
+	h := NewHTTPHandler(func(*http.Request) *mcp.Server { return srv }, opts, Hooks{Listen: tasks.ServeListen})
+	return httpt.Serve(t, h, wrap)
 }
 
 // httpTAsked is a client elicitation handler that accepts with ok=true and
