@@ -188,10 +188,11 @@ func presentCert(cfg *tls.Config) error {
 // certificate it may require. A malformed URL, and a Redis that refuses
 // the URL's credentials or the client certificate (or wants one), or whose
 // TLS certificate does not verify, are an error: one line naming the
-// settings, never the URL or its password. A Redis that does not answer yet is only logged on logger
-// (nil: slog.Default()): the stores fail closed until it does. go-redis's
-// own log lines (a failed dial, ...) go to logger too, at level Debug:
-// the stores log the cause of every failure themselves.
+// settings, never the URL or its password. A Redis that does not answer
+// yet is only logged on logger (nil: slog.Default()): the stores fail
+// closed until it does. go-redis's own log lines (a failed dial, ...) go
+// to logger too, at level Debug: the stores log the cause of every
+// failure themselves.
 func ClientFromSettings(flagValue string, logger *slog.Logger) (redis.UniversalClient, error) {
 	url := flagValue
 	if url == "" {
