@@ -17,8 +17,9 @@ import (
 )
 
 // Redis as operators run it (docs/many-instances.md): report processes on
-// a three-master Redis Cluster, with an ACL user and its password, and
-// over TLS with the CA named by ELICITGEN_REDIS_CA.
+// a three-master Redis Cluster, with an ACL user and its password, over
+// TLS with the CA named by ELICITGEN_REDIS_CA, and presenting the client
+// certificate that ELICITGEN_REDIS_CERT and ELICITGEN_REDIS_KEY name.
 
 const opsKeys = "report-instances-key-0123456789a"
 
@@ -110,6 +111,29 @@ func TestReportTLS(t *testing.T) {
 			t.Errorf("%s: exit %d, stderr %q: want status 1 and one line saying the certificate does not verify", name, code, out)
 		}
 	}
+}
+
+// TestReportClientCertificate: against a redis-server that requires a
+// client certificate (--tls-auth-clients yes, its default with TLS),
+// report processes given ELICITGEN_REDIS_CERT and ELICITGEN_REDIS_KEY
+// (and the CA) run a task across instances; given none, the process stops
+// at start, exit status 1, with one line saying the server requires one.
+func TestReportClientCertificate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a redis-server and server processes")
+	}
+	srv := redistest.StartMutualTLS(t)
+	t.Setenv(redisstore.CAEnv, srv.CAFile)
+	t.Setenv(redisstore.CertEnv, srv.ClientCertFile)
+	t.Setenv(redisstore.KeyEnv, srv.ClientKeyFile)
+	a, b := startReport(t, "A", opsKeyring(), srv.URL), startReport(t, "B", opsKeyring(), srv.URL)
+	runToCompletion(t, a, b, "over mutual TLS")
+	code, out := runFailing(t, []string{"-redis", srv.URL}, []string{redisstore.CertEnv + "=", redisstore.KeyEnv + "="})
+	if code != 1 || strings.Count(out, "\n") != 0 || !strings.Contains(out, "requires a client certificate") ||
+		!strings.Contains(out, redisstore.CertEnv) {
+		t.Errorf("no certificate: exit %d, stderr %q: want status 1 and one line saying the server requires a client certificate", code, out)
+	}
+	t.Logf("no certificate: exit %d, stderr: %s", code, out)
 }
 
 // runFailing runs the report binary with args and env (after the test's

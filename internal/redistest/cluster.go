@@ -20,8 +20,14 @@ type Cluster struct {
 	// (as they were created: a failover swaps the roles).
 	Nodes []*Server
 	// URL is the cluster's URL as go-redis's ParseClusterURL reads it:
-	// redis://NODE1?addr=NODE2&addr=NODE3 (the three masters).
+	// redis://NODE1?addr=NODE2&addr=NODE3 (the three masters; rediss://
+	// with ClusterOptions.TLS).
 	URL string
+	// CAFile, ClientCertFile and ClientKeyFile are, with
+	// ClusterOptions.TLS, the PEM files of the CA that signed every node's
+	// certificate and of a client certificate it signed, and its key (the
+	// nodes require one); else "".
+	CAFile, ClientCertFile, ClientKeyFile string
 
 	t testing.TB
 }
@@ -34,6 +40,12 @@ type ClusterOptions struct {
 	// node goes unanswered before it is taken as failing, and so about
 	// how long a failover takes.
 	NodeTimeout time.Duration
+	// TLS makes every node speak TLS only, to clients, to each other
+	// (--tls-cluster yes) and to its replicas (--tls-replication yes),
+	// with one certificate for 127.0.0.1 that a CA made for the test
+	// signed, and require a client certificate (--tls-auth-clients yes,
+	// redis-server's default), as StartMutualTLS does.
+	TLS bool
 }
 
 // CLIBinary returns the path of redis-cli, or skips t (fails it under
@@ -73,20 +85,24 @@ func StartClusterWith(t testing.TB, o ClusterOptions) *Cluster {
 		o.NodeTimeout = 5 * time.Second
 	}
 	c := &Cluster{t: t}
+	var files *tlsFiles
+	if o.TLS {
+		files = newTLSFiles(t, t.TempDir())
+		c.CAFile, c.ClientCertFile, c.ClientKeyFile = files.ca, files.clientCert, files.clientKey
+	}
 	addrs := make([]string, 3*(1+o.Replicas))
 	for i := range addrs {
-		s := newServer(t)
-		s.extra = []string{"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-			"--cluster-node-timeout", strconv.FormatInt(o.NodeTimeout.Milliseconds(), 10), "--cluster-port", freePort(t)}
-		s.start()
-		t.Cleanup(s.Stop)
-		c.Nodes = append(c.Nodes, s)
-		addrs[i] = s.Addr
+		c.Nodes = append(c.Nodes, c.startNode(o, files))
+		addrs[i] = c.Nodes[i].Addr
 	}
-	c.URL = "redis://" + addrs[0] + "?addr=" + addrs[1] + "&addr=" + addrs[2]
+	scheme, cliTLS := "redis://", []string(nil)
+	if o.TLS {
+		scheme, cliTLS = "rediss://", []string{"--tls", "--cacert", files.ca, "--cert", files.clientCert, "--key", files.clientKey}
+	}
+	c.URL = scheme + addrs[0] + "?addr=" + addrs[1] + "&addr=" + addrs[2]
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	args := append([]string{"--cluster", "create"}, addrs...)
+	args := append(append(cliTLS, "--cluster", "create"), addrs...)
 	args = append(args, "--cluster-replicas", strconv.Itoa(o.Replicas), "--cluster-yes")
 	out, err := exec.CommandContext(ctx, cli, args...).CombinedOutput()
 	if err != nil {
@@ -104,6 +120,22 @@ func StartClusterWith(t testing.TB, o ClusterOptions) *Cluster {
 		c.WaitReplicated()
 	}
 	return c
+}
+
+// startNode starts one node of c, over TLS with files' certificates when
+// they are not nil, and stops it when the test ends.
+func (c *Cluster) startNode(o ClusterOptions, files *tlsFiles) *Server {
+	c.t.Helper()
+	s := newServer(c.t)
+	s.extra = []string{"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+		"--cluster-node-timeout", strconv.FormatInt(o.NodeTimeout.Milliseconds(), 10), "--cluster-port", freePort(c.t)}
+	if files != nil {
+		s.useTLS(files, true)
+		s.extra = append(s.extra, "--tls-cluster", "yes", "--tls-replication", "yes")
+	}
+	s.start()
+	c.t.Cleanup(s.Stop)
+	return s
 }
 
 // waitFor polls ok on every live node until it returns nil for all of

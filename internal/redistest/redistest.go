@@ -2,11 +2,13 @@
 // 127.0.0.1 port, with persistence off (--save "" --appendonly no; or the
 // append-only file on, for StartPersistent), in a temporary directory,
 // stopped when the test ends; or speaking TLS only, with a certificate
-// from a CA made in the test (StartTLS); or three of them as a Redis
-// Cluster (StartCluster, which also needs redis-cli), with replicas if
-// asked (StartClusterWith), whose masters a test kills to watch a
-// replica take over (Cluster.Kill, Cluster.WaitFailover). No mock: the
-// tests of the Redis stores talk to the server Debian ships.
+// from a CA made in the test (StartTLS), requiring a client certificate
+// too (StartMutualTLS); or three of them as a Redis Cluster
+// (StartCluster, which also needs redis-cli), with replicas if asked
+// (StartClusterWith), over TLS if asked (ClusterOptions.TLS), whose
+// masters a test kills to watch a replica take over (Cluster.Kill,
+// Cluster.WaitFailover). No mock: the tests of the Redis stores talk to
+// the server Debian ships.
 //
 // When redis-server is not installed, Start skips the test with a message
 // saying how to install it; under CI=true it fails the test instead, so
@@ -35,8 +37,12 @@ type Server struct {
 	URL string
 
 	// CAFile is the PEM file of the CA that signed the server's
-	// certificate (StartTLS), else "".
+	// certificate (StartTLS, StartMutualTLS), else "".
 	CAFile string
+	// ClientCertFile and ClientKeyFile are the PEM files of a client
+	// certificate that CAFile's CA signed, and of its key, for a server
+	// that requires one (StartMutualTLS), else "".
+	ClientCertFile, ClientKeyFile string
 
 	t          testing.TB
 	bin        string

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -22,6 +23,16 @@ import (
 // used); when it is not, to the system's roots.
 const CAEnv = "ELICITGEN_REDIS_CA"
 
+// CertEnv and KeyEnv are the documented names of the environment
+// variables that name the PEM files of a client certificate (its chain
+// may follow it) and of its private key: when both are set, a rediss://
+// client presents that certificate, as a Redis with --tls-auth-clients yes
+// (redis-server's default once TLS is on) requires.
+const (
+	CertEnv = "ELICITGEN_REDIS_CERT"
+	KeyEnv  = "ELICITGEN_REDIS_KEY"
+)
+
 // NewClient returns a Redis client for url, one of
 //
 //	redis://[user:password@]HOST:PORT/DB       one server (rediss:// for TLS, or unix://PATH)
@@ -34,8 +45,9 @@ const CAEnv = "ELICITGEN_REDIS_CA"
 // unset are bounded: dial, read and write timeouts of one second, one
 // retry (the stores' writes are idempotent), deadlines from each call's
 // context. Over TLS the server's certificate must verify against the
-// system's roots, or against the CA file that CAEnv names. Its error never
-// repeats the URL, which may hold a password.
+// system's roots, or against the CA file that CAEnv names, and the client
+// presents the certificate that CertEnv and KeyEnv name, if they do. Its
+// error never repeats the URL, which may hold a password.
 func NewClient(url string) (redis.UniversalClient, error) {
 	if isClusterURL(url) {
 		return newClusterClient(url)
@@ -54,7 +66,7 @@ func NewClient(url string) (redis.UniversalClient, error) {
 	// moves; a plain redis-server does not, and probing for them costs a
 	// round trip per connection.
 	o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
-	if err := trustCA(o.TLSConfig); err != nil {
+	if err := tlsFromEnv(o.TLSConfig); err != nil {
 		return nil, err
 	}
 	return redis.NewClient(o), nil
@@ -91,7 +103,7 @@ func newClusterClient(raw string) (*redis.ClusterClient, error) {
 	if o.TLSConfig != nil {
 		o.TLSConfig.MinVersion = tls.VersionTLS12
 	}
-	if err := trustCA(o.TLSConfig); err != nil {
+	if err := tlsFromEnv(o.TLSConfig); err != nil {
 		return nil, err
 	}
 	return redis.NewClusterClient(o), nil
@@ -107,6 +119,18 @@ func bounded(d time.Duration) time.Duration {
 		return time.Second
 	}
 	return d
+}
+
+// tlsFromEnv applies the environment's TLS settings (CAEnv, CertEnv and
+// KeyEnv) to cfg, a rediss:// URL's; nil for redis://, which ignores them.
+func tlsFromEnv(cfg *tls.Config) error {
+	if cfg == nil {
+		return nil
+	}
+	if err := trustCA(cfg); err != nil {
+		return err
+	}
+	return presentCert(cfg)
 }
 
 // trustCA makes cfg (a rediss:// URL's; nil for redis://) trust only the
@@ -128,17 +152,47 @@ func trustCA(cfg *tls.Config) error {
 	return nil
 }
 
+// presentCert makes cfg present the client certificate of the PEM files
+// CertEnv and KeyEnv name, when they are set. The files are read here, not
+// with tls.LoadX509KeyPair, so that an error names the variable of the
+// file that failed; no error repeats what a file holds.
+func presentCert(cfg *tls.Config) error {
+	certFile, keyFile := os.Getenv(CertEnv), os.Getenv(KeyEnv)
+	if certFile == "" && keyFile == "" {
+		return nil
+	}
+	if certFile == "" || keyFile == "" {
+		return fmt.Errorf("redisstore: %s and %s go together: set both (the PEM files of the client certificate and of its key) or neither", CertEnv, KeyEnv)
+	}
+	certPEM, err := os.ReadFile(certFile)
+	if err != nil {
+		return fmt.Errorf("redisstore: %s: %v (it names the PEM file of the client certificate)", CertEnv, err)
+	}
+	keyPEM, err := os.ReadFile(keyFile)
+	if err != nil {
+		return fmt.Errorf("redisstore: %s: %v (it names the PEM file of the client certificate's private key)", KeyEnv, err)
+	}
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return fmt.Errorf("redisstore: %s and %s: %v (name the PEM file of the client certificate and that of its own private key)", CertEnv, KeyEnv, err)
+	}
+	cfg.Certificates = []tls.Certificate{cert}
+	return nil
+}
+
 // ClientFromSettings is a server's start-up choice of store: the client of
 // the Redis that flagValue names (a -redis flag), else URLEnv, or nil and
 // no error when neither is set (the in-memory stores then serve this
 // process alone). The URL is one server's or a cluster's (see NewClient);
-// CAEnv names the CA of a rediss:// server. A malformed URL, and a Redis
-// that refuses the URL's credentials or whose TLS certificate does not
-// verify, are an error: one line naming the settings, never the URL or
-// its password. A Redis that does not answer yet is only logged on logger
-// (nil: slog.Default()): the stores fail closed until it does. go-redis's
-// own log lines (a failed dial, ...) go to logger too, at level Debug:
-// the stores log the cause of every failure themselves.
+// CAEnv names the CA of a rediss:// server, CertEnv and KeyEnv the client
+// certificate it may require. A malformed URL, and a Redis that refuses
+// the URL's credentials or the client certificate (or wants one), or whose
+// TLS certificate does not verify, are an error: one line naming the
+// settings, never the URL or its password. A Redis that does not answer
+// yet is only logged on logger (nil: slog.Default()): the stores fail
+// closed until it does. go-redis's own log lines (a failed dial, ...) go
+// to logger too, at level Debug: the stores log the cause of every
+// failure themselves.
 func ClientFromSettings(flagValue string, logger *slog.Logger) (redis.UniversalClient, error) {
 	url := flagValue
 	if url == "" {
@@ -190,7 +244,61 @@ func refusal(err error) string {
 	case errors.As(err, &invalid):
 		return untrusted(invalid)
 	}
+	return certRefusal(err)
+}
+
+// The TLS alerts (RFC 8446, 6) by which a server refuses the client's
+// certificate: it sent none (certificate_required in TLS 1.3; a TLS 1.2
+// server, redis-server with OpenSSL 3 for one, sends a bare
+// handshake_failure), or the server does not accept the one it got
+// (unknown_ca for a certificate of another CA; bad_certificate to
+// certificate_unknown, 42 to 46, for the other faults of a certificate).
+const (
+	alertHandshakeFailure    tls.AlertError = 40
+	alertBadCertificate      tls.AlertError = 42
+	alertCertificateUnknown  tls.AlertError = 46
+	alertUnknownCA           tls.AlertError = 48
+	alertCertificateRequired tls.AlertError = 116
+)
+
+// certRefusal is the refusal of a server that wants a client certificate
+// and got none, or refused the one it got, or "". A TLS 1.2 handshake
+// failure is read as the former only when no certificate was presented:
+// with one, it may have another cause.
+func certRefusal(err error) string {
+	alert, ok := remoteAlert(err)
+	switch {
+	case !ok:
+		return ""
+	case alert == alertCertificateRequired, alert == alertHandshakeFailure && os.Getenv(CertEnv) == "":
+		return "the Redis server requires a client certificate (" + CertEnv + " and " + KeyEnv + " name its PEM files)"
+	case alert >= alertBadCertificate && alert <= alertCertificateUnknown, alert == alertUnknownCA:
+		return "the Redis server refused the client certificate (" + alert.Error() + ": " + CertEnv +
+			" must name one that a CA of the server's tls-ca-cert-file signed, " + KeyEnv + " its key)"
+	}
 	return ""
+}
+
+// remoteAlert returns the TLS alert the server sent, if err is one.
+// crypto/tls returns an alert received over TCP as a *net.OpError
+// "remote error" around a value of an unexported type, whose text is that
+// of the tls.AlertError of the same number: that names it without
+// spelling alert texts here.
+func remoteAlert(err error) (tls.AlertError, bool) {
+	var alert tls.AlertError
+	if errors.As(err, &alert) {
+		return alert, true
+	}
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Op != "remote error" || op.Err == nil {
+		return 0, false
+	}
+	for a := range 256 {
+		if tls.AlertError(a).Error() == op.Err.Error() {
+			return tls.AlertError(a), true
+		}
+	}
+	return 0, false
 }
 
 // untrusted is the refusal of a certificate that does not verify for

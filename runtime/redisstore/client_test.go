@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"crypto/tls"
 	"os"
 	"strings"
 	"testing"
@@ -178,6 +179,94 @@ func TestTLS(t *testing.T) {
 			t.Errorf("%s: %q: want one line saying the certificate does not verify", name, msg)
 		}
 	}
+}
+
+// TestClientCertificate: on a redis-server with --tls-auth-clients yes
+// (its default once TLS is on), a client given CAEnv, CertEnv and KeyEnv
+// serves every store. Without a certificate ClientFromSettings refuses it
+// with one line saying the server requires one, and with one of another
+// CA with one line saying the server refused it; over TLS 1.2 as over 1.3
+// (the server's alerts differ). Only one of the two variables set, a file
+// that cannot be read, or a certificate with another key are one line
+// from NewClient that names the variable(s), for one server and for a
+// cluster; a redis:// URL ignores them.
+func TestClientCertificate(t *testing.T) {
+	srv := redistest.StartMutualTLS(t)
+	t.Setenv(CAEnv, srv.CAFile)
+	setCert(t, srv.ClientCertFile, srv.ClientKeyFile)
+	c, err := ClientFromSettings(srv.URL, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	exerciseStores(t, c)
+	otherCert, otherKey := redistest.OtherClientCert(t)
+	for name, files := range map[string]struct{ cert, key, want string }{
+		"no certificate": {"", "", "requires a client certificate"},
+		"another CA":     {otherCert, otherKey, "refused the client certificate"},
+	} {
+		setCert(t, files.cert, files.key)
+		c, err := ClientFromSettings(srv.URL, quiet)
+		if err == nil {
+			c.Close()
+			t.Errorf("%s: no error", name)
+		} else if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, files.want) || !strings.Contains(msg, CertEnv) || !strings.Contains(msg, URLEnv) {
+			t.Errorf("%s: %q: want one line saying the server %s, naming %s", name, msg, files.want, CertEnv)
+		} else {
+			t.Logf("%s: %s", name, msg)
+		}
+		if why := refusal(pingTLS12(t, srv.URL)); !strings.Contains(why, files.want) {
+			t.Errorf("%s, TLS 1.2: refusal %q, want it to say the server %s", name, why, files.want)
+		}
+	}
+	missing := t.TempDir() + "/missing.pem"
+	for name, files := range map[string]struct{ cert, key, want string }{
+		"only the certificate":   {srv.ClientCertFile, "", CertEnv + " and " + KeyEnv},
+		"only the key":           {"", srv.ClientKeyFile, CertEnv + " and " + KeyEnv},
+		"unreadable certificate": {missing, srv.ClientKeyFile, CertEnv + ":"},
+		"unreadable key":         {srv.ClientCertFile, missing, KeyEnv + ":"},
+		"another key":            {srv.ClientCertFile, otherKey, CertEnv + " and " + KeyEnv},
+		"key and certificate":    {srv.ClientKeyFile, srv.ClientCertFile, CertEnv + " and " + KeyEnv},
+	} {
+		setCert(t, files.cert, files.key)
+		for _, u := range []string{srv.URL, "rediss://" + srv.Addr + "?addr=" + srv.Addr} {
+			c, err := NewClient(u)
+			if err == nil {
+				c.Close()
+				t.Errorf("%s, %s: no error", name, u)
+			} else if msg := err.Error(); strings.Contains(msg, "\n") || strings.Contains(msg, "BEGIN") || !strings.Contains(msg, files.want) {
+				t.Errorf("%s, %s: %q: want one line naming %s, without the files' contents", name, u, msg, files.want)
+			}
+		}
+		c, err := NewClient("redis://" + srv.Addr + "/0")
+		if err != nil {
+			t.Errorf("%s, redis://: %v", name, err)
+		} else {
+			c.Close()
+		}
+	}
+}
+
+// setCert sets CertEnv and KeyEnv for the rest of t.
+func setCert(t *testing.T, cert, key string) {
+	t.Helper()
+	t.Setenv(CertEnv, cert)
+	t.Setenv(KeyEnv, key)
+}
+
+// pingTLS12 returns the error of a PING through a NewClient of url that
+// speaks TLS 1.2 at most.
+func pingTLS12(t *testing.T, url string) error {
+	t.Helper()
+	c, err := NewClient(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.(*redis.Client).Options().TLSConfig.MaxVersion = tls.VersionTLS12
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	return c.Ping(ctx).Err()
 }
 
 // exerciseStores runs each store once on c: a replay claim (once), a

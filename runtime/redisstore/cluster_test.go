@@ -235,3 +235,53 @@ func TestClusterACLUser(t *testing.T) {
 		t.Fatalf("a wrong password: %q", msg)
 	}
 }
+
+// TestClusterTLS: on a three-master cluster that speaks TLS only, to
+// clients and between its nodes (--tls-cluster yes), and requires a client
+// certificate, every store works through
+// rediss://NODE1?addr=NODE2&addr=NODE3 with CAEnv, CertEnv and KeyEnv
+// naming the test's CA and client certificate, and the stores' keys
+// spread over the masters; without the certificate, or without the CA,
+// ClientFromSettings refuses the cluster with the one line of a single
+// server.
+func TestClusterTLS(t *testing.T) {
+	cl := redistest.StartClusterWith(t, redistest.ClusterOptions{TLS: true})
+	if !strings.HasPrefix(cl.URL, "rediss://") {
+		t.Fatalf("URL %s, want rediss://", cl.URL)
+	}
+	t.Setenv(CAEnv, cl.CAFile)
+	setCert(t, cl.ClientCertFile, cl.ClientKeyFile)
+	c, err := ClientFromSettings(cl.URL, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, ok := c.(*redis.ClusterClient); !ok {
+		t.Fatalf("%T, want a cluster client", c)
+	}
+	exerciseStores(t, c)
+	masters := map[int]bool{}
+	for _, key := range []string{"elicitgen:a", "elicitgen:b", "elicitgen:c", "elicitgen:d", "elicitgen:e", "elicitgen:f"} {
+		if err := c.Set(context.Background(), key, "x", time.Minute).Err(); err != nil {
+			t.Fatal(err)
+		}
+		masters[nodeOf(t, cl, key)] = true
+	}
+	if len(masters) < 2 {
+		t.Errorf("six keys on %d master(s), want them spread", len(masters))
+	}
+	for name, env := range map[string]struct{ ca, cert, key, want string }{
+		"no certificate": {cl.CAFile, "", "", "requires a client certificate"},
+		"no CA":          {"", cl.ClientCertFile, cl.ClientKeyFile, "TLS certificate does not verify"},
+	} {
+		t.Setenv(CAEnv, env.ca)
+		setCert(t, env.cert, env.key)
+		c, err := ClientFromSettings(cl.URL, quiet)
+		if err == nil {
+			c.Close()
+			t.Errorf("%s: no error", name)
+		} else if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, env.want) {
+			t.Errorf("%s: %q: want one line saying %q", name, msg, env.want)
+		}
+	}
+}
