@@ -7,6 +7,7 @@ package mcptest
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -97,8 +98,15 @@ type Options struct {
 
 // RunWithBinary is a TestMain body for a main package's tests: it builds
 // the package in dir into a temporary directory, stores the binary's path
-// in *bin, runs the tests and removes the binary.
+// in *bin, runs the tests and removes the binary. A process that runs no
+// test or benchmark (a fuzz worker, or -run '^$' without -bench) builds
+// nothing and leaves *bin empty: fuzzing a main package's decoders costs
+// no go build per process, and a fuzz target that used the binary would
+// fail at once.
 func RunWithBinary(m *testing.M, dir string, bin *string) int {
+	if !runsTests() {
+		return m.Run()
+	}
 	tmp, err := os.MkdirTemp("", "mcptest-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -111,6 +119,19 @@ func RunWithBinary(m *testing.M, dir string, bin *string) int {
 		return 1
 	}
 	return m.Run()
+}
+
+// runsTests reports whether this test process may run a test or a
+// benchmark, from its flags.
+func runsTests() bool {
+	flag.Parse()
+	value := func(name string) string {
+		if f := flag.Lookup(name); f != nil {
+			return f.Value.String()
+		}
+		return ""
+	}
+	return value("test.fuzzworker") != "true" && (value("test.run") != "^$" || value("test.bench") != "")
 }
 
 // Connect returns a client session to a server made by newServer, over
