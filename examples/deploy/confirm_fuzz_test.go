@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -61,14 +64,18 @@ func postDeploy(h http.Handler, args, state, inputResponses string) (res *mcp.Ca
 //
 // Each exec has a flow and a replay guard of its own: with one shared
 // guard the first input that deployed would make every later wrongly
-// accepted one a refused replay, which could hide it.
+// accepted one a refused replay, which could hide it. The server is built
+// once per process (execs run one at a time); its guard is swapped for a
+// new one at each exec.
 func FuzzConfirmOnce(f *testing.F) {
 	const args, prefilled = `{"service":"api"}`, `{"service":"api","environment":"prod"}`
-	// flow starts a production flow on a server with a guard of its own
-	// and returns its handler and its two states.
-	flow := func(tb testing.TB) (h http.Handler, states [2]string) {
-		server := newServer(&elicitrt.ToolOptions{Keys: keys, Replay: &elicitrt.MemoryReplayGuard{}})
-		h = elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, &elicitrt.HTTPOptions{JSONResponse: true})
+	guard := &execGuard{}
+	server := newServer(&elicitrt.ToolOptions{Keys: keys, Replay: guard})
+	h := elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, &elicitrt.HTTPOptions{JSONResponse: true})
+	// flow gives the server a new guard, starts a production flow and
+	// returns its two states.
+	flow := func(tb testing.TB) (_ http.Handler, states [2]string) {
+		guard.g.Store(&elicitrt.MemoryReplayGuard{})
 		round1, _, _ := postDeploy(h, args, "", "")
 		if round1 == nil || round1.RequestState == "" {
 			tb.Fatalf("round 1: %+v", round1)
@@ -134,4 +141,14 @@ func FuzzConfirmOnce(f *testing.F) {
 			}
 		}
 	})
+}
+
+// execGuard is FuzzConfirmOnce's replay guard: the MemoryReplayGuard of the
+// current exec.
+type execGuard struct {
+	g atomic.Pointer[elicitrt.MemoryReplayGuard]
+}
+
+func (e *execGuard) Claim(ctx context.Context, id string, ttl time.Duration) (bool, error) {
+	return e.g.Load().Claim(ctx, id, ttl)
 }
