@@ -217,16 +217,8 @@ func TestClusterACLUser(t *testing.T) {
 		node.Auth("elicit", pass)
 	}
 	withUser := func(p string) string { return strings.Replace(cl.URL, "redis://", "redis://elicit:"+p+"@", 1) }
-	c, err := ClientFromSettings(withUser(pass), quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if _, ok := c.(*redis.ClusterClient); !ok {
-		t.Fatalf("%T, want a cluster client", c)
-	}
-	exerciseStores(t, c)
-	c, err = ClientFromSettings(withUser("wrong-"+pass), quiet)
+	clusterStores(t, withUser(pass))
+	c, err := ClientFromSettings(withUser("wrong-"+pass), quiet)
 	if err == nil {
 		c.Close()
 		t.Fatal("a wrong password: no error")
@@ -234,6 +226,22 @@ func TestClusterACLUser(t *testing.T) {
 	if msg := err.Error(); strings.Contains(msg, pass) || strings.Contains(msg, "\n") || !strings.Contains(msg, "user name and password") {
 		t.Fatalf("a wrong password: %q", msg)
 	}
+}
+
+// clusterStores connects to the cluster url with ClientFromSettings,
+// checks that the client is a cluster client, and runs every store on it.
+func clusterStores(t *testing.T, url string) redis.UniversalClient {
+	t.Helper()
+	c, err := ClientFromSettings(url, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if _, ok := c.(*redis.ClusterClient); !ok {
+		t.Fatalf("%T, want a cluster client", c)
+	}
+	exerciseStores(t, c)
+	return c
 }
 
 // TestClusterTLS: on a three-master cluster that speaks TLS only, to
@@ -251,15 +259,7 @@ func TestClusterTLS(t *testing.T) {
 	}
 	t.Setenv(CAEnv, cl.CAFile)
 	setCert(t, cl.ClientCertFile, cl.ClientKeyFile)
-	c, err := ClientFromSettings(cl.URL, quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if _, ok := c.(*redis.ClusterClient); !ok {
-		t.Fatalf("%T, want a cluster client", c)
-	}
-	exerciseStores(t, c)
+	c := clusterStores(t, cl.URL)
 	masters := map[int]bool{}
 	for _, key := range []string{"elicitgen:a", "elicitgen:b", "elicitgen:c", "elicitgen:d", "elicitgen:e", "elicitgen:f"} {
 		if err := c.Set(context.Background(), key, "x", time.Minute).Err(); err != nil {
