@@ -74,7 +74,7 @@ func FuzzConfirmOnce(f *testing.F) {
 	h := elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, &elicitrt.HTTPOptions{JSONResponse: true})
 	// flow gives the server a new guard, starts a production flow and
 	// returns its two states.
-	flow := func(tb testing.TB) (_ http.Handler, states [2]string) {
+	flow := func(tb testing.TB) [2]string {
 		guard.g.Store(&elicitrt.MemoryReplayGuard{})
 		round1, _, _ := postDeploy(h, args, "", "")
 		if round1 == nil || round1.RequestState == "" {
@@ -84,7 +84,7 @@ func FuzzConfirmOnce(f *testing.F) {
 		if round2 == nil || round2.RequestState == "" || round2.InputRequests["confirm"] == nil {
 			tb.Fatalf("round 2: %+v", round2)
 		}
-		return h, [2]string{round1.RequestState, round2.RequestState}
+		return [2]string{round1.RequestState, round2.RequestState}
 	}
 	flow(f) // fail early, before any input, when the flow itself is broken
 	for _, seed := range []string{
@@ -101,7 +101,7 @@ func FuzzConfirmOnce(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, mode uint8, inputResponses string) {
-		h, states := flow(t)
+		states := flow(t)
 		// post sends the input with the exec's state of this mode (none
 		// for mode 0) and reports whether production was deployed.
 		post := func(mode uint8) bool {

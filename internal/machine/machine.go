@@ -1133,6 +1133,17 @@ func inputKey(step string, n int) string {
 	return step + "." + strconv.Itoa(n)
 }
 
+// parseInputKey is inputKey's inverse: the step key and the asking a key
+// names ("user_name.2": "user_name", 2).
+func parseInputKey(key string) (step string, n int) {
+	if i := strings.LastIndexByte(key, '.'); i > 0 {
+		if k, err := strconv.Atoi(key[i+1:]); err == nil && k > 1 {
+			return key[:i], k
+		}
+	}
+	return key, 1
+}
+
 // prefill returns the form's properties found in the tool's arguments (nil
 // when there is none), and whether they answer the step: every needed
 // property present, and at least one property.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/elicitgen/elicitgen/internal/seal"
@@ -244,12 +243,7 @@ func (m *Machine) openAsks(rec *TaskRecord) map[string]int {
 	open := map[string]int{}
 	for _, keys := range []map[string]json.RawMessage{rec.InputRequests, rec.Answers} {
 		for key := range keys {
-			step, n := key, 1
-			if i := strings.LastIndexByte(key, '.'); i > 0 {
-				if k, err := strconv.Atoi(key[i+1:]); err == nil && k > 1 {
-					step, n = key[:i], k
-				}
-			}
+			step, n := parseInputKey(key)
 			if m.stepIndex(step) >= 0 && n > open[step] {
 				open[step] = n
 			}
