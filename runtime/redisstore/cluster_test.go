@@ -171,17 +171,16 @@ func crossNodeWake(t *testing.T, cl *redistest.Cluster, a, b redis.UniversalClie
 	defer cancel()
 	held := make(chan error, 1)
 	go func() { held <- sa.Wait(hold, first, 1) }()
-	time.Sleep(100 * time.Millisecond)
+	here, there := nodeOf(t, cl, sa.key(first)), nodeOf(t, cl, sa.key(second))
+	// The one subscription connection of sa is on the first task's
+	// master, none on the second's: first with one channel, then with
+	// both.
+	awaitSubscriptions(t, cl, here, "sub=1")
 	woke := make(chan error, 1)
 	go func() { woke <- sa.Wait(ctx, second, 1) }()
-	time.Sleep(100 * time.Millisecond)
-	// The one subscription connection of sa is on the first task's
-	// master, none on the second's.
-	for node, want := range map[int]int{nodeOf(t, cl, sa.key(first)): 1, nodeOf(t, cl, sa.key(second)): 0} {
-		list, err := cl.Nodes[node].Do("CLIENT", "LIST", "TYPE", "pubsub")
-		if n := strings.Count(list, "id="); err != nil || n != want {
-			t.Fatalf("node %d: %d subscription connections, want %d (%v)", node, n, want, err)
-		}
+	awaitSubscriptions(t, cl, here, "sub=2")
+	if list, err := cl.Nodes[there].Do("CLIENT", "LIST", "TYPE", "pubsub"); err != nil || strings.Contains(list, "id=") {
+		t.Fatalf("node %d, the second task's master, has a subscription connection: %q %v", there, list, err)
 	}
 	if r, err := sb.Update(ctx, second, func(r *elicitrt.TaskRecord) error { r.StatusMessage = "answered"; return nil }); r == nil || err != nil {
 		t.Fatalf("Update: %v %v", r, err)
@@ -284,4 +283,25 @@ func TestClusterTLS(t *testing.T) {
 			t.Errorf("%s: %q: want one line saying %q", name, msg, env.want)
 		}
 	}
+}
+
+// awaitSubscriptions waits until node's one subscription connection
+// reports want (as "sub=2"); it fails after 10 s, or at once when the
+// node has more than one.
+func awaitSubscriptions(t *testing.T, cl *redistest.Cluster, node int, want string) {
+	t.Helper()
+	var list string
+	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(20 * time.Millisecond) {
+		var err error
+		if list, err = cl.Nodes[node].Do("CLIENT", "LIST", "TYPE", "pubsub"); err != nil {
+			t.Fatal(err)
+		}
+		switch n := strings.Count(list, "id="); {
+		case n > 1:
+			t.Fatalf("node %d: %d subscription connections, want 1: %q", node, n, list)
+		case n == 1 && strings.Contains(list, " "+want+" "):
+			return
+		}
+	}
+	t.Fatalf("node %d: no subscription connection with %s in 10 s: %q", node, want, list)
 }
