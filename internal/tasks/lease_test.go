@@ -114,7 +114,8 @@ func TestTaskDrain(t *testing.T) {
 	stays := startBrew(t, w, map[string]any{})["taskId"].(string)
 	ends := startBrew(t, w, map[string]any{})["taskId"].(string)
 	pollUntil(t, w, ends, hasStatus(machine.TaskInputRequired))
-	const drain = 500 * time.Millisecond
+	// The period leaves a loaded machine time to answer ends within it.
+	const drain = 1500 * time.Millisecond
 	start := time.Now()
 	drained := make(chan int, 1)
 	go func() {
