@@ -114,6 +114,7 @@ func (c *checker) checkPackage(pkg *unit) *pkgModel {
 		p.Files = append(p.Files, file)
 	}
 	c.resolveTools(p)
+	c.checkOutputsFree(p)
 	slices.SortFunc(p.Files, func(a, b *fileModel) int { return strings.Compare(a.Source, b.Source) })
 	c.nameGenerated(p)
 	if len(p.Files) == 0 && len(p.Generated) == 0 {

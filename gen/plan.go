@@ -2,9 +2,29 @@ package gen
 
 import (
 	"go/types"
+	"path/filepath"
 	"slices"
 	"strings"
 )
+
+// checkOutputsFree reports each file of p that elicitgen would write over
+// but did not write itself (named *_elicit.go without elicitgen's header
+// line: hand-written, or another generator's), at its package clause:
+// elicitgen never overwrites such a file.
+func (c *checker) checkOutputsFree(p *pkgModel) {
+	for _, f := range c.pkg.Syntax {
+		name := sourceName(c.fset, f)
+		if slices.Contains(p.Generated, name) {
+			continue
+		}
+		for _, file := range p.Files {
+			if file.Output == name {
+				c.errorf(f.Package, "%s is where elicitgen writes the code generated for %s, and elicitgen did not write it (its first line is not %q): rename it, and elicitgen never overwrites it",
+					filepath.Base(name), filepath.Base(file.Source), "// "+header)
+			}
+		}
+	}
+}
 
 // nameGenerated decides the names of what p's generated files declare
 // that is not API (schema variables, enum index functions, answer

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -35,6 +36,10 @@ func compare(out *output, dir string, withDiff bool) (changes []Change, unchange
 		case bytes.Equal(have, want):
 			unchanged++
 			continue
+		case !bytes.HasPrefix(have, []byte("// "+header)):
+			// Check reports the files of a package it loads; this one (a
+			// file the build ignores, say) it did not see.
+			return nil, 0, fmt.Errorf("%s was not written by elicitgen (its first line is not %q): rename it, and elicitgen never overwrites it", rel(dir, p), "// "+header)
 		default:
 			changes = append(changes, Change{Path: p, Action: "update"})
 		}

@@ -90,7 +90,9 @@ request and result types (docs/declarations.md).
 On success elicitgen prints one line (files written, unchanged, removed)
 unless -q. Problems are reported all at once as file:line:col: message, and
 then nothing is written. A generated file is rewritten only when its bytes
-change, and removed when its source no longer declares anything.
+change, and removed when its source no longer declares anything; a
+*_elicit.go file that elicitgen did not write is never written over or
+removed.
 
 Exit status:
   0  success (with --check: every generated file is current)
