@@ -210,6 +210,62 @@ func TestTelemetryPrivacy(t *testing.T) {
 	}
 }
 
+// TestTelemetryNoStatesOrTokens: over streamable HTTP, the sealed state
+// of every round of a production deploy, and a preview's confirmation
+// token (then sent back as an argument), appear in no span, span event,
+// metric point or log record (slog JSON at debug level).
+func TestTelemetryNoStatesOrTokens(t *testing.T) {
+	rec := oteltest.New(t)
+	var logs bytes.Buffer
+	opts := telemetryOptions(rec, &logs)
+	var secrets []string
+	cs := telemetrySession(t, opts, "http", "modern", nil)
+	replies := []*mcp.ElicitResult{accept(map[string]any{"environment": "prod"}), accept(map[string]any{"confirm": true})}
+	params := &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "api"}}
+	for {
+		res, err := cs.CallTool(t.Context(), params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.NeedsInput() {
+			break
+		}
+		secrets = append(secrets, res.RequestState)
+		key := mcptest.OnlyKey(t, res)
+		params = &mcp.CallToolParams{Name: "deploy", Arguments: params.Arguments, RequestState: res.RequestState,
+			InputResponses: mcp.InputResponseMap{key: replies[len(secrets)-1]}}
+	}
+	// A client without forms gets a preview and a token instead.
+	plain := mcptest.Connect(t, func() *mcp.Server { return newServer(opts) }, "http", "modern", mcptest.Options{})
+	prod := map[string]any{"service": "api", "environment": "prod"}
+	preview, err := plain.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: prod})
+	if err != nil || preview.IsError {
+		t.Fatalf("preview: %+v %v", preview, err)
+	}
+	token := tokenOf(t, preview)
+	secrets = append(secrets, token)
+	prod[elicitrt.PreviewTokenArgument] = token
+	if got, _, err := call(t, plain, prod); err != nil || got != "Deploying api to prod without notifying." {
+		t.Fatalf("confirmed with the token: %q %v", got, err)
+	}
+	if len(secrets) != 3 {
+		t.Fatalf("%d rounds and tokens, want 2 states and a token", len(secrets))
+	}
+	all := rec.Text(t) + logs.String()
+	if !strings.Contains(all, "elicitgen.once") {
+		t.Fatalf("the single-use claims were not recorded:\n%s", all)
+	}
+	for _, s := range secrets {
+		// Any 24 bytes of it: a state or token cut short is still a leak.
+		for i := 0; i+24 <= len(s); i += 24 {
+			if strings.Contains(all, s[i:i+24]) {
+				t.Errorf("part of %.30q... appears in the telemetry or logs", s)
+				break
+			}
+		}
+	}
+}
+
 // TestTelemetryLegacyFlow: a 2025-11-25 call, whose questions are
 // server-to-client requests within it, is one span with the protocol
 // version, a flow id, the number of questions asked as its round and a
