@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
@@ -31,6 +33,9 @@ type survey struct {
 	// working, when set, receives once a run has every answer and works
 	// on (writing nothing to its task).
 	working chan struct{}
+	// started, when set, is called as each run starts, with its context
+	// and request.
+	started func(ctx context.Context, req *mcp.CallToolRequest)
 }
 
 func (s *survey) tool(opts *machine.ToolOptions) func(*mcp.Server) {
@@ -51,7 +56,10 @@ func (s *survey) tool(opts *machine.ToolOptions) func(*mcp.Server) {
 	}
 }
 
-func (s *survey) run(ctx context.Context, task *machine.Task, _ *mcp.CallToolRequest, a any, _ machine.Answers) (res *mcp.CallToolResult, err error) {
+func (s *survey) run(ctx context.Context, task *machine.Task, req *mcp.CallToolRequest, a any, _ machine.Answers) (res *mcp.CallToolResult, err error) {
+	if s.started != nil {
+		s.started(ctx, req)
+	}
 	n := s.runs.Add(1)
 	defer func() {
 		if s.ended != nil {
@@ -326,5 +334,80 @@ func TestTaskRecordedAsksBounded(t *testing.T) {
 		if asked > machine.MaxRecordedAsks && rec.Replay != nil {
 			t.Fatalf("after %d answers the record still keeps %d asks", asked, len(rec.Replay.Asked))
 		}
+	}
+}
+
+// requestMark is a context value a receiving middleware puts in every
+// request's context, as a tracing or auth middleware would.
+type requestMark struct{}
+
+// markRequests adds that middleware to a server.
+func markRequests(srv *mcp.Server) {
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			return next(context.WithValue(ctx, requestMark{}, method), method, req)
+		}
+	})
+}
+
+// runContext is what a run of Run found in its context and request.
+type runContext struct {
+	principal string
+	mark      any             // the requestMark value
+	token     *auth.TokenInfo // the bearer token's claims, from the context
+	session   bool            // the request has a session
+	extra     bool            // the request has its token's claims
+}
+
+// A restarted Run's context carries the principal of the task and none
+// of a request's other values: not the bearer token's claims, not a
+// middleware's value (the first run has them all), and its request no
+// session. Over HTTP, two instances, alice's task: bob's tasks/get of it,
+// the lease lapsed, is refused and does not restart it, and after the
+// restart bob's tasks/get, tasks/update and tasks/cancel are still
+// refused.
+func TestTaskRestartKeepsOnlyPrincipal(t *testing.T) {
+	seen := make(chan runContext, 4)
+	started := func(ctx context.Context, req *mcp.CallToolRequest) {
+		seen <- runContext{principal: machine.PrincipalFrom(ctx), mark: ctx.Value(requestMark{}), token: auth.TokenInfoFromContext(ctx),
+			session: req.Session != nil, extra: req.Extra != nil && req.Extra.TokenInfo != nil}
+	}
+	sa, sb := &survey{started: started}, &survey{started: started}
+	shared := &machine.MemoryTaskStore{}
+	parted := &flakyStore{TaskStore: shared}
+	const lease = 300 * time.Millisecond
+	serve := func(s *survey, store machine.TaskStore) string {
+		opts := &machine.ToolOptions{Tasks: store, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}
+		tool := s.tool(opts)
+		return httpTServeAuth(t, func(srv *mcp.Server) { tool(srv); markRequests(srv) })
+	}
+	urlA, urlB := serve(sa, parted), serve(sb, shared)
+	aliceA, aliceB, bobB := httpWireAt(t, urlA, capsTasks, "tok-alice"), httpWireAt(t, urlB, capsTasks, "tok-alice"), httpWireAt(t, urlB, capsTasks, "tok-bob")
+	id := toMilk(t, aliceA, aliceB, map[string]any{}, true)
+	if first := <-seen; first.principal != "alice" || first.mark != "tools/call" || first.token == nil || !first.extra {
+		t.Fatalf("the first run found %+v, want alice, the middleware's value and the token", first)
+	}
+	parted.down.Store(true)
+	defer parted.down.Store(false)
+	time.Sleep(lease + 200*time.Millisecond)
+	if _, err := bobB.call(machine.MethodTasksGet, map[string]any{"taskId": id}); err == nil || err.Message != "unknown task" {
+		t.Errorf("bob's tasks/get of alice's lapsed task: %v", err)
+	}
+	if n := sb.runs.Load(); n != 0 {
+		t.Fatalf("bob's tasks/get restarted alice's task (%d runs)", n)
+	}
+	pollUntil(t, aliceB, id, func(m map[string]any) bool { return sb.runs.Load() == 1 && asking("milk")(m) })
+	if again := <-seen; again != (runContext{principal: "alice"}) {
+		t.Errorf("the restarted run found %+v, want the principal alice and nothing else", again)
+	}
+	for _, m := range []string{machine.MethodTasksGet, machine.MethodTasksUpdate, machine.MethodTasksCancel} {
+		_, err := bobB.call(m, map[string]any{"taskId": id, "inputResponses": map[string]any{"milk": accept(map[string]any{"milk": true})}})
+		if err == nil || err.Code != jsonrpc.CodeInvalidParams || err.Message != "unknown task" {
+			t.Errorf("bob's %s of alice's restarted task: %v", m, err)
+		}
+	}
+	answer(t, aliceB, id, "milk", false)
+	if got := resultText(t, pollUntil(t, aliceB, id, hasStatus(machine.TaskCompleted))); got != "sugar=true milk=false runs=1" {
+		t.Errorf("result %q", got)
 	}
 }

@@ -1,0 +1,74 @@
+package tasks
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/elicitgen/elicitgen/internal/machine"
+)
+
+// An instance that does not serve a restartable task's tool (it serves
+// another task tool on the same store) fails the task it finds lapsed,
+// saying the server stopped; it does not leave it waiting.
+func TestTaskTakeoverToolNotServed(t *testing.T) {
+	s := &survey{}
+	shared := &machine.MemoryTaskStore{}
+	parted := &flakyStore{TaskStore: shared}
+	const lease = 300 * time.Millisecond
+	a := memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: parted, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
+	b := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}, nil))
+	id := toMilk(t, a, b, map[string]any{}, true)
+	parted.down.Store(true)
+	defer parted.down.Store(false)
+	failed := pollUntil(t, b, id, hasStatus(machine.TaskFailed))
+	if msg := taskError(failed); msg != machine.ErrServerStopped.Message {
+		t.Errorf("failed with %q, want %q", msg, machine.ErrServerStopped.Message)
+	}
+	if n := s.runs.Load(); n != 1 {
+		t.Errorf("%d runs, want the first only", n)
+	}
+}
+
+// An instance whose TaskLimits refuse (at its running bound) leaves a
+// lapsed restartable task as it is, waiting, neither failed nor taken;
+// once a task of its own ended and left room, the next tasks/get
+// restarts it, and it completes with the answer given before.
+func TestTaskTakeoverAtLimit(t *testing.T) {
+	sa, sb := &survey{}, &survey{}
+	shared := &machine.MemoryTaskStore{}
+	parted := &flakyStore{TaskStore: shared}
+	const lease = 300 * time.Millisecond
+	limitsB := &machine.TaskLimits{MaxRunning: 1}
+	a := memoryWire(t, capsTasks, sa.tool(&machine.ToolOptions{Tasks: parted, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
+	b := memoryWire(t, capsTasks, sb.tool(&machine.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: limitsB, Logger: discardLogger()}))
+	own := b.must("tools/call", map[string]any{"name": "survey", "arguments": map[string]any{}})["taskId"].(string)
+	pollUntil(t, b, own, asking("sugar"))
+	waitRunning(t, limitsB, 1)
+	id := toMilk(t, a, b, map[string]any{}, true)
+	parted.down.Store(true)
+	defer parted.down.Store(false)
+	for deadline := time.Now().Add(3 * lease); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		got := b.must(machine.MethodTasksGet, map[string]any{"taskId": id})
+		if !asking("milk")(got) || got["statusMessage"] == "restarted after its server stopped" {
+			t.Fatalf("the lapsed task, on an instance at its bound: %v", got)
+		}
+	}
+	if rec, _ := shared.Get(context.Background(), id); !machine.LeaseLapsed(rec, time.Now()) || rec.Replay.Restarts != 0 {
+		t.Fatalf("after three leases the record has lease until %v, %d restarts", rec.LeaseUntil, rec.Replay.Restarts)
+	}
+	answer(t, b, id, "milk", false) // kept in the record, for the run that takes the task
+	if n := sb.runs.Load(); n != 1 {
+		t.Fatalf("%d runs on the instance at its bound, want its own task's only", n)
+	}
+	b.must(machine.MethodTasksCancel, map[string]any{"taskId": own})
+	waitRunning(t, limitsB, 0)
+	done := pollUntil(t, b, id, hasStatus(machine.TaskCompleted))
+	if got := resultText(t, done); !strings.HasPrefix(got, "sugar=true milk=false") {
+		t.Errorf("result %q", got)
+	}
+	if n := sb.runs.Load(); n != 2 {
+		t.Errorf("%d runs on the second instance, want its own task's and the restart", n)
+	}
+}
