@@ -401,6 +401,9 @@ type call struct {
 	// task is true when the call creates a task once the steps before
 	// the During ones are answered (see tasking).
 	task bool
+	// admitted is the task's place under TaskLimits, taken by complete
+	// before it claims a once flow, until runTask takes it.
+	admitted *taskTicket
 	// asked is when the questions this call answers were asked (the
 	// state's sealing), for Hooks; digest is the flow's FlowDigest.
 	asked  time.Time
@@ -665,6 +668,25 @@ func (c *call) askNow(i int) (done bool, res mcp.Result, err error) {
 func (c *call) complete() (mcp.Result, error) {
 	m := c.m
 	if c.st.ID != "" && m.answeredOnce(&c.st) {
+		if m.run != nil && c.task {
+			// The bounds admit the task before the flow is claimed: a
+			// refusal spends no claim, so that the same retry works once
+			// there is room (docs/tasks.md#bounds). Claiming first made
+			// every refused retry of a once flow "requestState already
+			// used" for good. runTask takes the ticket; any other end of
+			// the call gives it back.
+			ticket, refused := m.opts.TaskLimits.admit(c.bind.Principal, newTaskID())
+			if refused != nil {
+				c.log().Debug("elicitgen: task refused", "limit", string(refused.Data))
+				return nil, refused
+			}
+			c.admitted = ticket
+			defer func() {
+				if c.admitted != nil {
+					c.admitted.release()
+				}
+			}()
+		}
 		first, err := m.opts.Replay.Claim(c.ctx, flowClaimID(m.tool, c.bind, c.st.ID), m.claimTTL())
 		if err != nil {
 			c.storeError(err, "replay", "Claim")

@@ -490,9 +490,13 @@ func (c *call) runTask() (mcp.Result, error) {
 	if done, res, err := c.duringUnavailable(); done {
 		return res, err
 	}
+	id := newTaskID()
+	if c.admitted != nil {
+		id = c.admitted.id
+	}
 	now := m.opts.Now()
 	rec := &TaskRecord{
-		Format: TaskRecordFormat, ID: newTaskID(), Principal: c.bind.Principal, Tool: m.tool,
+		Format: TaskRecordFormat, ID: id, Principal: c.bind.Principal, Tool: m.tool,
 		Status: TaskWorking, CreatedAt: now, UpdatedAt: now, Expires: now.Add(m.opts.TaskTTL),
 		PollInterval: m.opts.TaskPollInterval, Version: 1, LeaseUntil: now.Add(m.opts.TaskLease), Runner: newTaskID(),
 	}
@@ -503,7 +507,10 @@ func (c *call) runTask() (mcp.Result, error) {
 	if rec.Replay, err = c.replayRecord(); err != nil {
 		return nil, err
 	}
-	ticket, refused := m.opts.TaskLimits.admit(rec.Principal, rec.ID)
+	ticket, refused := c.admitted, (*jsonrpc.Error)(nil)
+	if c.admitted = nil; ticket == nil {
+		ticket, refused = m.opts.TaskLimits.admit(rec.Principal, rec.ID)
+	}
 	if refused != nil {
 		c.log().Debug("elicitgen: task refused", "limit", string(refused.Data))
 		return nil, refused

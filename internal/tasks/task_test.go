@@ -1309,3 +1309,120 @@ func TestTaskToolsShareTheirLimits(t *testing.T) {
 	}()
 	brewTool(machine.TaskOptional, &machine.ToolOptions{TaskLimits: &machine.TaskLimits{}}, nil)(srv)
 }
+
+// After ToolOptions.MaxAttempts (3) invalid answers in a row to a question
+// the task asks, under sugar, sugar.2 and sugar.3, Ask returns a
+// *machine.GaveUpError (Run never sees the invalid content), the question
+// is not asked a fourth time, and the Run that returns the error completes
+// the task with a tool error saying so.
+func TestTaskGivesUpAfterMaxAttempts(t *testing.T) {
+	runs := &brewRun{ended: make(chan error, 1)}
+	bothWires(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Logger: discardLogger()}, runs), func(t *testing.T, w *taskWire) {
+		id := startBrew(t, w, map[string]any{})["taskId"].(string)
+		for _, key := range []string{"sugar", "sugar.2", "sugar.3"} {
+			pollUntil(t, w, id, func(m map[string]any) bool {
+				reqs, _ := m["inputRequests"].(map[string]any)
+				return reqs[key] != nil
+			})
+			w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{key: accept(map[string]any{"sugar": "yes"})}})
+		}
+		end := pollUntil(t, w, id, func(m map[string]any) bool {
+			reqs, _ := m["inputRequests"].(map[string]any)
+			return m["status"] == "completed" || m["status"] == "failed" || reqs["sugar.4"] != nil
+		})
+		if end["status"] != "completed" || end["result"].(map[string]any)["isError"] != true {
+			t.Fatalf("after 3 invalid answers: %v", end)
+		}
+		if got, want := resultText(t, end), "sugar: gave up after 3 invalid answers: sugar: is missing or invalid"; got != want {
+			t.Errorf("result %q, want %q", got, want)
+		}
+		select {
+		case err := <-runs.ended:
+			var gaveUp *machine.GaveUpError
+			if !errors.As(err, &gaveUp) || gaveUp.Step != "sugar" || gaveUp.Tries != 3 {
+				t.Errorf("Run's Ask ended with %v, want a GaveUpError of sugar after 3 tries", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("Run did not return")
+		}
+	})
+}
+
+// brewRunning is brewTool's tool ("size" before the task, "sugar" during
+// it) with run as its Run.
+func brewRunning(opts *machine.ToolOptions, run func(ctx context.Context, task *machine.Task) (*mcp.CallToolResult, error)) func(*mcp.Server) {
+	return func(s *mcp.Server) {
+		steps := []machine.Step{
+			{Key: "size", Mode: machine.ModeForm, Message: "Which size?", Params: brewForm("size", "string", "small", "large"),
+				Check: brewCheck("size", func(v any) bool { return v == "small" || v == "large" })},
+			{Key: "sugar", Mode: machine.ModeForm, Message: "Sugar?", During: true, Params: brewForm("sugar", "boolean"), Check: brewCheck("sugar", isBool)},
+		}
+		flow := machine.Flow{Tasks: machine.TaskOptional,
+			Run: func(ctx context.Context, task *machine.Task, _ *mcp.CallToolRequest, _ any, _ machine.Answers) (*mcp.CallToolResult, error) {
+				return run(ctx, task)
+			}}
+		m := machine.NewMachine("brew", steps, flow, opts)
+		Enable(s, m)
+		machine.AddTool[brewArgs](s, &mcp.Tool{Name: "brew", InputSchema: json.RawMessage(`{"type":"object"}`)}, m)
+	}
+}
+
+// A Run that ignores its context: after tasks/cancel the task stays
+// cancelled whatever Run returns (a result, or a JSON-RPC error), and Run
+// keeps its place under TaskLimits' process bound until it returns (its
+// place under its user's bound is free at once).
+func TestTaskCancelledWhateverRunReturns(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		res  *mcp.CallToolResult
+		err  error
+	}{
+		{"result", machine.Text("brewed anyway"), nil},
+		{"rpc error", nil, &jsonrpc.Error{Code: 4242, Message: "no beans"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			limits := &machine.TaskLimits{MaxRunning: 1, PerPrincipal: 1}
+			cancelled, release := make(chan struct{}), make(chan struct{})
+			run := func(ctx context.Context, _ *machine.Task) (*mcp.CallToolResult, error) {
+				<-ctx.Done() // seen, and ignored: the work goes on
+				close(cancelled)
+				<-release
+				return c.res, c.err
+			}
+			w := memoryWire(t, capsTasks, brewRunning(&machine.ToolOptions{TaskLimits: limits, Tasks: &machine.MemoryTaskStore{}, Logger: discardLogger()}, run))
+			id := startBrew(t, w, map[string]any{})["taskId"].(string)
+			w.must(machine.MethodTasksCancel, map[string]any{"taskId": id})
+			select {
+			case <-cancelled:
+			case <-time.After(5 * time.Second):
+				t.Fatal("Run's context did not end on tasks/cancel")
+			}
+			if n := limits.Running(); n != 1 {
+				t.Errorf("a cancelled task whose Run goes on: %d running, want 1", n)
+			}
+			// Its user's place is free, the process's is not.
+			_, err := createBrew(t, w, map[string]any{})
+			refusedBy(t, err, machine.LimitRunningTasks, "call again later")
+			close(release)
+			waitRunning(t, limits, 0)
+			got := w.must(machine.MethodTasksGet, map[string]any{"taskId": id})
+			if got["status"] != "cancelled" || got["result"] != nil || got["error"] != nil {
+				t.Errorf("after Run returned %v, %v: %v", c.res, c.err, got)
+			}
+		})
+	}
+}
+
+// Every task tool of a server shares one TaskStore: registering one with
+// another store panics, at registration, naming the option.
+func TestTaskToolsShareTheirStore(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "tasks", Version: "v0"}, nil)
+	limits := &machine.TaskLimits{}
+	brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: &machine.MemoryTaskStore{}, TaskLimits: limits}, nil)(srv)
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "ToolOptions.Tasks") {
+			t.Errorf("a second task tool with another TaskStore: recovered %v", r)
+		}
+	}()
+	brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: &machine.MemoryTaskStore{}, TaskLimits: limits}, nil)(srv)
+}
