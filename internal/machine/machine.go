@@ -675,9 +675,8 @@ func (c *call) complete() (mcp.Result, error) {
 			// every refused retry of a once flow "requestState already
 			// used" for good. runTask takes the ticket; any other end of
 			// the call gives it back.
-			ticket, refused := m.opts.TaskLimits.admit(c.bind.Principal, newTaskID())
+			ticket, refused := c.admitTask(newTaskID())
 			if refused != nil {
-				c.log().Debug("elicitgen: task refused", "limit", string(refused.Data))
 				return nil, refused
 			}
 			c.admitted = ticket

@@ -507,12 +507,8 @@ func (c *call) runTask() (mcp.Result, error) {
 	if rec.Replay, err = c.replayRecord(); err != nil {
 		return nil, err
 	}
-	ticket, refused := c.admitted, (*jsonrpc.Error)(nil)
-	if c.admitted = nil; ticket == nil {
-		ticket, refused = m.opts.TaskLimits.admit(rec.Principal, rec.ID)
-	}
+	ticket, refused := c.admitTask(rec.ID)
 	if refused != nil {
-		c.log().Debug("elicitgen: task refused", "limit", string(refused.Data))
 		return nil, refused
 	}
 	if err = m.opts.Tasks.Create(c.ctx, rec); err != nil {
@@ -537,6 +533,21 @@ func (c *call) runTask() (mcp.Result, error) {
 	t.digest = c.flowDigest()
 	go t.work(ctx, cancel)
 	return &mcp.CallToolResult{}, nil
+}
+
+// admitTask takes the task's place under TaskLimits, as id: the one
+// complete took before claiming a once flow, or a new one. A refusal is
+// logged with the bound that refused, never who.
+func (c *call) admitTask(id string) (*taskTicket, *jsonrpc.Error) {
+	if t := c.admitted; t != nil {
+		c.admitted = nil
+		return t, nil
+	}
+	ticket, refused := c.m.opts.TaskLimits.admit(c.bind.Principal, id)
+	if refused != nil {
+		c.log().Debug("elicitgen: task refused", "limit", string(refused.Data))
+	}
+	return ticket, refused
 }
 
 // duringUnavailable applies, before a task is created, the fallback of
