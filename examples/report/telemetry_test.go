@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 // completed; the responses counter counts the format round's accept and
 // the task's invalid then accepted salaries answer, each with its answer
 // duration; tasks/get and tasks/update are spans of their own, with their
-// durations.
+// durations; the task's id appears nowhere.
 func TestTelemetryTask(t *testing.T) {
 	t.Parallel()
 	rec := oteltest.New(t)
@@ -57,6 +58,11 @@ func TestTelemetryTask(t *testing.T) {
 	}
 	if spans["tasks/update"] != 2 || spans["tasks/get"] == 0 || spans["tools/call report"] != 2 {
 		t.Errorf("spans %v, want two tools/call report, tasks/get, two tasks/update", spans)
+	}
+	// A task has no name to add: its id is in no span name, attribute,
+	// event or metric point.
+	if text := rec.Text(t); strings.Contains(text, id) {
+		t.Errorf("the task id %s appears in the telemetry:\n%s", id, text)
 	}
 }
 
