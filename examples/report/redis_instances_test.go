@@ -393,9 +393,10 @@ func TestTaskAcrossInstances(t *testing.T) {
 // killed: tasks/get and tasks/update on either instance, and a retry that
 // would create a task, fail with -32603 (nothing crashes); Redis comes back
 // on the same port, empty (persistence off), so the waiting task is
-// forgotten (-32602 on both, its Run ended by its watch); a new task then
-// runs end to end across the two instances, which are still the same
-// processes.
+// forgotten (-32602 on both, its Run ended by its watch); the retry
+// refused during the outage, sent again as it was, creates its task; a new
+// task then runs end to end across the two instances, which are still the
+// same processes.
 func TestTaskRedisOutage(t *testing.T) {
 	srv, a, b := twoReports(t)
 	id := startTask(t, a, b, reportArgs("before the outage", 1))
@@ -418,8 +419,9 @@ func TestTaskRedisOutage(t *testing.T) {
 		"salaries": map[string]any{"action": "accept", "content": map[string]any{"include": true}}}}); err == nil || err.Code != codeInternal {
 		t.Errorf("tasks/update on A with Redis down: %v, want %d", err, codeInternal)
 	}
-	if _, err := b.call("tools/call", map[string]any{"name": "report", "arguments": args, "requestState": round["requestState"],
-		"inputResponses": map[string]any{"format": map[string]any{"action": "accept", "content": map[string]any{"format": "markdown"}}}}); err == nil || err.Code != codeInternal {
+	retry := map[string]any{"name": "report", "arguments": args, "requestState": round["requestState"],
+		"inputResponses": map[string]any{"format": map[string]any{"action": "accept", "content": map[string]any{"format": "markdown"}}}}
+	if _, err := b.call("tools/call", retry); err == nil || err.Code != codeInternal {
 		t.Errorf("a task created on B with Redis down: %v, want %d", err, codeInternal)
 	}
 	// Polling on goes on failing alike, on both, while the instances'
@@ -443,6 +445,13 @@ func TestTaskRedisOutage(t *testing.T) {
 			t.Errorf("tasks/get on %s after the restart: %v, want %d unknown task", p.name, err, codeInvalidParam)
 		}
 	}
+	// The very retry refused while Redis was down works as it was.
+	created := b.must("tools/call", retry)
+	if rid, _ := created["taskId"].(string); created["resultType"] != "task" || rid == "" {
+		t.Fatalf("the retry refused during the outage, sent again: %v, want a CreateTaskResult", created)
+	} else {
+		pollBoth(t, a, b, rid, 10*time.Second, asks("salaries"))
+	}
 	// A new task works end to end, across the instances, both ways.
 	took := runToCompletion(t, a, b, "after the outage")
 	t.Logf("a task created on B after the restart completed %v after the answer through A", took)
@@ -456,7 +465,7 @@ func TestTaskRedisOutage(t *testing.T) {
 			t.Errorf("%s logged a panic:\n%s", p.name, log)
 		}
 	}
-	if n := srv.DBSize(); n != 2 {
-		t.Errorf("Redis holds %d keys after two tasks, want 2", n)
+	if n := srv.DBSize(); n != 3 {
+		t.Errorf("Redis holds %d keys after three tasks, want 3", n)
 	}
 }
