@@ -1,9 +1,11 @@
 package gen
 
 import (
+	"bytes"
 	"fmt"
 	"go/ast"
 	"go/token"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -39,7 +41,7 @@ func loadPackages(cfg Config) ([]*packages.Package, *token.FileSet, Diagnostics,
 	if len(pkgs) == 0 {
 		// The go command found nothing, or refused (for example when go.mod
 		// needs updates) without saying so to go/packages.
-		return nil, nil, nil, fmt.Errorf("no Go package matches %s (if go.mod needs updating, run go mod tidy)", strings.Join(patterns, " "))
+		return nil, nil, nil, NoPackageError(cfg.Dir, cfg.Env, patterns)
 	}
 	if err := unloadable(pkgs); err != nil {
 		return nil, nil, nil, err
@@ -77,6 +79,21 @@ func loadPackages(cfg Config) ([]*packages.Package, *token.FileSet, Diagnostics,
 		}
 	}
 	return pkgs, fset, sortDiagnostics(diags), nil
+}
+
+// NoPackageError is the error of a load in dir (with env) where patterns
+// matched no package, with the go command's reason: when go.mod needs
+// updating, as after the first go generate, whose code imports modules
+// go.mod may not require yet, it says so; else it names the remedy that
+// most often helps.
+func NoPackageError(dir string, env, patterns []string) error {
+	cmd := exec.Command("go", append([]string{"list", "-e"}, patterns...)...)
+	cmd.Dir, cmd.Env = dir, env
+	out, _ := cmd.CombinedOutput()
+	if bytes.Contains(out, []byte("updates to go.mod needed")) {
+		return fmt.Errorf("no Go package matches %s: go.mod needs updating, as after the first go generate, whose code imports the MCP SDK and the elicitgen runtime: run go mod tidy", strings.Join(patterns, " "))
+	}
+	return fmt.Errorf("no Go package matches %s (if go.mod needs updating, run go mod tidy)", strings.Join(patterns, " "))
 }
 
 // generatedFiles returns the files of pkg that elicitgen wrote: named

@@ -19,7 +19,7 @@ func (c *checker) checkOutputsFree(p *pkgModel) {
 		}
 		for _, file := range p.Files {
 			if file.Output == name {
-				c.errorf(f.Package, "%s is where elicitgen writes the code generated for %s, and elicitgen did not write it (its first line is not %q): rename it, and elicitgen never overwrites it",
+				c.errorf(f.Package, "%s is where elicitgen writes the code generated for %s, and elicitgen did not write it (its first line is not %q): rename it: elicitgen never overwrites a file it did not write",
 					filepath.Base(name), filepath.Base(file.Source), "// "+header)
 			}
 		}

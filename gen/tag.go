@@ -269,7 +269,8 @@ func applyGrammar(t elicitTag, g grammar) ([]tagOption, []tagProblem) {
 
 // unknown is the message for the unknown option i of t: a did-you-mean when
 // a known option is close, else, after an option with a value, what a
-// comma in that value did and how to keep it.
+// comma in that value did and how to keep it (quoting the value up to the
+// next option, so that applying the fix keeps every option).
 func (g grammar) unknown(t elicitTag, i int) (msg, near string) {
 	o := t.options[i]
 	msg = fmt.Sprintf("unknown %s option %q", g.what, o.key)
@@ -279,9 +280,11 @@ func (g grammar) unknown(t elicitTag, i int) (msg, near string) {
 	if i > 0 && !o.hasValue && prose(o.text) {
 		prev := t.options[i-1]
 		if prev.hasValue && !prev.quoted {
+			// The value runs on up to the next option with a value or the
+			// next known one: "confirm,once" after it stay options.
 			text := prev.value
 			for _, next := range t.options[i:] {
-				if next.hasValue {
+				if _, known := g.options[next.key]; next.hasValue || known {
 					break
 				}
 				text += "," + next.text

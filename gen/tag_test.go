@@ -84,6 +84,10 @@ func TestParseElicitTag(t *testing.T) {
 		{"n,default=a, b", tagSpec{Present: true, Name: "n", Default: strp("a")}, []string{`unknown elicit option "b": a comma ends an option, so the value of default stopped before ", b"; to put commas in a value, quote it: default='a, b'`}},
 		{"n,title=Your email, please", tagSpec{Present: true, Name: "n", Title: "Your email"}, []string{`unknown elicit option "please": a comma ends an option, so the value of title stopped before ", please"; to put commas in a value, quote it: title='Your email, please'`}},
 		{"n,title=It's, ok", tagSpec{Present: true, Name: "n", Title: "It's"}, []string{`unknown elicit option "ok": a comma ends an option, so the value of title stopped before ", ok"; to put commas in a value, quote it: title='It''s, ok'`}},
+		// the value to quote ends at the next known option, with or
+		// without a value: applying the fix keeps the options
+		{"n,title=Region, please,required", tagSpec{Present: true, Name: "n", Title: "Region", Required: true}, []string{`unknown elicit option "please": a comma ends an option, so the value of title stopped before ", please"; to put commas in a value, quote it: title='Region, please'`}},
+		{"n,title=Region, please, ok,notsecret,min=1", tagSpec{Present: true, Name: "n", Title: "Region", NotSecret: true, Min: "1"}, []string{`unknown elicit option "please": a comma ends an option, so the value of title stopped before ", please"; to put commas in a value, quote it: title='Region, please, ok'`, `unknown elicit option "ok" (known: default, enum, enumnames, format, max, min, notsecret, required, title)`}},
 		// quoted values
 		{"n,title='Your email, please',required", tagSpec{Present: true, Name: "n", Title: "Your email, please", Required: true}, nil},
 		{"n,title='It''s, ok'", tagSpec{Present: true, Name: "n", Title: "It's, ok"}, nil},
@@ -161,6 +165,30 @@ func TestParseStructTag(t *testing.T) {
 			if !strings.HasPrefix(p, tt.problems[i]) {
 				t.Errorf("parseStructTag(%q) problem %d = %q, want prefix %q", tt.raw, i, p, tt.problems[i])
 			}
+		}
+	}
+}
+
+// TestStepCommaHint: in a step's tag, the value the hint quotes ends at
+// the next known option, bare or with a value, so that applying the hint
+// keeps confirm and once (a destructive tool's confirmation stays one).
+func TestStepCommaHint(t *testing.T) {
+	for _, c := range []struct{ tag, quote string }{
+		{"confirm,message=Purge now, really?,confirm,once", "message='Purge now, really?'"},
+		{"where,message=Which region, exactly?,prefill,fallback=arguments", "message='Which region, exactly?'"},
+		{"where,message=Which, exactly, region?", "message='Which, exactly, region?'"},
+	} {
+		tag, problems := readTag("elicit:" + strconv.Quote(c.tag))
+		spec, more := parseStepTag(tag)
+		problems = append(problems, more...)
+		if len(problems) == 0 || !strings.HasSuffix(problems[0].msg, "quote it: "+c.quote) {
+			t.Errorf("%s: %+v, want the hint to quote %s", c.tag, problems, c.quote)
+		}
+		value := strings.Trim(strings.TrimPrefix(c.quote, "message="), "'")
+		fixed, _ := readTag("elicit:" + strconv.Quote(strings.Replace(c.tag, value, "'"+value+"'", 1)))
+		again, left := parseStepTag(fixed)
+		if len(left) != 0 || again.Confirm != spec.Confirm || again.Once != spec.Once || again.Prefill != spec.Prefill || again.Fallback != spec.Fallback {
+			t.Errorf("%s with the hint applied: %+v %v, want the same options as before (%+v)", c.tag, again, left, spec)
 		}
 	}
 }

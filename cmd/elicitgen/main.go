@@ -32,7 +32,7 @@
 // reports, as go vet does (file:line:col: message; exit 1 on findings),
 // every diagnostic above, a generated file that is not what elicitgen would
 // write now, and a package with no //go:generate line running elicitgen.
-// The binary is also a go vet tool: go vet -vettool=$(command -v elicitgen)
+// The binary is also a go vet tool: go vet -vettool=$(go tool -n elicitgen)
 // ./... (docs/vet.md).
 //
 // Flags:

@@ -480,6 +480,26 @@ type AskTool struct {
 
 // TestNoPackageIsExit2: a pattern that names no package is no diagnostic
 // (exit 1) but another error (exit 2), as the docs say.
+// TestGoModNeedsTidy: when go.mod lacks what the package's files import
+// (as after the first go generate, whose code imports the MCP SDK), the
+// generator, --check and vet say that go.mod needs updating and to run
+// go mod tidy, instead of only that no package matches.
+func TestGoModNeedsTidy(t *testing.T) {
+	dir := newApp(t, map[string]string{"app.go": formSrc})
+	if code, _, stderr := elicitgen(t, dir); code != exitOK {
+		t.Fatalf("generate: %d %s", code, stderr)
+	}
+	if out, err := testmod.Go(t, dir, "mod", "edit", "-droprequire", "github.com/modelcontextprotocol/go-sdk"); err != nil {
+		t.Fatalf("go mod edit: %v\n%s", err, out)
+	}
+	const want = "no Go package matches .: go.mod needs updating, as after the first go generate, whose code imports the MCP SDK and the elicitgen runtime: run go mod tidy"
+	for _, args := range [][]string{nil, {"--check"}, {"vet"}} {
+		if code, _, stderr := elicitgen(t, dir, args...); code != exitUsage || !strings.Contains(stderr, want) {
+			t.Errorf("elicitgen %v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}
+
 func TestNoPackageIsExit2(t *testing.T) {
 	dir := newApp(t, map[string]string{"app.go": formSrc})
 	code, _, stderr := elicitgen(t, dir, "./nope")

@@ -105,7 +105,7 @@ Examples:
   elicitgen --check ./...             in CI: fail, with a diff, when a file is stale
   elicitgen stub deploy               write deploy_handler.go for the tool deploy
   elicitgen vet ./...                 report problems and stale files, as go vet
-  go vet -vettool=$(command -v elicitgen) ./...   the same, run by go vet
+  go vet -vettool=$(go tool -n elicitgen) ./...   the same, run by go vet
 
 The grammar: docs/grammar.md; the generated API: docs/generated-api.md.`
 

@@ -19,7 +19,7 @@ import (
 )
 
 // vetProtocol reports whether go vet runs this binary as its -vettool
-// (go vet -vettool=$(command -v elicitgen)): it asks -V=full or -flags,
+// (go vet -vettool=$(go tool -n elicitgen)): it asks -V=full or -flags,
 // or hands it one *.cfg file after flags. Then main hands the process to
 // unitchecker before cobra sees the arguments.
 func vetProtocol(args []string) bool {
@@ -55,7 +55,7 @@ a package that declares forms, tools, prompts or resources with no
 writes nothing, and exits 1 when it found something, 0 when not, 2 when the
 packages cannot be loaded.
 
-The same binary is a go vet tool: go vet -vettool=$(command -v elicitgen) ./...
+The same binary is a go vet tool: go vet -vettool=$(go tool -n elicitgen) ./...
 (and gopls, and golangci-lint as a module plugin: docs/vet.md).`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -102,7 +102,7 @@ func vetPackages(dir, tags string, patterns []string) ([]string, error) {
 		return nil, err
 	}
 	if len(pkgs) == 0 {
-		return nil, fmt.Errorf("no Go package matches %s", strings.Join(patterns, " "))
+		return nil, gen.NoPackageError(dir, nil, patterns)
 	}
 	var found gen.Diagnostics
 	for _, pkg := range pkgs {

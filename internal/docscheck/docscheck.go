@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -34,6 +35,7 @@ type Doc struct {
 	Links    []Link    // the inline links outside code
 	Headings []string  // heading texts, in order, outside fenced code
 	Files    []Snippet // whole-file snippets, in order
+	Excerpts []Snippet // excerpts of the repository's files, in order
 	Names    []Name    // test, fuzz and benchmark names in code spans
 }
 
@@ -53,16 +55,20 @@ type Link struct {
 	Target string
 }
 
-// Snippet is a fenced code block marked as a whole file.
+// Snippet is a fenced code block marked as a whole file
+// (<!-- file: NAME -->) or as an excerpt of a file of the repository
+// (<!-- excerpt: PATH -->, PATH from the repository's root): its lines,
+// blank ones aside, are lines of that file, in order.
 type Snippet struct {
-	Line int    // of the marker comment
-	Name string // the file name the marker gives
-	Lang string // the fence's info string
-	Body string
+	Line    int    // of the marker comment
+	Name    string // the file name the marker gives
+	Excerpt bool   // an excerpt marker
+	Lang    string // the fence's info string
+	Body    string
 }
 
 var (
-	fileMarker = regexp.MustCompile(`^<!--\s*file:\s*(\S+)\s*-->\s*$`)
+	fileMarker = regexp.MustCompile(`^<!--\s*(file|excerpt):\s*(\S+)\s*-->\s*$`)
 	heading    = regexp.MustCompile(`^#{1,6}\s+(.*?)\s*#*\s*$`)
 	inlineCode = regexp.MustCompile("`+[^`]*`+")
 	// A name in a code span: not part of a path or of a pattern.
@@ -95,7 +101,11 @@ func Read(path string) (*Doc, error) {
 				fence = ""
 				if snippet != nil {
 					snippet.Body = body.String()
-					d.Files = append(d.Files, *snippet)
+					if snippet.Excerpt {
+						d.Excerpts = append(d.Excerpts, *snippet)
+					} else {
+						d.Files = append(d.Files, *snippet)
+					}
 					snippet = nil
 				}
 				continue
@@ -123,7 +133,7 @@ func Read(path string) (*Doc, error) {
 			continue
 		}
 		if m := fileMarker.FindStringSubmatch(trimmed); m != nil {
-			marker = &Snippet{Line: n, Name: m[1]}
+			marker = &Snippet{Line: n, Name: m[2], Excerpt: m[1] == "excerpt"}
 			continue
 		}
 		if marker != nil && trimmed != "" {
@@ -167,6 +177,28 @@ func Read(path string) (*Doc, error) {
 		return nil, fmt.Errorf("%s:%d: file marker %q not followed by a fenced code block", path, marker.Line, marker.Name)
 	}
 	return d, nil
+}
+
+// CheckExcerpt reports where excerpt s of d is not what the file it names
+// (under root) holds: the first of its lines, blank ones aside, that is
+// not the file's next matching line.
+func CheckExcerpt(d *Doc, s Snippet, root string) string {
+	data, err := os.ReadFile(filepath.Join(root, s.Name))
+	if err != nil {
+		return fmt.Sprintf("%s:%d: excerpt of %s: %v", d.Path, s.Line, s.Name, err)
+	}
+	lines := strings.Split(string(data), "\n")
+	for _, want := range strings.Split(s.Body, "\n") {
+		if strings.TrimSpace(want) == "" {
+			continue
+		}
+		i := slices.Index(lines, want)
+		if i < 0 {
+			return fmt.Sprintf("%s:%d: excerpt of %s: %q is not a line of the file (after the lines before it)", d.Path, s.Line, s.Name, want)
+		}
+		lines = lines[i+1:]
+	}
+	return ""
 }
 
 // Anchors returns the anchors GitHub gives the headings: lower case,

@@ -35,6 +35,40 @@ func TestLinks(t *testing.T) {
 	}
 }
 
+// TestExcerptsMatch: every code block of README.md and docs/*.md marked
+// <!-- excerpt: PATH --> is lines of that file, in order (blank lines
+// aside): a declaration quoted "from examples/deploy/tool.go" is what the
+// file declares; a block that drifted, or whose lines are out of order,
+// is reported.
+func TestExcerptsMatch(t *testing.T) {
+	root := testmod.Root(t)
+	n := 0
+	for _, path := range markdown(t) {
+		d, err := Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range d.Excerpts {
+			n++
+			if p := CheckExcerpt(d, s, root); p != "" {
+				t.Error(p)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no excerpt is marked")
+	}
+	d := &Doc{Path: "x.md"}
+	drifted := Snippet{Line: 1, Name: "examples/deploy/tool.go", Excerpt: true, Body: "type Deploy struct {\n\tArgs DeployArgs\n}\n"}
+	if p := CheckExcerpt(d, drifted, root); !strings.Contains(p, `"\tArgs DeployArgs" is not a line of the file`) {
+		t.Errorf("a drifted excerpt: %q", p)
+	}
+	reordered := Snippet{Line: 1, Name: "examples/deploy/tool.go", Excerpt: true, Body: "type Deploy struct {\npackage main\n"}
+	if p := CheckExcerpt(d, reordered, root); p == "" {
+		t.Error("an excerpt out of order passed")
+	}
+}
+
 // TestCodeSpanNamesExist: every test, fuzz target and benchmark that
 // README.md or docs/*.md names in a code span (`TestX`, `go test -fuzz
 // FuzzX`) is declared in a Go file of the repository: a renamed test does
