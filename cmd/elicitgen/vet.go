@@ -109,9 +109,7 @@ func vetPackages(dir, tags string, patterns []string) ([]string, error) {
 		if len(pkg.GoFiles)+len(pkg.OtherFiles) == 0 && len(pkg.Errors) > 0 {
 			return nil, fmt.Errorf("no Go package: %s", pkg.Errors[0].Msg)
 		}
-		for _, e := range pkg.Errors {
-			found = append(found, gen.Diagnostic{Pos: errorPos(e), Message: e.Msg})
-		}
+		found = append(found, packageErrors(pkg)...)
 	}
 	graph, err := checker.Analyze([]*analysis.Analyzer{vet.Analyzer}, pkgs, nil)
 	if err != nil {
@@ -133,6 +131,30 @@ func vetPackages(dir, tags string, patterns []string) ([]string, error) {
 		lines = append(lines, d.Format(dir))
 	}
 	return lines, nil
+}
+
+// packageErrors are pkg's errors as diagnostics: the type checker's once
+// (not again in the go command's "# pkg" block that repeats them), then,
+// when a name is missing, a line saying that the package was not analysed
+// and that elicitgen may be what would declare the name.
+func packageErrors(pkg *packages.Package) gen.Diagnostics {
+	typed := slices.ContainsFunc(pkg.Errors, func(e packages.Error) bool {
+		return e.Kind == packages.TypeError || e.Kind == packages.ParseError
+	})
+	var found gen.Diagnostics
+	missing := false
+	for _, e := range pkg.Errors {
+		if typed && e.Kind == packages.ListError && strings.HasPrefix(e.Msg, "# ") {
+			continue
+		}
+		missing = missing || strings.HasPrefix(e.Msg, "undefined: ") || strings.Contains(e.Msg, "has no field or method")
+		found = append(found, gen.Diagnostic{Pos: errorPos(e), Message: e.Msg})
+	}
+	if missing {
+		found = append(found, gen.Diagnostic{Pos: token.Position{Filename: pkg.PkgPath}, Message: "not analysed: the package does not type-check; " +
+			"if the missing names are what elicitgen generates (a handler interface, a Register function, a form's methods), run go generate first"})
+	}
+	return found
 }
 
 // errorPos reads the "file:line:col" of a go/packages error.

@@ -94,3 +94,21 @@ func TestVetProtocol(t *testing.T) {
 		}
 	}
 }
+
+// TestVetBeforeGenerate: over a package whose code uses what elicitgen
+// has not generated yet, vet prints each type error once (not again in
+// the go command's "# pkg" block) and then says that the package was not
+// analysed and that go generate may declare the missing names.
+func TestVetBeforeGenerate(t *testing.T) {
+	dir := newApp(t, map[string]string{"app.go": formSrc, "use.go": "package app\n\nvar _ = (*Ask).DecodeElicit\n\nvar _ = RegisterAsk\n"})
+	code, _, errOut := elicitgen(t, dir, "vet")
+	lines := strings.Split(strings.TrimSpace(errOut), "\n")
+	want := []string{
+		"use.go:3:16: (*Ask).DecodeElicit undefined (type *Ask has no field or method DecodeElicit)",
+		"use.go:5:9: undefined: RegisterAsk",
+		"example.com/app: not analysed: the package does not type-check; if the missing names are what elicitgen generates (a handler interface, a Register function, a form's methods), run go generate first",
+	}
+	if code != exitDiag || !slices.Equal(lines, want) {
+		t.Fatalf("exit %d, printed\n%s\nwant\n%s", code, errOut, strings.Join(want, "\n"))
+	}
+}
