@@ -250,6 +250,13 @@ func applyGrammar(t elicitTag, g grammar) ([]tagOption, []tagProblem) {
 			problems = append(problems, tagProblem{o.off, msg, nil})
 			if near != "" {
 				problems[len(problems)-1].fix = &tagFix{o.off, o.off + len(o.key), near}
+				// Checked as the option it almost is, as a directive that
+				// almost is one: its misspelling is the one problem told.
+				if wants := g.options[near]; !seen[near] && wants == o.hasValue && (o.value != "" || !wants) {
+					seen[near] = true
+					o.key = near
+					good = append(good, o)
+				}
 			}
 		case seen[o.key]:
 			bad("%s option %q given twice", g.what, o.key)

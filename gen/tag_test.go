@@ -63,8 +63,8 @@ func TestParseElicitTag(t *testing.T) {
 		{"n,", tagSpec{Present: true, Name: "n"}, []string{`empty option in elicit tag "n,"`}},
 		{"n, ,required", tagSpec{Present: true, Name: "n", Required: true}, []string{`empty option in elicit tag "n, ,required"`}},
 		{"n,=x", tagSpec{Present: true, Name: "n"}, []string{`empty option in elicit tag "n,=x"`}},
-		{"n,requird", tagSpec{Present: true, Name: "n"}, []string{`unknown elicit option "requird": did you mean required? (known: default, enum, enumnames, format, max, min, notsecret, required, title)`}},
-		{"n,Required", tagSpec{Present: true, Name: "n"}, []string{`unknown elicit option "Required": did you mean required? (known: default, enum, enumnames, format, max, min, notsecret, required, title)`}},
+		{"n,requird", tagSpec{Present: true, Name: "n", Required: true}, []string{`unknown elicit option "requird": did you mean required? (known: default, enum, enumnames, format, max, min, notsecret, required, title)`}},
+		{"n,Required", tagSpec{Present: true, Name: "n", Required: true}, []string{`unknown elicit option "Required": did you mean required? (known: default, enum, enumnames, format, max, min, notsecret, required, title)`}},
 		{"n,required,required", tagSpec{Present: true, Name: "n", Required: true}, []string{`elicit option "required" given twice`}},
 		{"n,min=1,min=2", tagSpec{Present: true, Name: "n", Min: "1"}, []string{`elicit option "min" given twice`}},
 		{"n,title", tagSpec{Present: true, Name: "n"}, []string{`elicit option "title" needs a value: title=VALUE`}},
@@ -189,6 +189,22 @@ func TestStepCommaHint(t *testing.T) {
 		again, left := parseStepTag(fixed)
 		if len(left) != 0 || again.Confirm != spec.Confirm || again.Once != spec.Once || again.Prefill != spec.Prefill || again.Fallback != spec.Fallback {
 			t.Errorf("%s with the hint applied: %+v %v, want the same options as before (%+v)", c.tag, again, left, spec)
+		}
+	}
+}
+
+// TestMisspeltOptionCheckedAsMeant: a misspelt option with a
+// did-you-mean is read as the option it almost is (reported once, not
+// again as the option missing), when it has the value that option wants.
+func TestMisspeltOptionCheckedAsMeant(t *testing.T) {
+	tag, _ := readTag(`elicit:"where,mesage=Which region?,prefil,onse=x"`)
+	spec, problems := parseStepTag(tag)
+	if spec.Message != "Which region?" || !spec.Prefill || spec.Once || len(problems) != 3 {
+		t.Errorf("got %+v, %d problems %+v; want the message and prefill read, once not (it takes no value)", spec, len(problems), problems)
+	}
+	for i, want := range []string{"did you mean message?", "did you mean prefill?", "did you mean once?"} {
+		if i < len(problems) && !strings.Contains(problems[i].msg, want) {
+			t.Errorf("problem %d: %q, want %q", i, problems[i].msg, want)
 		}
 	}
 }

@@ -150,7 +150,7 @@ func KeyringFromEnv(name string, logger *slog.Logger) (*Keyring, error) {
 		logger.Warn(name+" is not set: using a random per-process requestState key; "+
 			"only this process can open the states it issues, so retries served by another "+
 			"instance (or after a restart) will fail. Set "+name+" to a shared key list "+
-			"(generate keys with elicitrt.GenerateKey).",
+			"(generate one with: head -c 32 /dev/urandom | base64).",
 			"env", name)
 		return RandomKeyring(), nil
 	}

@@ -32,7 +32,7 @@ type OrderArgs struct {
 //elicit:anotations readonly
 type Order struct {
 	Args OrderArgs
-	How  How              `elicit:"how,mesage=How?"`                // want `^unknown step option "mesage": did you mean message\?` `^step How of tool order has no message`
+	How  How              `elicit:"how,mesage=How?"`                // want `^unknown step option "mesage": did you mean message\?`
 	Pay  elicitrt.URLStep `elicit:"pay,message=Pay.,fallback=eror"` // want `^fallback=eror: did you mean error\?`
 }
 
