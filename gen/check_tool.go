@@ -214,6 +214,14 @@ func (c *checker) checkFields(tool *toolModel, st *ast.StructType, tstruct *type
 			c.declArgs(tool, sf.v, sf.pos)
 			continue
 		}
+		if almostArgs(sf) {
+			// Checked as the Args it almost is: one problem, not two.
+			name := sf.v.Name()
+			c.fixf(sf.pos, Edit{Pos: sf.pos, End: sf.pos + token.Pos(len(name)), Text: "Args"},
+				"field %s of %s: did you mean Args? The argument struct is the field named Args", name, what)
+			c.declArgs(tool, sf.v, sf.pos)
+			continue
+		}
 		var prev *stepModel // the step before, for together
 		if n := len(tool.Steps); n > 0 {
 			prev = tool.Steps[n-1]
@@ -232,6 +240,19 @@ func (c *checker) checkFields(tool *toolModel, st *ast.StructType, tstruct *type
 		places = append(places, where)
 	}
 	return places
+}
+
+// almostArgs reports whether sf, untagged, is named as a tool's argument
+// struct is in other words (Arguments, arg...): a misspelt Args.
+func almostArgs(sf structField) bool {
+	if hasElicitKey(sf.tag) || sf.af == nil || len(sf.af.Names) == 0 {
+		return false
+	}
+	switch strings.ToLower(sf.v.Name()) {
+	case "args", "arg", "argument", "arguments":
+		return true
+	}
+	return false
 }
 
 // checkRounds checks what the steps of a tool make of its rounds: not
