@@ -54,6 +54,9 @@ func TestVersionAndUsage(t *testing.T) {
 	if code, _, errOut := elicitgen(t, dir, "--no-such-flag"); code != exitUsage || !strings.Contains(errOut, "unknown flag") {
 		t.Errorf("bad flag: %d %q", code, errOut)
 	}
+	if code, _, errOut := elicitgen(t, dir, "stub"); code != exitUsage || !strings.Contains(errOut, "elicitgen stub NAME [PACKAGE]") {
+		t.Errorf("stub without a name: %d %q", code, errOut)
+	}
 }
 
 func TestGenerateCheckAndStale(t *testing.T) {

@@ -29,7 +29,12 @@ never overwritten. For an unknown NAME it lists the declarations there are.
 When no file of the package has a //go:generate line that runs elicitgen,
 stub adds "//go:generate go tool elicitgen" under the package clause of
 the file that declares NAME, and says so.`,
-		Args: cobra.RangeArgs(1, 2),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) < 1 || len(args) > 2 {
+				return fmt.Errorf("stub takes the name of a tool, prompt or resource, and optionally a package: elicitgen stub NAME [PACKAGE]")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			wd, err := os.Getwd()
 			if err != nil {
@@ -53,7 +58,7 @@ the file that declares NAME, and says so.`,
 			}
 			f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 			if errors.Is(err, fs.ErrExist) {
-				return &exitError{exitDiag, fmt.Errorf("%s exists; stub never overwrites a file", relTo(wd, path))}
+				return &exitError{exitDiag, fmt.Errorf("%s exists; stub never overwrites a file (write another with -o FILE)", relTo(wd, path))}
 			}
 			if err != nil {
 				return &exitError{exitUsage, err}
