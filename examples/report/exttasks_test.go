@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,10 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/elicitgen/elicitgen/internal/syncbuf"
 )
 
 // TestExtTasksClient has the official MCP Tasks client,
@@ -48,7 +47,7 @@ func TestExtTasksClient(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 45*time.Second)
 	defer cancel()
 	server := exec.Command(exe, "-http", addr)
-	var serverLog syncBuffer
+	var serverLog syncbuf.Buffer
 	server.Stdout, server.Stderr = &serverLog, &serverLog
 	if err := server.Start(); err != nil {
 		t.Fatalf("start the example: %v", err)
@@ -131,23 +130,4 @@ func waitListening(t testing.TB, addr string, exited <-chan struct{}, waitErr fu
 			t.Fatalf("the example does not listen on %s after 10 s: %v\n%s", addr, err, log)
 		}
 	}
-}
-
-// syncBuffer is a bytes.Buffer the server's output goes to while the test
-// may read it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return strings.TrimSpace(s.b.String())
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/elicitgen/elicitgen/internal/redistest"
+	"github.com/elicitgen/elicitgen/internal/syncbuf"
 )
 
 // Tasks on many instances: two report processes started with
@@ -71,7 +72,7 @@ type reportInstance struct {
 	name   string
 	url    string
 	cmd    *exec.Cmd
-	log    *syncBuffer
+	log    *syncbuf.Buffer
 	exited chan struct{}
 	err    error // the process's exit, once exited is closed
 	id     atomic.Int64
@@ -93,7 +94,7 @@ func (p *reportInstance) alive() bool {
 func startReport(t testing.TB, name, keys, redisURL string, flags ...string) *reportInstance {
 	t.Helper()
 	addr := freeAddr(t)
-	p := &reportInstance{t: t, name: name, url: "http://" + addr + "/mcp", log: &syncBuffer{}, exited: make(chan struct{})}
+	p := &reportInstance{t: t, name: name, url: "http://" + addr + "/mcp", log: &syncbuf.Buffer{}, exited: make(chan struct{})}
 	args := append([]string{"-http", addr}, flags...)
 	if redisURL != "" {
 		args = append(args, "-redis", redisURL)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/elicitgen/elicitgen/internal/mcptest"
 	"github.com/elicitgen/elicitgen/internal/rawrpc"
+	"github.com/elicitgen/elicitgen/internal/syncbuf"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
@@ -222,7 +223,7 @@ func TestReportTaskOverStdio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr := &syncBuffer{}
+	stderr := &syncbuf.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -1,18 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/elicitgen/elicitgen/internal/oteltest"
+	"github.com/elicitgen/elicitgen/internal/syncbuf"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
@@ -29,31 +28,13 @@ func (f *flakyTasks) Update(ctx context.Context, id string, change func(*elicitr
 	return f.TaskStore.Update(ctx, id, change)
 }
 
-// lockedBuffer is a bytes.Buffer safe for a task's goroutine and the test.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestTelemetryTaskLogs: a task's record (its store failed once) names
 // the tool and the flow, by the digest the creating call's span carries as
 // elicitgen.flow.id, and none of the flow's values.
 func TestTelemetryTaskLogs(t *testing.T) {
 	t.Parallel()
 	rec := oteltest.New(t)
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	w := memoryWire(t, newServer(&elicitrt.ToolOptions{Keys: reportKeys, Hooks: rec.Hooks,
 		Tasks:  &flakyTasks{TaskStore: &elicitrt.MemoryTaskStore{}},
 		Logger: slog.New(slog.NewJSONHandler(&logs, nil))}))

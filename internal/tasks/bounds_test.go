@@ -1,16 +1,15 @@
 package tasks
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/internal/syncbuf"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -47,28 +46,10 @@ func TestTaskListenAtMost64(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a bytes.Buffer that goroutines write to at once.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // The log of a bound's refusal, at debug level, names the bound and never
 // the user: neither alice's name nor her token is anywhere in the logs.
 func TestTaskRefusalLogNamesTheBoundNotTheUser(t *testing.T) {
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	opts := &machine.ToolOptions{TaskLimits: &machine.TaskLimits{PerPrincipal: 1}, Tasks: &machine.MemoryTaskStore{}, Logger: logger}
 	url := httpTServeAuth(t, brewTool(machine.TaskOptional, opts, nil))
