@@ -40,6 +40,26 @@ func TestTableIsCurrent(t *testing.T) {
 	}
 }
 
+// TestGuaranteesNamePages: every mutation names the page of its
+// guarantee, which exists: "security: ROW" (a row of security.md) or
+// "PAGE.md, SECTION" (docs/PAGE.md).
+func TestGuaranteesNamePages(t *testing.T) {
+	root := testmod.Root(t)
+	ms, err := Load(filepath.Join(root, ".ci", "mutations"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		page, _, ok := strings.Cut(m.Guarantee, ", ")
+		if strings.HasPrefix(m.Guarantee, "security: ") {
+			page, ok = "security.md", true
+		}
+		if _, err := os.Stat(filepath.Join(root, "docs", page)); !ok || !strings.HasSuffix(page, ".md") || err != nil {
+			t.Errorf("%s: guarantee %q names no page of docs/ (%v)", m.File, m.Guarantee, err)
+		}
+	}
+}
+
 // TestApplyByFunction: an edit lands in the named function only, in
 // whichever file of the package holds it; a snippet missing from it, or
 // found twice, or a function that is gone, is an error that says to
