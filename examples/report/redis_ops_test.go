@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/elicitgen/elicitgen/internal/redistest"
+	"github.com/elicitgen/elicitgen/internal/syncbuf"
 	"github.com/elicitgen/elicitgen/runtime/redisstore"
 )
 
@@ -144,7 +145,7 @@ func runFailing(t *testing.T, args, env []string) (int, string) {
 	t.Helper()
 	cmd := exec.Command(reportBinary(t), append([]string{"-http", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(append(os.Environ(), "ELICITGEN_REDIS_URL=", "ELICITGEN_STATE_KEYS="+opsKeyring()), env...)
-	var stderr strings.Builder
+	var stderr syncbuf.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -155,7 +156,7 @@ func runFailing(t *testing.T, args, env []string) (int, string) {
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
-		t.Fatalf("report %v kept running", args)
+		t.Fatalf("report %v kept running; its stderr:\n%s", args, stderr.String())
 	}
 	return cmd.ProcessState.ExitCode(), strings.TrimSpace(stderr.String())
 }

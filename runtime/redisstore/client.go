@@ -212,7 +212,11 @@ func ClientFromSettings(flagValue string, logger *slog.Logger) (redis.UniversalC
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if err := client.Ping(ctx).Err(); err != nil {
-		if why := refusal(err); why != "" {
+		why := refusal(err)
+		if why == "" {
+			why = refusal(probeTLS(client))
+		}
+		if why != "" {
 			client.Close()
 			return nil, fmt.Errorf("-redis or %s: redisstore: %s", URLEnv, why)
 		}
@@ -220,6 +224,40 @@ func ClientFromSettings(flagValue string, logger *slog.Logger) (redis.UniversalC
 	}
 	logger.Info("redisstore: the shared stores are on Redis", "addr", addrs(client))
 	return client, nil
+}
+
+// probeTLS completes a TLS handshake with c's server (a cluster's first
+// seed) and waits up to a second for its first word, sending nothing: a
+// server that refuses the client's certificate says so then (TLS 1.3
+// refuses after the handshake, and a command the client wrote meanwhile
+// can turn its alert into a connection reset, which reads as Redis being
+// down), and one that accepts it waits for a command. It returns the
+// error that came, or nil: no TLS, or nothing came.
+func probeTLS(c redis.UniversalClient) error {
+	var addr string
+	var cfg *tls.Config
+	switch c := c.(type) {
+	case *redis.Client:
+		addr, cfg = c.Options().Addr, c.Options().TLSConfig
+	case *redis.ClusterClient:
+		addr, cfg = c.Options().Addrs[0], c.Options().TLSConfig
+	}
+	if cfg == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	conn, err := (&tls.Dialer{Config: cfg.Clone()}).DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	conn.SetReadDeadline(time.Now().Add(time.Second))
+	_, err = conn.Read(make([]byte, 1))
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		return nil
+	}
+	return err
 }
 
 // refusal says why Redis refused this client for good (a retry will not

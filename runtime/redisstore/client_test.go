@@ -181,6 +181,41 @@ func TestTLS(t *testing.T) {
 	}
 }
 
+// TestProbeTLS: the probe that reads a server's verdict on the client's
+// certificate without sending a command (as a start-up Ping that met a
+// reset instead of the alert falls back to) says that the server requires
+// a certificate when none is presented, that it refused one of another
+// CA, and nothing for the right one or for a server without TLS.
+func TestProbeTLS(t *testing.T) {
+	srv := redistest.StartMutualTLS(t)
+	t.Setenv(CAEnv, srv.CAFile)
+	otherCert, otherKey := redistest.OtherClientCert(t)
+	for name, files := range map[string]struct{ cert, key, want string }{
+		"its certificate": {srv.ClientCertFile, srv.ClientKeyFile, ""},
+		"no certificate":  {"", "", "requires a client certificate"},
+		"another CA":      {otherCert, otherKey, "refused the client certificate"},
+	} {
+		setCert(t, files.cert, files.key)
+		c, err := NewClient(srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		why := refusal(probeTLS(c))
+		c.Close()
+		if files.want == "" && why != "" || !strings.Contains(why, files.want) {
+			t.Errorf("%s: probe %q, want %q", name, why, files.want)
+		}
+	}
+	plain, err := NewClient(redistest.Start(t).URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	if err := probeTLS(plain); err != nil {
+		t.Errorf("a server without TLS: %v", err)
+	}
+}
+
 // TestClientCertificate: on a redis-server with --tls-auth-clients yes
 // (its default once TLS is on), a client given CAEnv, CertEnv and KeyEnv
 // serves every store. Without a certificate ClientFromSettings refuses it
