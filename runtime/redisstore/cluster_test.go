@@ -305,3 +305,50 @@ func awaitSubscriptions(t *testing.T, cl *redistest.Cluster, node int, want stri
 	}
 	t.Fatalf("node %d: no subscription connection with %s in 10 s: %q", node, want, list)
 }
+
+// TestSubscriptionOnChannelsMaster: on a cluster, a store's subscription
+// connection is made by its first SUBSCRIBE, on the master of the
+// channel's slot, every time (20 Waits on tasks of all three masters,
+// one after the other, each on a new connection): not by the reader's
+// first Receive, which would make it on a random node.
+func TestSubscriptionOnChannelsMaster(t *testing.T) {
+	cl := redistest.StartCluster(t)
+	c := clusterClient(t, cl)
+	s, _ := NewTasks(c, &Options{Keys: testKeys(t)})
+	ctx := context.Background()
+	count := func() (on []int) {
+		for i, n := range cl.Nodes {
+			list, err := n.Do("CLIENT", "LIST", "TYPE", "pubsub")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range strings.Count(list, "id=") {
+				on = append(on, i)
+			}
+		}
+		return on
+	}
+	for i := range 20 {
+		id := "m" + strconv.Itoa(i)
+		if err := s.Create(ctx, newTaskRecord(id, time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		wctx, cancel := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- s.Wait(wctx, id, 1) }()
+		var on []int
+		for start := time.Now(); len(on) == 0 && time.Since(start) < 10*time.Second; time.Sleep(10 * time.Millisecond) {
+			on = count()
+		}
+		cancel()
+		<-done
+		if want := nodeOf(t, cl, s.key(id)); len(on) != 1 || on[0] != want {
+			t.Fatalf("Wait %d: subscription connections on nodes %v, want one on %d, the channel's master", i, on, want)
+		}
+		for start := time.Now(); len(count()) > 0; time.Sleep(10 * time.Millisecond) {
+			if time.Since(start) > 10*time.Second {
+				t.Fatal("the subscription connection stays open after the last Wait")
+			}
+		}
+	}
+}

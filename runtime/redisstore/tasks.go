@@ -320,38 +320,14 @@ type subscription struct {
 // same PONG.
 func (h *hub) join(ctx context.Context, ch string) (*subscription, error) {
 	h.mu.Lock()
-	if h.ps == nil {
-		h.ps = h.c.Subscribe(context.Background())
-		h.stop, h.done = make(chan struct{}), make(chan struct{})
-		h.chans = make(map[string]*subscription)
-		h.pings = make(map[string]*subscription)
-		go h.read(h.ps, h.stop, h.done)
-	}
+	startReader := h.open()
 	h.users++
 	sub := h.chans[ch]
 	if sub != nil {
 		sub.waiters++
 		h.mu.Unlock()
 	} else {
-		sub = &subscription{waiters: 1, token: newToken(), deadline: time.Now().Add(h.o.Timeout),
-			ready: make(chan struct{}), wake: make(chan struct{})}
-		h.chans[ch] = sub
-		h.pings[sub.token] = sub
-		ps := h.ps
-		h.wmu.Lock()
-		h.mu.Unlock()
-		// The subscription serves other Waits too: its writes do not end
-		// with this one's context.
-		wctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), sub.deadline)
-		err := ps.Subscribe(wctx, ch)
-		if err == nil {
-			err = ps.Ping(wctx, sub.token)
-		}
-		cancel()
-		h.wmu.Unlock()
-		if err != nil {
-			h.fail(ch, sub)
-		}
+		sub = h.subscribe(ctx, ch, startReader)
 	}
 	timer := time.NewTimer(time.Until(sub.deadline))
 	select {
@@ -371,6 +347,51 @@ func (h *hub) join(ctx context.Context, ch string) (*subscription, error) {
 		return nil, failed(ctx, h.o, "task subscription", "the task cannot be watched", errors.New("no confirmation of the SUBSCRIBE in time"))
 	}
 	return sub, nil
+}
+
+// open makes the hub's subscription connection (its PubSub) when no Wait
+// is in progress (mu held), and returns the start of its reader, nil when
+// it was open. The reader starts once the first SUBSCRIBE made the
+// connection: a Receive before it would make it with no channel, on a
+// random node of a cluster instead of the channel's master.
+func (h *hub) open() (startReader func()) {
+	if h.ps != nil {
+		return nil
+	}
+	ps, stop, done := h.c.Subscribe(context.Background()), make(chan struct{}), make(chan struct{})
+	h.ps, h.stop, h.done = ps, stop, done
+	h.chans = make(map[string]*subscription)
+	h.pings = make(map[string]*subscription)
+	return func() { go h.read(ps, stop, done) }
+}
+
+// subscribe sends the SUBSCRIBE of ch and a PING with a fresh token, for
+// ch's first Wait; it is called with mu held and releases it. startReader,
+// when not nil, starts the connection's reader after the SUBSCRIBE.
+func (h *hub) subscribe(ctx context.Context, ch string, startReader func()) *subscription {
+	sub := &subscription{waiters: 1, token: newToken(), deadline: time.Now().Add(h.o.Timeout),
+		ready: make(chan struct{}), wake: make(chan struct{})}
+	h.chans[ch] = sub
+	h.pings[sub.token] = sub
+	ps := h.ps
+	h.wmu.Lock()
+	h.mu.Unlock()
+	// The subscription serves other Waits too: its writes do not end
+	// with this one's context.
+	wctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), sub.deadline)
+	err := ps.Subscribe(wctx, ch)
+	if err == nil {
+		err = ps.Ping(wctx, sub.token)
+	}
+	cancel()
+	if startReader != nil {
+		startReader()
+	}
+	h.wmu.Unlock()
+	if err != nil {
+		h.fail(ch, sub)
+	}
+	return sub
 }
 
 // fail ends the subscription sub of ch, unless Redis confirmed it: its
