@@ -308,9 +308,10 @@ func awaitSubscriptions(t *testing.T, cl *redistest.Cluster, node int, want stri
 
 // TestSubscriptionOnChannelsMaster: on a cluster, a store's subscription
 // connection is made by its first SUBSCRIBE, on the master of the
-// channel's slot, every time (20 Waits on tasks of all three masters,
-// one after the other, each on a new connection): not by the reader's
-// first Receive, which would make it on a random node.
+// channel's slot: an opened hub makes none before it (its reader, whose
+// first Receive would make one on a random node, has not started), and 20
+// Waits on tasks of all three masters, one after the other, each have
+// their connection on their channel's master.
 func TestSubscriptionOnChannelsMaster(t *testing.T) {
 	cl := redistest.StartCluster(t)
 	c := clusterClient(t, cl)
@@ -327,6 +328,43 @@ func TestSubscriptionOnChannelsMaster(t *testing.T) {
 			}
 		}
 		return on
+	}
+	// The connection is not made before the first SUBSCRIBE: an opened
+	// hub, with time for a reader to run, has none.
+	clients := func() (n int) {
+		for _, node := range cl.Nodes {
+			list, err := node.Do("CLIENT", "LIST")
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += strings.Count(list, "id=")
+		}
+		return n
+	}
+	before := clients()
+	h := &s.hub
+	h.mu.Lock()
+	startReader := h.open()
+	ps, stop, done := h.ps, h.stop, h.done
+	h.mu.Unlock()
+	time.Sleep(200 * time.Millisecond)
+	early := clients() - before
+	if startReader != nil {
+		startReader()
+	}
+	close(stop)
+	ps.Close()
+	<-done
+	h.mu.Lock()
+	h.ps, h.chans, h.pings = nil, nil, nil
+	h.mu.Unlock()
+	if early != 0 {
+		t.Fatalf("an opened hub made %d connections before any SUBSCRIBE", early)
+	}
+	for start := time.Now(); len(count()) > 0; time.Sleep(10 * time.Millisecond) {
+		if time.Since(start) > 10*time.Second {
+			t.Fatal("the opened hub's connection stays open")
+		}
 	}
 	for i := range 20 {
 		id := "m" + strconv.Itoa(i)
