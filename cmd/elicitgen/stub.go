@@ -29,12 +29,7 @@ never overwritten. For an unknown NAME it lists the declarations there are.
 When no file of the package has a //go:generate line that runs elicitgen,
 stub adds "//go:generate go tool elicitgen" under the package clause of
 the file that declares NAME, and says so.`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) < 1 || len(args) > 2 {
-				return fmt.Errorf("stub takes the name of a tool, prompt or resource, and optionally a package: elicitgen stub NAME [PACKAGE]")
-			}
-			return nil
-		},
+		Args: stubArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			wd, err := os.Getwd()
 			if err != nil {
@@ -109,6 +104,14 @@ func addGoGenerate(wd, source string, stdout io.Writer) error {
 	}
 	if added {
 		fmt.Fprintf(stdout, "added %s to %s: no file of the package had a //go:generate line running elicitgen, so go generate did nothing there\n", gen.GoGenerateLine, relTo(wd, source))
+	}
+	return nil
+}
+
+// stubArgs accepts a name and an optional package, and says so otherwise.
+func stubArgs(_ *cobra.Command, args []string) error {
+	if len(args) < 1 || len(args) > 2 {
+		return fmt.Errorf("stub takes the name of a tool, prompt or resource, and optionally a package: elicitgen stub NAME [PACKAGE]")
 	}
 	return nil
 }
