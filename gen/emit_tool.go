@@ -352,6 +352,7 @@ func stepValue(s *stepModel) jen.Code {
 	if s.URL {
 		d := jen.Dict{
 			jen.Id("Key"):      jen.Lit(s.Key),
+			jen.Id("Digest"):   jen.Lit(s.Digest),
 			jen.Id("Mode"):     impl("ModeURL"),
 			jen.Id("Fallback"): jen.Qual(implPath, fallbackConst(s.Fallback)),
 		}
@@ -365,6 +366,7 @@ func stepValue(s *stepModel) jen.Code {
 	}
 	d := jen.Dict{
 		jen.Id("Key"):      jen.Lit(s.Key),
+		jen.Id("Digest"):   jen.Lit(s.Digest),
 		jen.Id("Mode"):     impl("ModeForm"),
 		jen.Id("Fallback"): jen.Qual(implPath, fallbackConst(s.Fallback)),
 		jen.Id("Missing"):  jen.Lit(s.Missing),

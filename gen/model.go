@@ -197,6 +197,9 @@ type stepModel struct {
 	// those the arguments must all supply (the required ones, or else
 	// those without a default).
 	PrefillProps, PrefillNeeds []string
+	// Digest is the digest of what the person is shown and what the
+	// answer means (stepDigest), set with the generated names.
+	Digest string
 }
 
 // methodKind says what a handler method is for, and so its signature.

@@ -76,6 +76,9 @@ func (c *checker) nameGenerated(p *pkgModel) {
 		}
 		for _, t := range f.Tools {
 			t.AnswersFunc = alloc("elicit" + t.Name + "Answers")
+			for _, s := range t.Steps {
+				s.Digest = stepDigest(s)
+			}
 		}
 		f.Imports = c.importNames(f)
 	}

@@ -17,8 +17,8 @@ import (
 // come from different versions of elicitgen: run the elicitgen of the same
 // module version as the runtime, then go generate.
 const (
-	_ = elicitimpl.EnforceVersion(3 - elicitimpl.MinVersion)
-	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 3)
+	_ = elicitimpl.EnforceVersion(4 - elicitimpl.MinVersion)
+	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 4)
 )
 
 // ListInvoicesStep names a step of the list_invoices tool.
@@ -67,6 +67,7 @@ func elicitListInvoicesAnswers(a elicitimpl.Answers) ListInvoicesAnswers {
 func RegisterListInvoices(server *mcp.Server, h ListInvoicesHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
 	m := elicitimpl.NewMachine("list_invoices", []elicitimpl.Step{{
+		Digest:   "3f2bd961ffaf421945fbd99a4a0ff4dc",
 		Fallback: elicitimpl.FallbackError,
 		Key:      "billing",
 		Message:  "Open this link to connect your billing account.",

@@ -17,8 +17,8 @@ import (
 // come from different versions of elicitgen: run the elicitgen of the same
 // module version as the runtime, then go generate.
 const (
-	_ = elicitimpl.EnforceVersion(3 - elicitimpl.MinVersion)
-	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 3)
+	_ = elicitimpl.EnforceVersion(4 - elicitimpl.MinVersion)
+	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 4)
 )
 
 // A "cannot convert" error here means PromptContext changed after elicitgen ran: run go generate.
@@ -119,6 +119,7 @@ func elicitPromptAnswers(a elicitimpl.Answers) PromptAnswers {
 func RegisterPrompt(server *mcp.Server, h PromptHandler, opts *elicitrt.ToolOptions) {
 	m := elicitimpl.NewPromptMachine("test_input_required_result_prompt", []elicitimpl.Step{{
 		Check:    elicitimpl.Check[PromptContext],
+		Digest:   "c305db09b0161a25e4b6068553a84b9a",
 		Fallback: elicitimpl.FallbackError,
 		Key:      "user_context",
 		Message:  "What context should the prompt use?",
@@ -178,6 +179,7 @@ func elicitNotesAnswers(a elicitimpl.Answers) NotesAnswers {
 func RegisterNotes(server *mcp.Server, h NotesHandler, opts *elicitrt.ToolOptions) {
 	m := elicitimpl.NewResourceMachine("test://notes/{id}", []elicitimpl.Step{{
 		Check:    elicitimpl.Check[PromptContext],
+		Digest:   "babe39c1239f6c2f07cf734d06b59a3a",
 		Fallback: elicitimpl.FallbackError,
 		Key:      "user_context",
 		Message:  "Which context are the notes for?",

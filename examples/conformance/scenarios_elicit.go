@@ -18,8 +18,8 @@ import (
 // come from different versions of elicitgen: run the elicitgen of the same
 // module version as the runtime, then go generate.
 const (
-	_ = elicitimpl.EnforceVersion(3 - elicitimpl.MinVersion)
-	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 3)
+	_ = elicitimpl.EnforceVersion(4 - elicitimpl.MinVersion)
+	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 4)
 )
 
 // A "cannot convert" error here means UserInfo changed after elicitgen ran: run go generate.
@@ -496,6 +496,7 @@ func RegisterCapabilities(server *mcp.Server, h CapabilitiesHandler, opts *elici
 	base, err := jsonschema.For[NoArgs](nil)
 	m := elicitimpl.NewMachine("test_input_required_result_capabilities", []elicitimpl.Step{{
 		Check:    elicitimpl.Check[UserName],
+		Digest:   "3144a98608c47ef3bb7fe922792493f6",
 		Fallback: elicitimpl.FallbackError,
 		Key:      "user_name",
 		Message:  "What is your name?",
@@ -574,6 +575,7 @@ func RegisterMultipleInputs(server *mcp.Server, h MultipleInputsHandler, opts *e
 	base, err := jsonschema.For[NoArgs](nil)
 	m := elicitimpl.NewMachine("test_input_required_result_multiple_inputs", []elicitimpl.Step{{
 		Check:    elicitimpl.Check[UserName],
+		Digest:   "3144a98608c47ef3bb7fe922792493f6",
 		Fallback: elicitimpl.FallbackError,
 		Key:      "user_name",
 		Message:  "What is your name?",
@@ -582,6 +584,7 @@ func RegisterMultipleInputs(server *mcp.Server, h MultipleInputsHandler, opts *e
 		Params:   UserName{}.ElicitParams,
 	}, {
 		Check:    elicitimpl.Check[FavoriteColor],
+		Digest:   "74b764ca5ea64a5d897340d9092a192d",
 		Fallback: elicitimpl.FallbackError,
 		Key:      "color",
 		Message:  "What is your favorite color?",
@@ -591,6 +594,7 @@ func RegisterMultipleInputs(server *mcp.Server, h MultipleInputsHandler, opts *e
 		Together: true,
 	}, {
 		Check:    elicitimpl.Check[Confirm],
+		Digest:   "53580405106fa1e3c6340d721bfaf563",
 		Fallback: elicitimpl.FallbackError,
 		Key:      "confirm",
 		Message:  "Shall I greet you?",
@@ -660,6 +664,7 @@ func RegisterToolsCallElicitation(server *mcp.Server, h ToolsCallElicitationHand
 	base, err := jsonschema.For[ElicitationArgs](nil)
 	m := elicitimpl.NewMachine("test_elicitation", []elicitimpl.Step{{
 		Check:    elicitimpl.Check[UserInfo],
+		Digest:   "464006bd53f5808f866fb0edb6051132",
 		Fallback: elicitimpl.FallbackError,
 		Key:      "user_info",
 		Missing:  "username is required; email is required",
@@ -726,6 +731,7 @@ func RegisterSEP1034Defaults(server *mcp.Server, h SEP1034DefaultsHandler, opts 
 	base, err := jsonschema.For[NoArgs](nil)
 	m := elicitimpl.NewMachine("test_elicitation_sep1034_defaults", []elicitimpl.Step{{
 		Check:    elicitimpl.Check[Defaults],
+		Digest:   "586eaf91c65c09bf96acb23513002200",
 		Fallback: elicitimpl.FallbackError,
 		Key:      "defaults",
 		Message:  "Please review your profile.",
@@ -792,6 +798,7 @@ func RegisterSEP1330Enums(server *mcp.Server, h SEP1330EnumsHandler, opts *elici
 	base, err := jsonschema.For[NoArgs](nil)
 	m := elicitimpl.NewMachine("test_elicitation_sep1330_enums", []elicitimpl.Step{{
 		Check:    elicitimpl.Check[Enums],
+		Digest:   "778bdcd196bf119b980452b0a4889028",
 		Fallback: elicitimpl.FallbackError,
 		Key:      "enums",
 		Message:  "Please choose.",

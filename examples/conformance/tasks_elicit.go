@@ -18,8 +18,8 @@ import (
 // come from different versions of elicitgen: run the elicitgen of the same
 // module version as the runtime, then go generate.
 const (
-	_ = elicitimpl.EnforceVersion(3 - elicitimpl.MinVersion)
-	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 3)
+	_ = elicitimpl.EnforceVersion(4 - elicitimpl.MinVersion)
+	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 4)
 )
 
 // A "cannot convert" error here means DeleteConfirmation changed after elicitgen ran: run go generate.
@@ -445,6 +445,7 @@ func RegisterConfirmDelete(server *mcp.Server, h ConfirmDeleteHandler, opts *eli
 	base, err := jsonschema.For[DeleteArgs](nil)
 	m := elicitimpl.NewMachine("confirm_delete", []elicitimpl.Step{{
 		Check:    elicitimpl.Check[DeleteConfirmation],
+		Digest:   "c621abd38d00c6589ddcf7e9b198115f",
 		During:   true,
 		Fallback: elicitimpl.FallbackError,
 		Key:      "confirm",
@@ -534,6 +535,7 @@ func RegisterMultiInput(server *mcp.Server, h MultiInputHandler, opts *elicitrt.
 	base, err := jsonschema.For[NoArgs](nil)
 	m := elicitimpl.NewMachine("multi_input", []elicitimpl.Step{{
 		Check:    elicitimpl.Check[TaskName],
+		Digest:   "b788d4391fa2c5b837557dcd2bd41a72",
 		During:   true,
 		Fallback: elicitimpl.FallbackError,
 		Key:      "name",
@@ -543,6 +545,7 @@ func RegisterMultiInput(server *mcp.Server, h MultiInputHandler, opts *elicitrt.
 		Params:   TaskName{}.ElicitParams,
 	}, {
 		Check:    elicitimpl.Check[TaskConfirmation],
+		Digest:   "d551e0d3e59d2e04452e905c1a45b511",
 		During:   true,
 		Fallback: elicitimpl.FallbackError,
 		Key:      "confirm",
@@ -619,6 +622,7 @@ func RegisterToolWithTask(server *mcp.Server, h ToolWithTaskHandler, opts *elici
 	base, err := jsonschema.For[NoArgs](nil)
 	m := elicitimpl.NewMachine("test_tool_with_task", []elicitimpl.Step{{
 		Check:    elicitimpl.Check[UserName],
+		Digest:   "3144a98608c47ef3bb7fe922792493f6",
 		Fallback: elicitimpl.FallbackError,
 		Key:      "user_name",
 		Message:  "What is your name?",

@@ -18,8 +18,8 @@ import (
 // come from different versions of elicitgen: run the elicitgen of the same
 // module version as the runtime, then go generate.
 const (
-	_ = elicitimpl.EnforceVersion(3 - elicitimpl.MinVersion)
-	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 3)
+	_ = elicitimpl.EnforceVersion(4 - elicitimpl.MinVersion)
+	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 4)
 )
 
 // A "cannot convert" error here means UserName changed after elicitgen ran: run go generate.
@@ -235,6 +235,7 @@ func RegisterElicitation(server *mcp.Server, h ElicitationHandler, opts *elicitr
 	base, err := jsonschema.For[NoArgs](nil)
 	m := elicitimpl.NewMachine("test_input_required_result_elicitation", []elicitimpl.Step{{
 		Check:    elicitimpl.Check[UserName],
+		Digest:   "3144a98608c47ef3bb7fe922792493f6",
 		Fallback: elicitimpl.FallbackError,
 		Key:      "user_name",
 		Message:  "What is your name?",
@@ -308,6 +309,7 @@ func RegisterMultiRound(server *mcp.Server, h MultiRoundHandler, opts *elicitrt.
 	base, err := jsonschema.For[NoArgs](nil)
 	m := elicitimpl.NewMachine("test_input_required_result_multi_round", []elicitimpl.Step{{
 		Check:    elicitimpl.Check[UserName],
+		Digest:   "3cce25c9d4fae9ed22d853b25c345d05",
 		Fallback: elicitimpl.FallbackError,
 		Key:      "step1",
 		Message:  "Step 1: What is your name?",
@@ -316,6 +318,7 @@ func RegisterMultiRound(server *mcp.Server, h MultiRoundHandler, opts *elicitrt.
 		Params:   UserName{}.ElicitParams,
 	}, {
 		Check:    elicitimpl.Check[FavoriteColor],
+		Digest:   "06f2b6d6747ed65483c7404252ce1b4f",
 		Fallback: elicitimpl.FallbackError,
 		Key:      "step2",
 		Message:  "Step 2: What is your favorite color?",
@@ -382,6 +385,7 @@ func RegisterRequestState(server *mcp.Server, h RequestStateHandler, opts *elici
 	base, err := jsonschema.For[NoArgs](nil)
 	m := elicitimpl.NewMachine("test_input_required_result_request_state", []elicitimpl.Step{{
 		Check:    elicitimpl.Check[Confirm],
+		Digest:   "4e5753e3e20de76fcf45a6a279c83d84",
 		Fallback: elicitimpl.FallbackError,
 		Key:      "confirm",
 		Message:  "Please confirm",
@@ -448,6 +452,7 @@ func RegisterTamperedState(server *mcp.Server, h TamperedStateHandler, opts *eli
 	base, err := jsonschema.For[NoArgs](nil)
 	m := elicitimpl.NewMachine("test_input_required_result_tampered_state", []elicitimpl.Step{{
 		Check:    elicitimpl.Check[Confirm],
+		Digest:   "4e5753e3e20de76fcf45a6a279c83d84",
 		Fallback: elicitimpl.FallbackError,
 		Key:      "confirm",
 		Message:  "Please confirm",

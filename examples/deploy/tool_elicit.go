@@ -18,8 +18,8 @@ import (
 // come from different versions of elicitgen: run the elicitgen of the same
 // module version as the runtime, then go generate.
 const (
-	_ = elicitimpl.EnforceVersion(3 - elicitimpl.MinVersion)
-	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 3)
+	_ = elicitimpl.EnforceVersion(4 - elicitimpl.MinVersion)
+	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 4)
 )
 
 // A "cannot convert" error here means Target changed after elicitgen ran: run go generate.
@@ -226,6 +226,7 @@ func RegisterDeploy(server *mcp.Server, h DeployHandler, opts *elicitrt.ToolOpti
 	base, err := jsonschema.For[DeployArgs](nil)
 	m := elicitimpl.NewMachine("deploy", []elicitimpl.Step{{
 		Check:        elicitimpl.Check[Target],
+		Digest:       "895e363b642ab8f903380cd64231e599",
 		Fallback:     elicitimpl.FallbackArguments,
 		Key:          "target",
 		Message:      "Which environment should I deploy to?",
@@ -238,6 +239,7 @@ func RegisterDeploy(server *mcp.Server, h DeployHandler, opts *elicitrt.ToolOpti
 		Accept:   map[string]any{"confirm": true},
 		Check:    elicitimpl.Check[Confirmation],
 		Confirm:  "confirm",
+		Digest:   "33edc7005e54f9a63ec89af378463a6c",
 		Fallback: elicitimpl.FallbackPreview,
 		Key:      "confirm",
 		Missing:  "confirm is required",

@@ -19,8 +19,8 @@ import (
 // come from different versions of elicitgen: run the elicitgen of the same
 // module version as the runtime, then go generate.
 const (
-	_ = elicitimpl.EnforceVersion(3 - elicitimpl.MinVersion)
-	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 3)
+	_ = elicitimpl.EnforceVersion(4 - elicitimpl.MinVersion)
+	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 4)
 )
 
 // A "cannot convert" error here means Colors changed after elicitgen ran: run go generate.
@@ -602,6 +602,7 @@ func RegisterSurvey(server *mcp.Server, h SurveyHandler, opts *elicitrt.ToolOpti
 	base, err := jsonschema.For[SurveyArgs](nil)
 	m := elicitimpl.NewMachine("survey", []elicitimpl.Step{{
 		Check:    elicitimpl.Check[Colors],
+		Digest:   "bc60dafed400b235df715964ec7bb037",
 		Fallback: elicitimpl.FallbackDefaults,
 		Key:      "colors",
 		Missing:  "favorite is required: one of red, green, blue; also is required: one of red, green, blue",
@@ -609,6 +610,7 @@ func RegisterSurvey(server *mcp.Server, h SurveyHandler, opts *elicitrt.ToolOpti
 		Params:   Colors{}.ElicitParams,
 	}, {
 		Check:    elicitimpl.Check[Rating],
+		Digest:   "657e283501e5b1dfeebd6ec831da3d84",
 		Fallback: elicitimpl.FallbackHandler,
 		Key:      "rating",
 		Message:  "How many stars?",
@@ -617,6 +619,7 @@ func RegisterSurvey(server *mcp.Server, h SurveyHandler, opts *elicitrt.ToolOpti
 		Params:   Rating{}.ElicitParams,
 	}, {
 		Check:    elicitimpl.Check[Name],
+		Digest:   "aa9aa9f40fb0559b76df4020c89ca921",
 		Fallback: elicitimpl.FallbackError,
 		Key:      "name",
 		Message:  "What is your name?",
@@ -684,6 +687,7 @@ func RegisterPoll(server *mcp.Server, h PollHandler, opts *elicitrt.ToolOptions)
 	base, err := jsonschema.For[SurveyArgs](nil)
 	m := elicitimpl.NewMachine("poll", []elicitimpl.Step{{
 		Check:    elicitimpl.Check[Name],
+		Digest:   "aa9aa9f40fb0559b76df4020c89ca921",
 		Fallback: elicitimpl.FallbackError,
 		Key:      "name",
 		Message:  "What is your name?",
@@ -765,6 +769,7 @@ func RegisterSignup(server *mcp.Server, h SignupHandler, opts *elicitrt.ToolOpti
 	base, err := jsonschema.For[SurveyArgs](nil)
 	m := elicitimpl.NewMachine("signup", []elicitimpl.Step{{
 		Check:    elicitimpl.Check[Name],
+		Digest:   "ec42e7d55b9e4546c028d0a1908342cb",
 		Fallback: elicitimpl.FallbackError,
 		Key:      "name",
 		Message:  "What is your name?",
@@ -773,6 +778,7 @@ func RegisterSignup(server *mcp.Server, h SignupHandler, opts *elicitrt.ToolOpti
 		Params:   Name{}.ElicitParams,
 	}, {
 		Check:    elicitimpl.Check[Rating],
+		Digest:   "81f623e4e7dfb56e21036175dc5316f6",
 		Fallback: elicitimpl.FallbackError,
 		Key:      "rating",
 		Message:  "How many stars?",
@@ -782,6 +788,7 @@ func RegisterSignup(server *mcp.Server, h SignupHandler, opts *elicitrt.ToolOpti
 		Together: true,
 	}, {
 		Check:    elicitimpl.Check[Colors],
+		Digest:   "2abab7299e0e0ee02bd648226f54485a",
 		Fallback: elicitimpl.FallbackDefaults,
 		Key:      "colors",
 		Message:  "Which colours?",
@@ -850,6 +857,7 @@ func RegisterStrict(server *mcp.Server, h StrictHandler, opts *elicitrt.ToolOpti
 	base, err := jsonschema.For[SurveyArgs](nil)
 	m := elicitimpl.NewMachine("strict", []elicitimpl.Step{{
 		Check:    elicitimpl.Check[Everything],
+		Digest:   "2c8030d17482f37de89c4529cde45417",
 		Fallback: elicitimpl.FallbackError,
 		Key:      "everything",
 		Message:  "Fill in everything.",

@@ -18,8 +18,8 @@ import (
 // come from different versions of elicitgen: run the elicitgen of the same
 // module version as the runtime, then go generate.
 const (
-	_ = elicitimpl.EnforceVersion(3 - elicitimpl.MinVersion)
-	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 3)
+	_ = elicitimpl.EnforceVersion(4 - elicitimpl.MinVersion)
+	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 4)
 )
 
 // A "cannot convert" error here means FormatChoice changed after elicitgen ran: run go generate.
@@ -223,6 +223,7 @@ func RegisterReport(server *mcp.Server, h ReportHandler, opts *elicitrt.ToolOpti
 	base, err := jsonschema.For[ReportArgs](nil)
 	m := elicitimpl.NewMachine("report", []elicitimpl.Step{{
 		Check:        elicitimpl.Check[FormatChoice],
+		Digest:       "44a495f9911f85a12e432faaac923983",
 		Fallback:     elicitimpl.FallbackError,
 		Key:          "format",
 		Message:      "Which format should the report be in?",
@@ -233,6 +234,7 @@ func RegisterReport(server *mcp.Server, h ReportHandler, opts *elicitrt.ToolOpti
 		PrefillNeeds: []string{"format"},
 	}, {
 		Check:    elicitimpl.Check[SalariesChoice],
+		Digest:   "6e833f4bd7ec8cd334b2cf19427bee1e",
 		During:   true,
 		Fallback: elicitimpl.FallbackError,
 		Key:      "salaries",

@@ -8,7 +8,7 @@ package contract
 
 // GenVersion is the version of the code the current elicitgen writes
 // (runtime.GenVersion: the version lock).
-const GenVersion = 3
+const GenVersion = 4
 
 // DefaultMaxRounds is the most input_required results one call returns by
 // default (runtime.DefaultMaxRounds).

@@ -64,6 +64,11 @@ const LatestProtocolVersion = "2026-07-28"
 type Step struct {
 	// Key names the step; it is the input request key (see inputKey).
 	Key string
+	// Digest is the digest of what the person is shown at the step and
+	// what the answer means, computed by the generator (docs/deploys.md):
+	// the machine opens no state, token or task record sealed for other
+	// questions (skew.go).
+	Digest string
 	// Mode is form or URL.
 	Mode Mode
 	// Fallback applies when the request cannot show the step.
@@ -274,6 +279,9 @@ type Machine struct {
 	run   func(ctx context.Context, t *Task, req *mcp.CallToolRequest, args any, answers Answers) (*mcp.CallToolResult, error)
 	// restart is Flow.Restart.
 	restart func(arguments json.RawMessage) (any, error)
+	// questions is the questions digest of steps (questionsDigest),
+	// sealed into every state, token and task record.
+	questions string
 }
 
 // NewMachine returns the machine of tool, with its step table and flow.
@@ -285,7 +293,7 @@ func NewMachine(tool string, steps []Step, flow Flow, opts *ToolOptions) *Machin
 
 // newMachine returns the machine of a request kind, bound to name.
 func newMachine(k kind, name string, steps []Step, flow hooks, opts *ToolOptions) *Machine {
-	m := &Machine{tool: name, kind: k, steps: steps, flow: flow, props: make([]map[string]struct{}, len(steps))}
+	m := &Machine{tool: name, kind: k, steps: steps, flow: flow, props: make([]map[string]struct{}, len(steps)), questions: questionsDigest(steps)}
 	for i := range steps {
 		m.props[i] = formProperties(&steps[i])
 	}
@@ -355,13 +363,16 @@ func (o *ToolOptions) taskDefaults() {
 // needs between rounds (the declared properties of valid answers, bounded
 // reasons, the flow's identity and the keys of the round's questions).
 type flowState struct {
-	ID      string      `json:"i,omitempty"` // the flow's identity, from its first round
-	Step    int         `json:"s"`           // the first step not answered yet: the round's first
-	Asked   []int       `json:"r,omitempty"` // the steps asked in the round this state answers
-	Answers Answers     `json:"a"`
-	Steps   []stepState `json:"q"`           // per step
-	Flow    string      `json:"f,omitempty"` // the URL step's flow id
-	Token   string      `json:"k,omitempty"` // its flow token (the same link on every retry)
+	// Questions is the questions digest of the release that sealed the
+	// state: it opens as answers only under the same (skew.go).
+	Questions string      `json:"v,omitempty"`
+	ID        string      `json:"i,omitempty"` // the flow's identity, from its first round
+	Step      int         `json:"s"`           // the first step not answered yet: the round's first
+	Asked     []int       `json:"r,omitempty"` // the steps asked in the round this state answers
+	Answers   Answers     `json:"a"`
+	Steps     []stepState `json:"q"`           // per step
+	Flow      string      `json:"f,omitempty"` // the URL step's flow id
+	Token     string      `json:"k,omitempty"` // its flow token (the same link on every retry)
 }
 
 // stepState is what the state keeps of one step while it is asked.
@@ -372,6 +383,10 @@ type stepState struct {
 	// Kept are the valid properties of that answer: the defaults of the
 	// step's next asking (at most maxKeptLen bytes of JSON in all steps).
 	Kept map[string]any `json:"d,omitempty"`
+	// Skipped is true when the handler decided not to ask the step
+	// (Flow.Ask): the one way a step other than a task's During step
+	// reaches Complete or Run unanswered (settle).
+	Skipped bool `json:"x,omitempty"`
 }
 
 type principalKey struct{}
@@ -409,6 +424,9 @@ type call struct {
 	asked  time.Time
 	digest string
 	rounds int // questions of a 2025-11-25 call so far
+	// restarted is true when the call's state was sealed for other
+	// questions, until its first question carries ToolChangedNote.
+	restarted bool
 }
 
 // Call runs one tools/call of the flow, in the order of the protocol: open
@@ -462,11 +480,31 @@ func (m *Machine) serveCall(ctx context.Context, req *request, args any, into **
 		// with the round's other unanswered questions.
 		reask = !m.advance(&c.st)
 	}
+	// Each pass settles or asks at least one step (settle.go).
+	for range len(m.steps) + 1 {
+		if done, res, err := c.askRounds(reask); done {
+			return res, err
+		}
+		j, reason := c.unsettled()
+		if j < 0 {
+			return c.complete()
+		}
+		c.reopen(j, reason)
+		reask = false
+	}
+	return nil, ErrInternal
+}
+
+// askRounds runs the call's rounds from st.Step: each is decided, then asked
+// (done, with the questions) or answered without asking; done is false
+// once no step before Run or Complete is left.
+func (c *call) askRounds(reask bool) (done bool, res mcp.Result, err error) {
+	m := c.m
 	for c.st.Step < len(m.steps) && !(c.task && m.steps[c.st.Step].During) {
 		if !reask {
 			done, moved, res, err := c.decide()
 			if done {
-				return res, err
+				return true, res, err
 			}
 			if moved {
 				continue
@@ -476,19 +514,20 @@ func (m *Machine) serveCall(ctx context.Context, req *request, args any, into **
 		asking := m.round(&c.st, c.legacy)
 		for _, j := range asking {
 			if t := c.st.Steps[j]; t.Tries >= m.opts.MaxAttempts {
-				return toolError(fmt.Sprintf("%s: gave up after %d invalid answers: %s", m.steps[j].Key, t.Tries, t.Reason)), nil
+				return true, toolError(fmt.Sprintf("%s: gave up after %d invalid answers: %s", m.steps[j].Key, t.Tries, t.Reason)), nil
 			}
 		}
 		if c.legacy {
 			if done, res, err := c.askNow(c.st.Step); done {
-				return res, err
+				return true, res, err
 			}
 			m.advance(&c.st)
 			continue
 		}
-		return c.ask(asking)
+		res, err := c.ask(asking)
+		return true, res, err
 	}
-	return c.complete()
+	return false, nil, nil
 }
 
 // missingTasks is the error of a call of a task-only tool that cannot run
@@ -510,7 +549,7 @@ func (m *Machine) open(ctx context.Context, req *request, args any) (*call, erro
 	c := &call{
 		m: m, ctx: context.WithValue(ctx, principalKey{}, bind.Principal), req: req, args: args,
 		bind: bind, now: m.opts.Now(), legacy: isLegacy(req),
-		st: flowState{Answers: make(Answers, len(m.steps)), Steps: make([]stepState, len(m.steps))},
+		st: flowState{Questions: m.questions, Answers: make(Answers, len(m.steps)), Steps: make([]stepState, len(m.steps))},
 	}
 	s := req.Params.RequestState
 	if s == "" {
@@ -521,24 +560,25 @@ func (m *Machine) open(ctx context.Context, req *request, args any) (*call, erro
 		m.opts.Logger.Debug("elicitgen: requestState rejected", "tool", m.tool)
 		return nil, ErrInvalidState
 	}
+	c.round = round
+	c.st = flowState{} // a state without "v" has no digest
 	st := &c.st
-	if err := json.Unmarshal(payload, st); err != nil || st.Step < 0 || st.Step > len(m.steps) ||
-		len(st.Answers) != len(m.steps) || len(st.Steps) != len(m.steps) {
+	if err := json.Unmarshal(payload, st); err != nil {
 		return nil, ErrInvalidState
 	}
-	if len(st.Asked) == 0 && round > 0 && st.Step < len(m.steps) {
-		// A state of the previous release, which kept no list of the
-		// round's questions: they were the round beginning at st.Step, as
-		// it still is. (Every state this release seals after a round of
-		// questions lists them.)
-		st.Asked = m.round(st, false)
+	if st.Questions != m.questions {
+		c.startAgain()
+		return c, nil
+	}
+	if st.Step < 0 || st.Step > len(m.steps) ||
+		len(st.Answers) != len(m.steps) || len(st.Steps) != len(m.steps) {
+		return nil, ErrInvalidState
 	}
 	for _, j := range st.Asked {
 		if j < st.Step || j >= len(m.steps) || st.Steps[j].Asks < 1 {
 			return nil, ErrInvalidState
 		}
 	}
-	c.round = round
 	if m.opts.Hooks != nil {
 		c.asked = expires.Add(-m.opts.TTL)
 	}
@@ -759,6 +799,16 @@ func (m *Machine) advance(st *flowState) bool {
 // params builds the input request of step j, with the reason its last
 // answer was invalid; a URL step's flow starts at its first asking.
 func (c *call) params(j int) (*mcp.ElicitParams, error) {
+	p, err := c.paramsOf(j)
+	if err == nil && c.restarted {
+		p.Message = ToolChangedNote + p.Message // the first question of the flow started again
+		c.restarted = false
+	}
+	return p, err
+}
+
+// paramsOf is params without the note of a flow started again.
+func (c *call) paramsOf(j int) (*mcp.ElicitParams, error) {
 	m := c.m
 	step := &m.steps[j]
 	if step.Mode != ModeURL {
@@ -790,7 +840,9 @@ func (c *call) skip(j int) (handled bool, res mcp.Result, err error) {
 	m, st := c.m, &c.st
 	step := &m.steps[j]
 	if !step.Together && m.flow.Ask != nil && !m.flow.Ask(c.ctx, c.req, c.args, j, st.Answers) {
-		st.Step++ // only a round's first step has a handler to skip it
+		st.Steps[j].Skipped = true
+		st.Step++     // only a round's first step has a handler to skip it
+		m.advance(st) // past the steps answered after it: a step asked again (settle.go)
 		return true, nil, nil
 	}
 	if prefills(step) {

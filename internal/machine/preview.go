@@ -60,6 +60,9 @@ const DefaultPreviewTTL = 5 * time.Minute
 type previewGrant struct {
 	Flow string `json:"f"` // the identity of the flow it completes
 	Step int    `json:"s"` // the step it answers
+	// Questions is the questions digest of the release that made it: a
+	// token confirms only what that release's tool asks (skew.go).
+	Questions string `json:"v,omitempty"`
 }
 
 // previewBinding is what a token of tool is bound to: the tool (under a
@@ -114,12 +117,25 @@ func (c *call) previewArgs() (token string, present bool, bind seal.Binding) {
 }
 
 // openPreview opens token under bind: its grant, and whether it is a
-// valid token for step j.
-func (c *call) openPreview(bind seal.Binding, token string, j int) (previewGrant, bool) {
-	var g previewGrant
+// valid token for step j of this release's questions. A token that is
+// valid but was made for other questions (another release of the tool)
+// is not: other is then true.
+func (c *call) openPreview(bind seal.Binding, token string, j int) (g previewGrant, ok, other bool) {
 	_, payload, err := c.m.opts.Keys.Open(bind, token, c.now)
-	ok := err == nil && json.Unmarshal(payload, &g) == nil && g.Step == j && g.Flow != ""
-	return g, ok
+	if err != nil || json.Unmarshal(payload, &g) != nil || g.Flow == "" {
+		return g, false, false
+	}
+	if g.Questions != c.m.questions {
+		return g, false, true
+	}
+	return g, g.Step == j, false
+}
+
+// errPreviewChanged refuses a confirmation token that another release of
+// the tool made, for other questions.
+func (c *call) errPreviewChanged() *mcp.CallToolResult {
+	return toolError(fmt.Sprintf("this %s was made by another version of %s, which asked something else: call %s again without it for a new preview",
+		PreviewTokenArgument, c.m.tool, c.m.tool))
 }
 
 // preview settles Once step j, which the request cannot show, by its
@@ -130,7 +146,11 @@ func (c *call) preview(j int) (handled bool, res mcp.Result, err error) {
 	m := c.m
 	token, present, bind := c.previewArgs()
 	if present {
-		g, ok := c.openPreview(bind, token, j)
+		g, ok, other := c.openPreview(bind, token, j)
+		if other {
+			c.log().Info("elicitgen: confirmation token of another release of the tool refused")
+			return true, c.errPreviewChanged(), nil
+		}
 		if !ok {
 			c.log().Info("elicitgen: confirmation token refused")
 			return true, c.errPreviewToken(), nil
@@ -141,7 +161,7 @@ func (c *call) preview(j int) (handled bool, res mcp.Result, err error) {
 		return true, nil, nil
 	}
 	text := m.flow.Preview(c.ctx, c.req, c.args, j, c.st.Answers)
-	payload, err := json.Marshal(previewGrant{Flow: seal.NewFlowID(), Step: j})
+	payload, err := json.Marshal(previewGrant{Flow: seal.NewFlowID(), Step: j, Questions: m.questions})
 	if err != nil {
 		return true, nil, ErrInternal
 	}
@@ -169,9 +189,9 @@ func (c *call) spendPreview(j int) (handled bool, res mcp.Result, err error) {
 	if !present {
 		return false, nil, nil
 	}
-	g, ok := c.openPreview(bind, token, j)
+	g, ok, _ := c.openPreview(bind, token, j)
 	if !ok {
-		return false, nil, nil
+		return false, nil, nil // another release's token too: the form is asked
 	}
 	first, err := m.opts.Replay.Claim(c.ctx, flowClaimID(m.tool, c.bind, g.Flow), m.claimTTL())
 	if err != nil {

@@ -195,9 +195,13 @@ func (m *Machine) Restart(ctx context.Context, rec *TaskRecord) (*TaskRecord, er
 	if err := m.resume(claimed, ticket); err != nil {
 		ticket.release()
 		o.Logger.Error("elicitgen: cannot restart a task", "task", rec.ID, "err", err)
+		failure := ErrServerStopped
+		if errors.Is(err, ErrToolChanged) {
+			failure = ErrToolChanged
+		}
 		return o.Tasks.Update(ctx, rec.ID, func(r *TaskRecord) error {
 			if !r.Status.Terminal() {
-				failTask(r, ErrServerStopped)
+				failTask(r, failure)
 			}
 			return nil
 		})
@@ -217,8 +221,8 @@ func (m *Machine) resume(rec *TaskRecord, ticket *taskTicket) error {
 	if err := json.Unmarshal(rec.Replay.State, &st); err != nil {
 		return err
 	}
-	if len(st.Answers) != len(m.steps) || len(st.Steps) != len(m.steps) {
-		return errors.New("the record is of another version of the tool")
+	if st.Questions != m.questions || len(st.Answers) != len(m.steps) || len(st.Steps) != len(m.steps) {
+		return ErrToolChanged // the record is of another release's questions
 	}
 	args, err := m.restart(p.Arguments)
 	if err != nil {
@@ -228,6 +232,10 @@ func (m *Machine) resume(rec *TaskRecord, ticket *taskTicket) error {
 	ctx, cancel := context.WithTimeout(base, rec.Expires.Sub(m.opts.Now()))
 	c := &call{m: m, ctx: ctx, req: toolView(&mcp.CallToolRequest{Params: &p}), args: args,
 		bind: seal.Binding{Tool: m.tool, Principal: rec.Principal}, now: m.opts.Now(), st: st, task: true}
+	if j, _ := c.unsettled(); j >= 0 {
+		cancel()
+		return ErrToolChanged // an answer recorded then does not answer its step now
+	}
 	t := &Task{m: m, c: c, id: rec.ID, ticket: ticket, replay: rec.Replay.Asked, runner: rec.Runner, reopen: m.openAsks(rec)}
 	ticket.start(t.stopper(cancel))
 	t.moved(rec.Status)

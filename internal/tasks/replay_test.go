@@ -38,12 +38,17 @@ type survey struct {
 	started func(ctx context.Context, req *mcp.CallToolRequest)
 }
 
+// surveySteps is the survey tool's step table.
+func surveySteps() []machine.Step {
+	return []machine.Step{
+		{Key: "sugar", Mode: machine.ModeForm, Message: "Sugar?", During: true, Params: brewForm("sugar", "boolean"), Check: brewCheck("sugar", isBool)},
+		{Key: "milk", Mode: machine.ModeForm, Message: "Milk?", During: true, Params: brewForm("milk", "boolean"), Check: brewCheck("milk", isBool)},
+	}
+}
+
 func (s *survey) tool(opts *machine.ToolOptions) func(*mcp.Server) {
 	return func(srv *mcp.Server) {
-		steps := []machine.Step{
-			{Key: "sugar", Mode: machine.ModeForm, Message: "Sugar?", During: true, Params: brewForm("sugar", "boolean"), Check: brewCheck("sugar", isBool)},
-			{Key: "milk", Mode: machine.ModeForm, Message: "Milk?", During: true, Params: brewForm("milk", "boolean"), Check: brewCheck("milk", isBool)},
-		}
+		steps := surveySteps()
 		flow := machine.Flow{Tasks: machine.TaskOptional, Run: s.run,
 			Restart: func(raw json.RawMessage) (any, error) {
 				var a surveyArgs
@@ -235,7 +240,7 @@ func TestTaskRestartsBounded(t *testing.T) {
 	w := memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: store, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
 	now := time.Now()
 	call := json.RawMessage(`{"name":"survey","arguments":{},"_meta":{"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}`)
-	state := json.RawMessage(`{"s":0,"a":[null,null],"q":[{},{}]}`)
+	state := json.RawMessage(`{"v":"` + machine.QuestionsDigest(surveySteps()) + `","s":0,"a":[null,null],"q":[{},{}]}`)
 	for id, restarts := range map[string]int{"spent": machine.DefaultTaskRestarts, "fresh": machine.DefaultTaskRestarts - 1} {
 		rec := &machine.TaskRecord{Format: machine.TaskRecordFormat, ID: id, Tool: "survey", Status: machine.TaskWorking,
 			CreatedAt: now, UpdatedAt: now, Expires: now.Add(time.Hour), LeaseUntil: now.Add(-time.Second), Runner: "dead",
@@ -409,5 +414,37 @@ func TestTaskRestartKeepsOnlyPrincipal(t *testing.T) {
 	answer(t, aliceB, id, "milk", false)
 	if got := resultText(t, pollUntil(t, aliceB, id, hasStatus(machine.TaskCompleted))); got != "sugar=true milk=false runs=1" {
 		t.Errorf("result %q", got)
+	}
+}
+
+// TestTaskTakeoverOtherRelease: during a rolling deploy, a restartable
+// task whose instance died is taken over by an instance of the next
+// release, whose tool asks its milk question in other words. Its record
+// (written by the release before: its questions digest, and the sugar
+// answer given then) is not replayed against the new questions: the task
+// fails with ErrToolChanged and Run never runs. An instance of the same
+// release takes the same record over and asks on (TestTaskRestartsBounded).
+func TestTaskTakeoverOtherRelease(t *testing.T) {
+	store := &machine.MemoryTaskStore{}
+	s := &survey{}
+	w := memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: store, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
+	before := surveySteps()
+	before[1].Message, before[1].Digest = "Any milk at all?", "the release before"
+	now := time.Now()
+	call := json.RawMessage(`{"name":"survey","arguments":{},"_meta":{"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}`)
+	state := json.RawMessage(`{"v":"` + machine.QuestionsDigest(before) + `","s":0,"a":[null,null],"q":[{},{}]}`)
+	asked := []machine.RecordedAsk{{Steps: []string{"sugar"}, Outcome: machine.Accepted, Contents: map[string]map[string]any{"sugar": {"sugar": true}}}}
+	rec := &machine.TaskRecord{Format: machine.TaskRecordFormat, ID: "lapsed", Tool: "survey", Status: machine.TaskInputRequired,
+		CreatedAt: now, UpdatedAt: now, Expires: now.Add(time.Hour), LeaseUntil: now.Add(-time.Second), Runner: "dead",
+		Replay: &machine.TaskReplay{Call: call, State: state, Asked: asked}}
+	if err := store.Create(context.Background(), rec); err != nil {
+		t.Fatal(err)
+	}
+	got := w.must(machine.MethodTasksGet, map[string]any{"taskId": "lapsed"})
+	if got["status"] != string(machine.TaskFailed) || taskError(got) != machine.ErrToolChanged.Message {
+		t.Fatalf("a record of the release before, taken over: %v", got)
+	}
+	if n := s.runs.Load(); n != 0 {
+		t.Errorf("Run ran %d times on another release's answers", n)
 	}
 }

@@ -23,12 +23,15 @@ import "github.com/elicitgen/elicitgen/internal/contract"
 // 2, Step.Confirm (a confirmation whose boolean must be true); 3, this
 // package (code of 1 and 2 imported everything from package runtime, where
 // the version lock no longer is: such code fails to build at its version
-// line, under the comment that says to regenerate).
+// line, under the comment that says to regenerate); 4, Step.Digest (what
+// the person is shown, so that no release opens another's states as
+// answers: docs/deploys.md), without which the runtime refuses to build
+// code of 3.
 const (
 	// GenVersion is the version of the code the current elicitgen writes.
 	GenVersion = contract.GenVersion
 	// MinVersion is the oldest generated code this runtime still supports.
-	MinVersion = 3
+	MinVersion = 4
 	// MaxVersion is the newest generated code this runtime supports.
 	MaxVersion = GenVersion
 )
