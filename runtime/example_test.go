@@ -30,7 +30,7 @@ func Example() {
 	_ = opts // RegisterDeploy(server, deployer{}, opts), and the other generated tools
 
 	if len(os.Args) > 1 && os.Args[1] == "-stdio" {
-		log.Fatal(server.Run(context.Background(), &elicitrt.StdioTransport{}))
+		log.Fatal(server.Run(context.Background(), &elicitrt.StdioTransport{Server: server}))
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server },

@@ -218,7 +218,8 @@ func main() {
 			}
 			cfg.legacyURLWait = d
 		}
-		if err := newServer(cfg).Run(context.Background(), &elicitrt.StdioTransport{}); err != nil {
+		server := newServer(cfg)
+		if err := server.Run(context.Background(), &elicitrt.StdioTransport{Server: server}); err != nil {
 			log.Fatalf("billing: %v", err)
 		}
 	default:

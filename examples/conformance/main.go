@@ -63,7 +63,7 @@ func main() {
 	}
 	server := newServer(&elicitrt.ToolOptions{Keys: keys})
 	if *stdio {
-		if err := server.Run(context.Background(), &elicitrt.StdioTransport{}); err != nil {
+		if err := server.Run(context.Background(), &elicitrt.StdioTransport{Server: server}); err != nil {
 			log.Fatalf("conformance: %v", err)
 		}
 		return

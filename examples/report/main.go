@@ -133,7 +133,7 @@ func main() {
 	}
 	server := newServer(opts)
 	if *stdio {
-		if err := server.Run(context.Background(), &elicitrt.StdioTransport{}); err != nil {
+		if err := server.Run(context.Background(), &elicitrt.StdioTransport{Server: server}); err != nil {
 			log.Fatalf("report: %v", err)
 		}
 		return

@@ -68,6 +68,15 @@ type StdioTransport struct {
 	// Logger, if set, receives one warning per rejected line (the reason and
 	// the line's length, never its contents).
 	Logger *slog.Logger
+	// Server, when set, is the server this transport serves: the probes a
+	// host sends before anything else (server/discover, then initialize
+	// anyway: stdioprobe.go) are then answered by a session of its own,
+	// so that the connection's session starts with the first message after
+	// them. An initialize after a probe opens a 2025-11-25 session, as it
+	// does without one, and a 2026-07-28 request is served modern. Without
+	// it the go-sdk's session takes a probe for the 2026-07-28 protocol and
+	// refuses the initialize that follows as a duplicate.
+	Server *mcp.Server
 }
 
 var _ mcp.Transport = (*StdioTransport)(nil)
@@ -91,6 +100,7 @@ func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 		out:      out,
 		limit:    limit,
 		logger:   t.Logger,
+		probes:   &stdioProbes{server: t.Server},
 		incoming: make(chan jsonrpc.Message),
 		readDone: make(chan struct{}),
 		closed:   make(chan struct{}),
@@ -110,6 +120,7 @@ type stdioConn struct {
 	out    io.Writer
 	limit  int // longest line kept
 	logger *slog.Logger
+	probes *stdioProbes // answers the probes before the session starts
 
 	writeMu sync.Mutex // serializes writes to out (Write and error answers)
 
@@ -251,6 +262,8 @@ func (c *stdioConn) readLoop(br *bufio.Reader) {
 			msg, code, text, id := stdioDecode(line)
 			if msg == nil {
 				c.reject(id, code, text, text, len(line))
+			} else if c.probes.answer(c, msg) {
+				// a probe before the session started, answered aside
 			} else {
 				if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
 					c.pendingMu.Lock()
