@@ -73,6 +73,9 @@ func (c *checker) declStep(t *toolModel, s *stepModel, where stepAt) {
 	if s.Fallback == "preview" {
 		c.errorf(where.fallback, "step %s of %s %s: fallback=preview is for tools (its token rides in the tool's arguments); use fallback=error or fallback=handler", s.GoName, t.Kind, t.MCPName)
 	}
+	if s.Fallback == "link" {
+		c.errorf(where.fallback, "step %s of %s %s: fallback=link is for tools (the link is a tool's result); use fallback=error or fallback=handler", s.GoName, t.Kind, t.MCPName)
+	}
 	if !s.Prefill {
 		return
 	}
@@ -350,9 +353,12 @@ func (c *checker) checkStep(decl string, sf structField, forms map[string]*formM
 			if !step.Prefill {
 				key = "fallback"
 			}
-			c.errorf(at(key), "URL step %s: prefill and fallback=defaults|arguments are for forms; a URL step's fallback is error or handler", v.Name())
+			c.errorf(at(key), "URL step %s: prefill and fallback=defaults|arguments are for forms; a URL step's fallback is error, handler or link", v.Name())
 		}
 		return step, where
+	}
+	if step.Fallback == "link" {
+		c.errorf(at("fallback"), "step %s: fallback=link is for URL steps (the result carries the step's link); a form's fallback is error, defaults, arguments, handler or preview", v.Name())
 	}
 	if step.Fallback == "arguments" && !step.Prefill {
 		c.errorf(at("fallback"), "step %s: fallback=arguments needs prefill, so the model can supply the form's properties as arguments", v.Name())
@@ -482,7 +488,7 @@ func (c *checker) checkPreview(step *stepModel, form *formModel, v *types.Var, a
 	case !step.Once:
 		c.errorf(at, "step %s: fallback=preview is for a confirmation: add once (the token it gives completes the flow once)", v.Name())
 	case step.URL:
-		c.errorf(at, "URL step %s: fallback=preview is for a confirmation form; a URL step's fallback is error or handler", v.Name())
+		c.errorf(at, "URL step %s: fallback=preview is for a confirmation form; a URL step's fallback is error, handler or link", v.Name())
 	case len(form.Fields) != 1 || !form.Fields[0].Required || form.Fields[0].Kind != kindBool:
 		c.errorf(at, "step %s: fallback=preview confirms with a token, which answers a form of one required boolean; form %s is not one (give it a single field such as Confirm bool `elicit:\"confirm,required\"`)", v.Name(), form.Name)
 	default:

@@ -229,6 +229,8 @@ func fallbackConst(s string) string {
 		return "FallbackHandler"
 	case "preview":
 		return "FallbackPreview"
+	case "link":
+		return "FallbackLink"
 	}
 	return "FallbackError"
 }

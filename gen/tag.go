@@ -494,12 +494,12 @@ func parseStepTag(t elicitTag) (stepSpec, []tagProblem) {
 			spec.Confirm = true
 		case "fallback":
 			switch o.value {
-			case "error", "defaults", "arguments", "handler", "preview":
+			case "error", "defaults", "arguments", "handler", "preview", "link":
 				spec.Fallback = o.value
 			default:
-				p := tagProblem{o.off, fmt.Sprintf("fallback=%s: use defaults, arguments, error, handler or preview", o.value), nil}
-				if near := nearest(o.value, []string{"error", "defaults", "arguments", "handler", "preview"}); near != "" {
-					p.msg = fmt.Sprintf("fallback=%s: did you mean %s? (use defaults, arguments, error, handler or preview)", o.value, near)
+				p := tagProblem{o.off, fmt.Sprintf("fallback=%s: use defaults, arguments, error, handler, link or preview", o.value), nil}
+				if near := nearest(o.value, []string{"error", "defaults", "arguments", "handler", "preview", "link"}); near != "" {
+					p.msg = fmt.Sprintf("fallback=%s: did you mean %s? (use defaults, arguments, error, handler, link or preview)", o.value, near)
 					if !o.quoted {
 						p.fix = &tagFix{o.valOff, o.valOff + len(o.value), near}
 					}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -20,7 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
@@ -391,39 +389,68 @@ func TestDeclineAndCancel(t *testing.T) {
 	}
 }
 
-func TestNeedsURLMode(t *testing.T) {
+// TestLinkWithoutURLMode: a client that cannot show a URL step (one that
+// declares form mode only, as Claude Code, Cursor and Codex do, or no
+// elicitation at all), on either era, in memory and over HTTP, gets
+// list_invoices' link in a normal result, on a line of its own (before
+// fallback=link: -32021, HTTP 400); a second call hands out the same link.
+// Another user who opens it gets the other-account page and stores
+// nothing; after the user's own sign-in through it, the next plain call
+// lists the invoices.
+func TestLinkWithoutURLMode(t *testing.T) {
 	s := startSite(t)
+	mallory := s.browser(t, "mallory")
 	for _, transport := range mcptest.Transports {
-		// The SDK client declares form mode only by default.
-		cs := s.mcpClient(t, transport, "alice", mcptest.Options{User: &mcptest.User{}})
-		_, err := list(cs, "", nil)
-		var werr *jsonrpc.Error
-		if !errors.As(err, &werr) || werr.Code != mcp.CodeMissingRequiredClientCapabilities ||
-			string(werr.Data) != `{"requiredCapabilities":{"elicitation":{"url":{}}}}` {
-			t.Fatalf("%s: want -32021 naming url mode, got %v", transport, err)
+		for _, era := range mcptest.Eras {
+			for caps, o := range map[string]mcptest.Options{"form": {User: &mcptest.User{}}, "none": {}} {
+				name := transport + "/" + era + "/" + caps
+				user := "dave-" + strings.ReplaceAll(name, "/", "-")
+				cs := s.mcpClientEra(t, transport, era, user, o)
+				link := s.linkOf(t, name, list)(cs)
+				if again := s.linkOf(t, name, list)(cs); again != link {
+					t.Fatalf("%s: a second call's link %s, want the first's %s", name, again, link)
+				}
+				if code, body := get(t, mallory, link); code != http.StatusForbidden || !strings.Contains(body, "another account") {
+					t.Fatalf("%s: mallory opens the link: %d %.200s", name, code, body)
+				}
+				if code, _, err := signIn(s.browser(t, user), link); err != nil || code != http.StatusOK {
+					t.Fatalf("%s: sign-in through the link: %d %v", name, code, err)
+				}
+				res, err := list(cs, "", nil)
+				if err != nil || mcptest.Text(res) != "2 open invoices." {
+					t.Fatalf("%s: the next call after the sign-in: %+v %v", name, res, err)
+				}
+			}
 		}
-	}
-	// Over HTTP the status is 400.
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_invoices","arguments":{},` +
-		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}}`
-	req, _ := http.NewRequest("POST", s.url+"/mcp", strings.NewReader(body))
-	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-		"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "list_invoices", "Authorization": "Bearer alice"} {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(raw), `"requiredCapabilities":{"elicitation":{"url":{}}}`) {
-		t.Fatalf("status %d: %s", resp.StatusCode, raw)
 	}
 }
 
-// TestEveryTransportAndEra: decline, cancel and the missing URL capability
-// over stdio (the binary), in memory and over HTTP, on both protocol eras;
+// linkOf returns a function that calls the tool on cs, as call does, and
+// returns the connect link its result carries on a line of its own,
+// failing unless the result is a normal one saying what to do.
+func (s *site) linkOf(t *testing.T, name string, call func(*mcp.ClientSession, string, mcp.InputResponseMap) (*mcp.CallToolResult, error)) func(*mcp.ClientSession) string {
+	return func(cs *mcp.ClientSession) string {
+		t.Helper()
+		res, err := call(cs, "", nil)
+		if err != nil || res.IsError || res.NeedsInput() {
+			t.Fatalf("%s: want a result with the link, got %+v %v", name, res, err)
+		}
+		text := mcptest.Text(res)
+		for _, line := range strings.Split(text, "\n") {
+			if strings.HasPrefix(line, s.url+"/connect?flow=") {
+				if !strings.HasPrefix(text, "Open this link to connect your billing account.") || !strings.HasSuffix(text, machine.LinkResultText) {
+					t.Fatalf("%s: the result does not say what to do: %q", name, text)
+				}
+				return line
+			}
+		}
+		t.Fatalf("%s: no link on a line of its own in %q", name, text)
+		return ""
+	}
+}
+
+// TestEveryTransportAndEra: decline, cancel and the link of a client
+// without URL mode over stdio (the binary), in memory and over HTTP, on both protocol eras;
 // and, on 2025-11-25, a URL step accepted before the sign-in finished: the
 // call waits for it, or ends when the wait runs out.
 func TestEveryTransportAndEra(t *testing.T) {
@@ -443,11 +470,7 @@ func TestEveryTransportAndEra(t *testing.T) {
 				}
 			}
 			cs := s.mcpClientEra(t, transport, era, "bob", mcptest.Options{User: &mcptest.User{}})
-			_, err := list(cs, "", nil)
-			var werr *jsonrpc.Error
-			if !errors.As(err, &werr) || werr.Code != mcp.CodeMissingRequiredClientCapabilities {
-				t.Errorf("%s: want -32021, got %v", name, err)
-			}
+			s.linkOf(t, name, list)(cs) // form mode only: the link in the result
 			if era == "legacy" && transport == "stdio" {
 				// The binary's grant store is its own: the sign-in cannot
 				// finish, and the call ends when its wait (200ms) runs out.

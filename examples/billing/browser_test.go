@@ -154,3 +154,41 @@ func TestSignInInBrowser(t *testing.T) {
 		t.Fatalf("the retry after the sign-in: %+v %v", done, err)
 	}
 }
+
+// TestLinkSignInInBrowser: list_invoices called by a client that declares
+// form mode only (Claude Code, Cursor, Codex) returns the connect link in
+// its result; mallory's chromium opening it gets the other-account page
+// and reaches no provider; alice, signed in with the login form in hers,
+// goes through the provider's consent to the Connected page, and the
+// client's next plain call lists her invoices.
+func TestLinkSignInInBrowser(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	browser := startChromium(t, ctx)
+	s := startSiteWith(t, "localhost")
+	cs := s.mcpClient(t, "http", "alice", mcptest.Options{User: &mcptest.User{}})
+	link := s.linkOf(t, "form only", list)(cs)
+
+	mallory := newProfile(t, browser)
+	s.signInWithForm(t, mallory, "mallory")
+	resp, err := chromedp.Run(mallory, chromedp.NavigateResponse(link))
+	if err != nil || resp.Status != http.StatusForbidden || s.providerHits.Load() != 0 {
+		t.Fatalf("mallory opens alice's link: %+v %v (%d provider requests)", resp, err, s.providerHits.Load())
+	}
+
+	alice := newProfile(t, browser)
+	s.signInWithForm(t, alice, "alice")
+	if resp, err := chromedp.Run(alice, chromedp.NavigateResponse(link)); err != nil || !strings.HasPrefix(resp.URL, s.cfg.provider+"/provider/authorize?") {
+		t.Fatalf("alice opens her link: %+v %v", resp, err)
+	}
+	if _, err := chromedp.RunResponse(alice, chromedp.Click(chromedp.ID("allow"))); err != nil {
+		t.Fatal(err)
+	}
+	if body, err := chromedp.Run(alice, chromedp.Text(chromedp.CSS("body"))); err != nil || !strings.Contains(body, "You're connected") {
+		t.Fatalf("after Allow: %q %v", body, err)
+	}
+	res, err := list(cs, "", nil)
+	if err != nil || mcptest.Text(res) != "2 open invoices." {
+		t.Fatalf("the next call after the sign-in: %+v %v", res, err)
+	}
+}

@@ -16,5 +16,5 @@ type NoArgs struct{}
 //elicit:annotations readonly
 type ListInvoices struct {
 	Args    NoArgs
-	Billing elicitrt.URLStep `elicit:"billing,message=Open this link to connect your billing account.,ask=handler"`
+	Billing elicitrt.URLStep `elicit:"billing,message=Open this link to connect your billing account.,ask=handler,fallback=link"`
 }

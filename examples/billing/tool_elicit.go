@@ -67,8 +67,8 @@ func elicitListInvoicesAnswers(a elicitimpl.Answers) ListInvoicesAnswers {
 func RegisterListInvoices(server *mcp.Server, h ListInvoicesHandler, opts *elicitrt.ToolOptions) {
 	base, err := jsonschema.For[NoArgs](nil)
 	m := elicitimpl.NewMachine("list_invoices", []elicitimpl.Step{{
-		Digest:   "3f2bd961ffaf421945fbd99a4a0ff4dc",
-		Fallback: elicitimpl.FallbackError,
+		Digest:   "ffc8abfb85170bd272eda16edf1b41a9",
+		Fallback: elicitimpl.FallbackLink,
 		Key:      "billing",
 		Message:  "Open this link to connect your billing account.",
 		Mode:     elicitimpl.ModeURL,

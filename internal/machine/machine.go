@@ -48,6 +48,10 @@ const (
 	// handler's preview and a confirmation token; the same call with the
 	// token answers the step with its Accept content (see preview.go).
 	FallbackPreview
+	// FallbackLink, for a URL step, completes the call with the step's
+	// link in the result's text; a later call finds the flow finished
+	// (see link.go).
+	FallbackLink
 )
 
 // Actions of an elicitation result that end a flow.
@@ -886,6 +890,10 @@ func (c *call) skip(j int) (handled bool, res mcp.Result, err error) {
 	case FallbackPreview:
 		if m.hasPreview(j) {
 			return c.preview(j)
+		}
+	case FallbackLink:
+		if step.Mode == ModeURL && m.flow.Link != nil {
+			return c.link(j)
 		}
 	}
 	return true, nil, m.missingCapability(step.Mode)

@@ -299,7 +299,7 @@ func (m *Machine) stepKeys(steps []int) []string {
 
 // fallbackNames names the fallbacks for EventFallback.
 var fallbackNames = [...]string{FallbackError: "error", FallbackDefaults: "defaults",
-	FallbackArguments: "arguments", FallbackHandler: "handler", FallbackPreview: "preview"}
+	FallbackArguments: "arguments", FallbackHandler: "handler", FallbackPreview: "preview", FallbackLink: "link"}
 
 // taskStatusReport is the status of a task last reported to the hooks:
 // its work and its watcher both see status changes, each reported once,

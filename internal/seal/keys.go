@@ -33,6 +33,9 @@ const keyIDDomain = "elicitgen requestState key id v1\x00"
 type keyEntry struct {
 	id   uint32
 	aead cipher.AEAD
+	// prf is a key of its own derived from the key, for the values the
+	// ring derives rather than draws (link.go).
+	prf [sha256.Size]byte
 }
 
 // Keyring holds the keys used to seal and open requestState values.
@@ -74,7 +77,7 @@ func NewKeyring(keys ...[]byte) (*Keyring, error) {
 		if err != nil {
 			return nil, fmt.Errorf("elicitrt: key %d: %v", i+1, err)
 		}
-		k.keys = append(k.keys, keyEntry{id: id, aead: aead})
+		k.keys = append(k.keys, keyEntry{id: id, aead: aead, prf: derivePRF(key)})
 	}
 	return k, nil
 }

@@ -168,11 +168,21 @@ var ErrStateTooLarge = errors.New("elicitrt: requestState payload exceeds MaxPay
 // expiring at exp (Unix nanoseconds). The additional data is built in
 // adBuf's memory (capacity b.adLen() avoids allocating).
 func (k *Keyring) sealRaw(raw, adBuf []byte, b *Binding, round uint32, payload []byte, exp int64) {
+	k.sealRawNonce(raw, adBuf, b, round, payload, exp, nil)
+}
+
+// sealRawNonce is sealRaw with the nonce fixed (nonceSize bytes: a link's
+// synthetic one, link.go), or a random one when fixed is not of that size.
+func (k *Keyring) sealRawNonce(raw, adBuf []byte, b *Binding, round uint32, payload []byte, exp int64, fixed []byte) {
 	key := &k.keys[0]
 	ad := b.appendAD(adBuf[:0], key.id)
 	binary.BigEndian.PutUint32(raw, key.id)
 	nonce := raw[keyIDSize:headerSize]
-	rand.Read(nonce) // never fails (Go 1.24+: crashes the program instead)
+	if len(fixed) == nonceSize {
+		copy(nonce, fixed)
+	} else {
+		rand.Read(nonce) // never fails (Go 1.24+: crashes the program instead)
+	}
 	pt := raw[headerSize : len(raw)-tagSize]
 	binary.BigEndian.PutUint64(pt, uint64(exp))
 	binary.BigEndian.PutUint32(pt[expirySize:], round)

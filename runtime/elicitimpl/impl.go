@@ -36,6 +36,7 @@ const (
 	FallbackArguments = machine.FallbackArguments
 	FallbackHandler   = machine.FallbackHandler
 	FallbackPreview   = machine.FallbackPreview
+	FallbackLink      = machine.FallbackLink
 	TaskForbidden     = machine.TaskForbidden
 	TaskOptional      = machine.TaskOptional
 	TaskRequired      = machine.TaskRequired
