@@ -286,6 +286,8 @@ type Machine struct {
 	// questions is the questions digest of steps (questionsDigest),
 	// sealed into every state, token and task record.
 	questions string
+	// fallbacks are the fallback lines logged (fallbacklog.go).
+	fallbacks *fallbackLog
 }
 
 // NewMachine returns the machine of tool, with its step table and flow.
@@ -297,7 +299,7 @@ func NewMachine(tool string, steps []Step, flow Flow, opts *ToolOptions) *Machin
 
 // newMachine returns the machine of a request kind, bound to name.
 func newMachine(k kind, name string, steps []Step, flow hooks, opts *ToolOptions) *Machine {
-	m := &Machine{tool: name, kind: k, steps: steps, flow: flow, props: make([]map[string]struct{}, len(steps)), questions: questionsDigest(steps)}
+	m := &Machine{tool: name, kind: k, steps: steps, flow: flow, props: make([]map[string]struct{}, len(steps)), questions: questionsDigest(steps), fallbacks: &fallbackLog{}}
 	for i := range steps {
 		m.props[i] = formProperties(&steps[i])
 	}
@@ -863,6 +865,7 @@ func (c *call) skip(j int) (handled bool, res mcp.Result, err error) {
 	if canShow(c.req, step.Mode) {
 		return c.spendPreview(j) // one confirmation, one effect
 	}
+	c.logFallback(j)
 	if m.opts.Hooks != nil {
 		c.event(Event{Kind: EventFallback, Steps: []string{step.Key}, Reason: fallbackNames[step.Fallback]})
 	}

@@ -44,6 +44,7 @@ type sdkRequest interface {
 	mcp.Request
 	ProtocolVersion() string
 	ClientCapabilities() *mcp.ClientCapabilities
+	ClientInfo() *mcp.Implementation
 }
 
 // newView is the view of req, with the params the machine reads.
