@@ -93,7 +93,7 @@ func PostWith(t testing.TB, c *http.Client, url string, header map[string]string
 func FromAddress(t testing.TB, ip string) *http.Client {
 	t.Helper()
 	dialer := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 10 * time.Second}
-	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: 4}}
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: 4}}
 	t.Cleanup(c.CloseIdleConnections)
 	return c
 }

@@ -257,11 +257,11 @@ func (ls *legacySessions) add(id string, s *legacySession) {
 	s.mu.Lock()
 	s.id = id
 	s.mu.Unlock()
-	if ls.added++; ls.added%256 == 0 && ls.idle > 0 {
+	if ls.added++; ls.added%256 == 0 {
 		// Sessions the SDK closed for idleness never say so: forget them.
 		now := time.Now()
 		for id, s := range ls.byID {
-			if s.idleSince(now, 2*ls.idle) {
+			if ls.idle > 0 && s.idleSince(now, 2*ls.idle) {
 				delete(ls.byID, id)
 			}
 		}

@@ -203,11 +203,11 @@ func (ls *legacySessions) admit(s *legacySession, now time.Time) (evicted []*leg
 	}
 	if s.user != "" {
 		if list, full := ls.fullAt(ls.byUser, s.user, b.perUser, now); full {
-			return nil, ls.refusal(LimitSessionsPerPrincipal, b.perUser, list, now)
+			return nil, ls.boundRefusal(LimitSessionsPerPrincipal, b.perUser, list, now)
 		}
 	} else {
 		if list, full := ls.fullAt(ls.byAddr, s.addr, b.perAddr, now); full {
-			return nil, ls.refusal(LimitAnonymousSessionsPerAddress, b.perAddr, list, now)
+			return nil, ls.boundRefusal(LimitAnonymousSessionsPerAddress, b.perAddr, list, now)
 		}
 		if ls.full(&ls.anon, b.anon, now) {
 			v := ls.oldestIdle(ls.anon, now)
@@ -278,9 +278,9 @@ next:
 	return oldest
 }
 
-// refusal is the refusal by bound limit of value max, whose sessions are
+// boundRefusal is the refusal by bound limit of value max, whose sessions are
 // list: try again when the first of them reaches its idle timeout.
-func (ls *legacySessions) refusal(limit string, max int, list []*legacySession, now time.Time) *refusal {
+func (ls *legacySessions) boundRefusal(limit string, max int, list []*legacySession, now time.Time) *refusal {
 	if ls.idle <= 0 {
 		return &refusal{limit, max, noTimeoutRetryAfter}
 	}
@@ -328,7 +328,7 @@ func (ls *legacySessions) evict(r *http.Request, sessions []*legacySession) {
 		del.Header = http.Header{httpSessionHeader: {s.id}}
 		ls.closer.ServeHTTP(discardWriter{}, del)
 		if ls.logger != nil {
-			ls.logger.InfoContext(r.Context(), "mcp session evicted", "idle", time.Since(s.lastSeenNow()).Round(time.Second))
+			ls.logger.DebugContext(r.Context(), "mcp session closed to make room", "idle", time.Since(s.lastSeenNow()).Round(time.Second))
 		}
 	}
 }

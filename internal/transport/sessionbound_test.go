@@ -157,6 +157,16 @@ func waitTool(entered chan<- struct{}, release <-chan struct{}) func(*mcp.Server
 	}
 }
 
+// releaseOnce returns the function that closes release, which also runs
+// when the test ends (before its server closes, which waits for the
+// calls), so that a failed test does not hang.
+func releaseOnce(t *testing.T, release chan struct{}) func() {
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(free)
+	return free
+}
+
 // TestHTTPHandlerAnonymousSessionsEvictIdleLongest: with at most 6
 // sessions without a token (3 per address), clients of 127.0.0.2 and
 // 127.0.0.3 fill them; a seventh from 127.0.0.4 closes the session idle
@@ -168,6 +178,7 @@ func waitTool(entered chan<- struct{}, release <-chan struct{}) func(*mcp.Server
 func TestHTTPHandlerAnonymousSessionsEvictIdleLongest(t *testing.T) {
 	entered, release := make(chan struct{}, 16), make(chan struct{})
 	url := httpTServe(t, &HTTPOptions{MaxAnonymousSessions: 6, MaxAnonymousSessionsPerAddress: 3}, nil, waitTool(entered, release))
+	free := releaseOnce(t, release)
 	a, b, c := newBoundClient(t, url, "127.0.0.2", ""), newBoundClient(t, url, "127.0.0.3", ""), newBoundClient(t, url, "127.0.0.4", "")
 	ids := map[*boundClient][]string{}
 	for _, cl := range []*boundClient{a, a, a, b, b, b} {
@@ -204,7 +215,7 @@ func TestHTTPHandlerAnonymousSessionsEvictIdleLongest(t *testing.T) {
 	}
 	status, _, retryAfter, body := c.initialize()
 	checkRefusal(t, status, retryAfter, body, LimitAnonymousSessions, 6, busyRetryAfter)
-	close(release)
+	free()
 	calls.Wait()
 	if status, _, _, body := c.initialize(); status != http.StatusOK {
 		t.Fatalf("initialize once the calls ended: HTTP %d %s", status, body)
@@ -240,6 +251,7 @@ func optionalBearer(next http.Handler) http.Handler {
 func TestHTTPHandlerAuthenticatedBesideAnonymous(t *testing.T) {
 	entered, release := make(chan struct{}, 16), make(chan struct{})
 	url := httpTServe(t, &HTTPOptions{MaxSessions: 6, MaxAnonymousSessions: 4}, optionalBearer, waitTool(entered, release))
+	free := releaseOnce(t, release)
 	anon := newBoundClient(t, url, "127.0.0.1", "")
 	var ids []string
 	for range 10 {
@@ -264,7 +276,7 @@ func TestHTTPHandlerAuthenticatedBesideAnonymous(t *testing.T) {
 	users := map[string]*boundClient{alice.open(): alice, alice.open(): alice}
 	status, _, retryAfter, body = bob.initialize()
 	checkRefusal(t, status, retryAfter, body, LimitSessions, 6, busyRetryAfter)
-	close(release)
+	free()
 	calls.Wait()
 	users[bob.open()] = bob
 	ids = append(ids, anon.open())
