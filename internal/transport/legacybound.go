@@ -23,7 +23,7 @@ const (
 	// client keeps one session, and one that reconnects without DELETE
 	// leaves the old one for [DefaultSessionTimeout]; 64 leaves room for
 	// several clients and reconnections, while one principal's idle
-	// sessions hold at most about 1 MiB.
+	// sessions hold at most about 1.2 MiB.
 	DefaultMaxSessionsPerPrincipal = 64
 
 	// DefaultMaxAnonymousSessionsPerAddress is the bound on the sessions
