@@ -14,7 +14,8 @@ import (
 
 // Legacy sessions: what an HTTPHandler knows of each 2025-11-25 session, so
 // that the questions internal/machine asks on one (elicitLegacy) end when
-// the session is deleted or idle. The session is the machine's LegacyAsks
+// the session is deleted or idle, and so that their number is bounded
+// (legacybound.go). The session is the machine's LegacyAsks
 // hook, carried in the context of the session's calls.
 
 // legacySession is what an HTTPHandler knows of one 2025-11-25 session:
