@@ -58,16 +58,21 @@ const (
 
 // Defaults and limits, each documented where it applies (docs/runtime.md).
 const (
-	DefaultStateTTL             = seal.DefaultStateTTL
-	DefaultMaxRounds            = machine.DefaultMaxRounds
-	DefaultMaxRequestBodyBytes  = transport.DefaultMaxRequestBodyBytes
-	DefaultSessionTimeout       = transport.DefaultSessionTimeout
-	DefaultMaxRunningTasks      = machine.DefaultMaxRunningTasks
-	DefaultMaxTasksPerPrincipal = machine.DefaultMaxTasksPerPrincipal
-	DefaultTaskLease            = machine.DefaultTaskLease
-	DefaultTaskRestarts         = machine.DefaultTaskRestarts
-	DefaultLegacyURLWait        = machine.DefaultLegacyURLWait
-	DefaultLegacyAnswerWait     = machine.DefaultLegacyAnswerWait
+	DefaultStateTTL            = seal.DefaultStateTTL
+	DefaultMaxRounds           = machine.DefaultMaxRounds
+	DefaultMaxRequestBodyBytes = transport.DefaultMaxRequestBodyBytes
+	DefaultSessionTimeout      = transport.DefaultSessionTimeout
+	// The bounds on legacy sessions (HTTPOptions).
+	DefaultMaxSessionsPerPrincipal        = transport.DefaultMaxSessionsPerPrincipal
+	DefaultMaxAnonymousSessionsPerAddress = transport.DefaultMaxAnonymousSessionsPerAddress
+	DefaultMaxAnonymousSessions           = transport.DefaultMaxAnonymousSessions
+	DefaultMaxSessions                    = transport.DefaultMaxSessions
+	DefaultMaxRunningTasks                = machine.DefaultMaxRunningTasks
+	DefaultMaxTasksPerPrincipal           = machine.DefaultMaxTasksPerPrincipal
+	DefaultTaskLease                      = machine.DefaultTaskLease
+	DefaultTaskRestarts                   = machine.DefaultTaskRestarts
+	DefaultLegacyURLWait                  = machine.DefaultLegacyURLWait
+	DefaultLegacyAnswerWait               = machine.DefaultLegacyAnswerWait
 	// PreviewTokenArgument is the tool argument that carries a
 	// confirmation token (fallback=preview).
 	PreviewTokenArgument = machine.PreviewTokenArgument

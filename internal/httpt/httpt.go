@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -52,6 +53,12 @@ func Ctx(t *testing.T) context.Context {
 // data payload when the reply is an event stream).
 func Post(t *testing.T, url string, header map[string]string, body string) (int, http.Header, []byte) {
 	t.Helper()
+	return PostWith(t, http.DefaultClient, url, header, body)
+}
+
+// PostWith is Post sent with client c.
+func PostWith(t testing.TB, c *http.Client, url string, header map[string]string, body string) (int, http.Header, []byte) {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +68,7 @@ func Post(t *testing.T, url string, header map[string]string, body string) (int,
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,4 +85,15 @@ func Post(t *testing.T, url string, header map[string]string, body string) (int,
 	}
 	data, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, resp.Header, data
+}
+
+// FromAddress is a client whose connections come from the loopback
+// address ip (any of 127.0.0.0/8 on Linux), kept alive, closed when the
+// test ends: the server sees a client of its own address.
+func FromAddress(t testing.TB, ip string) *http.Client {
+	t.Helper()
+	dialer := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 10 * time.Second}
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: 4}}
+	t.Cleanup(c.CloseIdleConnections)
+	return c
 }

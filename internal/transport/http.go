@@ -102,10 +102,38 @@ type HTTPOptions struct {
 	// MaxSessionsPerPrincipal bounds the legacy sessions one principal
 	// (the verified bearer token's UserID) holds at once: a session counts
 	// until its DELETE or its SessionTimeout of idleness, and an initialize
-	// over the bound gets 429 Too Many Requests naming it. Zero means
+	// over the bound gets 429 Too Many Requests, with Retry-After and a
+	// JSON-RPC error naming the bound. Zero means
 	// [DefaultMaxSessionsPerPrincipal] (64); a negative value means no
-	// bound. Sessions opened without a token are not bounded by it.
+	// bound. Sessions opened without a token are bounded by the next two.
 	MaxSessionsPerPrincipal int
+
+	// MaxAnonymousSessionsPerAddress bounds the legacy sessions opened
+	// without a token from one client address (the host of the request's
+	// RemoteAddr; an IPv6 address by its /64 prefix), as
+	// MaxSessionsPerPrincipal does for a principal: over it, 429. Zero
+	// means [DefaultMaxAnonymousSessionsPerAddress] (64); a negative value
+	// means no bound. Behind a reverse proxy every client has the proxy's
+	// address, so that the bound is shared by all of them: set it
+	// negative there (and bound clients at the proxy), leaving
+	// MaxAnonymousSessions.
+	MaxAnonymousSessionsPerAddress int
+
+	// MaxAnonymousSessions bounds all the legacy sessions opened without
+	// a token. When it is reached, the anonymous session idle longest (no
+	// request running, no question waiting) is closed to make room, as
+	// its DELETE would; when none is idle, the initialize gets 429. Zero
+	// means [DefaultMaxAnonymousSessions] (2048); a negative value means
+	// no bound. Keep it below MaxSessions, so that anonymous clients never
+	// take the places authenticated users need.
+	MaxAnonymousSessions int
+
+	// MaxSessions bounds all legacy sessions. When it is reached, an
+	// initialize closes the anonymous session idle longest, as above;
+	// when none is idle, it gets 429 (authenticated sessions are never
+	// closed to make room). Zero means [DefaultMaxSessions] (4096); a
+	// negative value means no bound.
+	MaxSessions int
 
 	// MaxRequestBodyBytes bounds every request body: the copy the router
 	// reads to decide the route and the reads of both inner SDK handlers.
@@ -240,13 +268,15 @@ func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts *HTTPOptions
 			origins[httpNormalOrigin(o)] = true
 		}
 	}
+	legacyHandler := mcp.NewStreamableHTTPHandler(getServer, &legacy)
 	return &HTTPHandler{
-		modern:   mcp.NewStreamableHTTPHandler(getServer, &modern),
-		legacy:   mcp.NewStreamableHTTPHandler(getServer, &legacy),
-		maxBody:  maxBody,
-		logger:   opts.Logger,
-		sessions: &legacySessions{idle: legacy.SessionTimeout, max: maxSessions(opts.MaxSessionsPerPrincipal)},
-		origins:  origins,
+		modern:  mcp.NewStreamableHTTPHandler(getServer, &modern),
+		legacy:  legacyHandler,
+		maxBody: maxBody,
+		logger:  opts.Logger,
+		sessions: &legacySessions{idle: legacy.SessionTimeout, bounds: newSessionBounds(opts),
+			closer: legacyHandler, logger: opts.Logger},
+		origins: origins,
 
 		getServer:           getServer,
 		localhostProtection: !opts.DisableLocalhostProtection,
@@ -303,7 +333,7 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"session", r.Header.Get(httpSessionHeader) != "")
 	}
 	if route == RouteLegacy {
-		h.sessions.serve(h.legacy, w, r, reason == "initialize")
+		h.sessions.serve(h.legacy, w, r, reason == "initialize", post.initializeID())
 		return
 	}
 	if r.Header.Get(httpVersionHeader) >= httpModernVersion && r.Header.Get(httpMethodHeader) == httpMethodListen {

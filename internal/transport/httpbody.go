@@ -110,6 +110,20 @@ type httpPost struct {
 	batch bool
 }
 
+// initializeID is the JSON-RPC id of the body's initialize request: the
+// zero ID when it holds none (or p is nil, not a POST).
+func (p *httpPost) initializeID() jsonrpc.ID {
+	if p == nil {
+		return jsonrpc.ID{}
+	}
+	for _, req := range p.reqs {
+		if req.Method == httpMethodInit {
+			return req.ID
+		}
+	}
+	return jsonrpc.ID{}
+}
+
 // readPost reads r's body (within the limit, and puts it back for the
 // SDK) and decodes its requests; nil when r is not a POST.
 func (h *HTTPHandler) readPost(r *http.Request) (*httpPost, error) {

@@ -2,17 +2,20 @@ package transport
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"sync"
 	"time"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // Legacy sessions: what an HTTPHandler knows of each 2025-11-25 session, so
 // that the questions internal/machine asks on one (elicitLegacy) end when
-// the session is deleted or idle. The session is the machine's LegacyAsks
+// the session is deleted or idle, and so that their number is bounded
+// (legacybound.go). The session is the machine's LegacyAsks
 // hook, carried in the context of the session's calls.
 
 // legacySession is what an HTTPHandler knows of one 2025-11-25 session:
@@ -22,14 +25,21 @@ type legacySession struct {
 	// user is the UserID of the verified token that opened the session
 	// ("" without one): the SDK closes the session only for that user.
 	user string
+	// addr is the client address (clientAddress) of a session opened
+	// without a token, which bounds such sessions per address.
+	addr string
+
+	// id is the session's id, once the SDK answered its initialize.
+	id string
 
 	mu       sync.Mutex
 	asks     map[int]context.CancelFunc
 	next     int
 	timer    *time.Timer // runs while asks wait and idle > 0
-	lastSeen time.Time
-	closing  bool // its owner's DELETE is being served: no new question waits
-	gone     bool // deleted, or never opened: not counted against its user
+	lastSeen time.Time   // the start or end of its last request
+	inflight int         // its POSTs running (its initialize included)
+	closing  bool        // its owner's DELETE, or its eviction, is being served: no new question waits
+	gone     bool        // deleted, evicted, or never opened: not counted against the bounds
 }
 
 // Pending registers the wait of one question; done unregisters it.
@@ -113,53 +123,84 @@ func (s *legacySession) ownedBy(r *http.Request) bool {
 func (s *legacySession) idleSince(now time.Time, d time.Duration) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.asks) == 0 && now.Sub(s.lastSeen) > d
+	return !s.busyLocked() && now.Sub(s.lastSeen) > d
 }
 
 // legacySessions are an HTTPHandler's 2025-11-25 sessions, by session id.
 type legacySessions struct {
-	idle time.Duration
-	max  int // sessions per principal (legacybound.go); 0: none
+	idle   time.Duration
+	bounds sessionBounds // legacybound.go
+	// closer is the SDK's stateful handler, which closes the sessions
+	// evicted to make room (legacybound.go's evict).
+	closer http.Handler
+	logger *slog.Logger
 
-	mu     sync.Mutex
-	byID   map[string]*legacySession
-	added  int
-	byUser map[string][]*legacySession // by principal, when max > 0
+	mu    sync.Mutex
+	byID  map[string]*legacySession
+	added int
+	// The sessions counted against each bound that is set (pruned of
+	// those that ended when a bound seems reached, and every 256
+	// sessions): all of them, those without a principal, by principal,
+	// and those without a principal by client address.
+	all    []*legacySession
+	anon   []*legacySession
+	byUser map[string][]*legacySession
+	byAddr map[string][]*legacySession
 }
 
-// serve runs the legacy SDK handler for r: an initialize gets a new
-// legacySession in its context (the SDK keeps the values of that context
-// for the session's calls), recorded under the session id the SDK
-// answers; a DELETE is served by serveDelete; any other request with a
-// session id counts as activity.
-func (ls *legacySessions) serve(next http.Handler, w http.ResponseWriter, r *http.Request, initialize bool) {
+// serve runs the legacy SDK handler for r: an initialize (a request
+// with JSON-RPC id initID) is served by serveInitialize; a DELETE by
+// serveDelete; any other request with a session id counts as activity,
+// a POST as the session's request in flight until it ends.
+func (ls *legacySessions) serve(next http.Handler, w http.ResponseWriter, r *http.Request, initialize bool, initID jsonrpc.ID) {
 	id := r.Header.Get(httpSessionHeader)
 	switch {
 	case initialize:
-		s := &legacySession{idle: ls.idle, lastSeen: time.Now()}
-		if info := auth.TokenInfoFromContext(r.Context()); info != nil {
-			s.user = info.UserID
-		}
-		if !ls.admit(s) {
-			ls.refuseSession(w)
-			return
-		}
-		next.ServeHTTP(w, r.WithContext(machine.WithLegacyAsks(r.Context(), s)))
-		if id := w.Header().Get(httpSessionHeader); id != "" {
-			ls.add(id, s)
-		} else {
-			s.markGone()
-		}
+		ls.serveInitialize(next, w, r, initID)
 		return
 	case id != "" && r.Method == http.MethodDelete:
 		ls.serveDelete(next, w, r, id)
 		return
+	case id != "" && r.Method == http.MethodPost:
+		if s := ls.get(id); s != nil {
+			s.startRequest(time.Now())
+			defer func() { s.endRequest(time.Now()) }()
+		}
 	case id != "":
 		if s := ls.get(id); s != nil {
 			s.touch(time.Now())
 		}
 	}
 	next.ServeHTTP(w, r)
+}
+
+// serveInitialize gives an initialize a new legacySession in its context
+// (the SDK keeps the values of that context for the session's calls),
+// once the bounds admit it (legacybound.go), and records it under the
+// session id the SDK answers.
+func (ls *legacySessions) serveInitialize(next http.Handler, w http.ResponseWriter, r *http.Request, initID jsonrpc.ID) {
+	now := time.Now()
+	s := &legacySession{idle: ls.idle, lastSeen: now, inflight: 1}
+	if info := auth.TokenInfoFromContext(r.Context()); info != nil {
+		s.user = info.UserID
+	} else {
+		s.addr = clientAddress(r)
+	}
+	ls.mu.Lock()
+	evicted, refused := ls.admit(s, now)
+	ls.mu.Unlock()
+	if refused != nil {
+		ls.refuse(w, initID, refused)
+		return
+	}
+	ls.evict(r, evicted)
+	next.ServeHTTP(w, r.WithContext(machine.WithLegacyAsks(r.Context(), s)))
+	if id := w.Header().Get(httpSessionHeader); id != "" {
+		ls.add(id, s)
+	} else {
+		s.markGone()
+	}
+	s.endRequest(time.Now())
 }
 
 // serveDelete serves the DELETE of session id. The SDK's close of a
@@ -214,15 +255,18 @@ func (ls *legacySessions) add(id string, s *legacySession) {
 		ls.byID = map[string]*legacySession{}
 	}
 	ls.byID[id] = s
-	if ls.added++; ls.added%256 == 0 && ls.idle > 0 {
+	s.mu.Lock()
+	s.id = id
+	s.mu.Unlock()
+	if ls.added++; ls.added%256 == 0 {
 		// Sessions the SDK closed for idleness never say so: forget them.
 		now := time.Now()
 		for id, s := range ls.byID {
-			if s.idleSince(now, 2*ls.idle) {
+			if ls.idle > 0 && s.idleSince(now, 2*ls.idle) {
 				delete(ls.byID, id)
 			}
 		}
-		ls.pruneUsers(now)
+		ls.pruneAll(now)
 	}
 }
 

@@ -40,7 +40,7 @@ func TestHTTPHandlerDefaultSessionTimeout(t *testing.T) {
 		}
 	}
 	for n, want := range map[int]int{0: DefaultMaxSessionsPerPrincipal, 5: 5, -1: 0} {
-		if got := NewHTTPHandler(get, &HTTPOptions{MaxSessionsPerPrincipal: n}, Hooks{}).sessions.max; got != want {
+		if got := NewHTTPHandler(get, &HTTPOptions{MaxSessionsPerPrincipal: n}, Hooks{}).sessions.bounds.perUser; got != want {
 			t.Errorf("MaxSessionsPerPrincipal %d: bound %d, want %d", n, got, want)
 		}
 	}
@@ -62,7 +62,7 @@ func TestHTTPHandlerIdleSessionsEnd(t *testing.T) {
 	before := goruntime.NumGoroutine()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "idle", Version: "v0"}, nil)
 	ts := httptest.NewServer(NewHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&HTTPOptions{SessionTimeout: timeout}, Hooks{}))
+		&HTTPOptions{SessionTimeout: timeout, MaxAnonymousSessionsPerAddress: -1}, Hooks{}))
 	defer ts.Close()
 	ids := make([]string, sessions)
 	for i := range ids {
