@@ -295,3 +295,25 @@ func TestHTTPHandlerAuthenticatedBesideAnonymous(t *testing.T) {
 		}
 	}
 }
+
+// TestClientAddress: a session without a principal counts against the
+// host of its RemoteAddr: an IPv4 address as it is, an IPv6 one by its /64
+// prefix (what one client is usually given), so a client cannot take the
+// per-address bound many times over by walking its own /64.
+func TestClientAddress(t *testing.T) {
+	key := func(remote string) string {
+		return clientAddress(&http.Request{RemoteAddr: remote})
+	}
+	if a, b := key("[2001:db8:1:2::1]:443"), key("[2001:db8:1:2:ffff::9]:5"); a != b || a != "2001:db8:1:2::/64" {
+		t.Errorf("one /64: %q and %q", a, b)
+	}
+	if a, b := key("[2001:db8:1:2::1]:443"), key("[2001:db8:1:3::1]:443"); a == b {
+		t.Errorf("two /64s share %q", a)
+	}
+	if a, b := key("127.0.0.2:80"), key("127.0.0.3:80"); a != "127.0.0.2" || b != "127.0.0.3" {
+		t.Errorf("IPv4: %q %q", a, b)
+	}
+	if got := key("not an address"); got != "not an address" {
+		t.Errorf("an unparsable RemoteAddr: %q", got)
+	}
+}
