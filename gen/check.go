@@ -85,6 +85,9 @@ func (c *checker) checkPackage(pkg *unit) *pkgModel {
 		}
 		bad := c.checkDirectives(f)
 		file := &fileModel{Source: name, Output: strings.TrimSuffix(name, ".go") + generatedSuffix}
+		if x := fileConstraint(name, f); x != nil {
+			file.Build = x.String()
+		}
 		for _, decl := range f.Decls {
 			gd, ok := decl.(*ast.GenDecl)
 			if !ok || gd.Tok != token.TYPE {

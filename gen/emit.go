@@ -55,6 +55,9 @@ func emitFile(pkg *pkgModel, file *fileModel) ([]byte, error) {
 	f := newFile(pkg, file.Imports)
 	f.HeaderComment("// " + header)
 	f.HeaderComment("// source: " + filepath.Base(file.Source))
+	if file.Build != "" {
+		f.HeaderComment("//go:build " + file.Build)
+	}
 	v := jen.Lit(contract.GenVersion)
 	f.Comment("The build fails on the next lines when this file and the elicitgen runtime")
 	f.Comment("come from different versions of elicitgen: run the elicitgen of the same")

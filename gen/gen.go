@@ -1,6 +1,10 @@
 package gen
 
-import "regexp"
+import (
+	"maps"
+	"regexp"
+	"slices"
+)
 
 // Result is the outcome of Generate.
 type Result struct {
@@ -38,8 +42,17 @@ func loadModel(cfg Config) (Diagnostics, *model, error) {
 	if loadDiags = withoutPending(loadDiags, m); len(loadDiags) > 0 {
 		return loadDiags, nil, nil
 	}
+	excluded := excludedFiles(pkgs, cfg)
+	for _, port := range slices.Sorted(maps.Keys(excluded)) {
+		pm, pd, err := loadPlatform(cfg, port, excluded[port])
+		if err != nil {
+			return nil, nil, err
+		}
+		mergeModel(m, pm)
+		diags = append(diags, pd...)
+	}
 	if len(diags) > 0 {
-		return diags, nil, nil
+		return sortDiagnostics(diags), nil, nil
 	}
 	return nil, m, nil
 }

@@ -28,8 +28,11 @@ type pkgModel struct {
 type fileModel struct {
 	Source string // absolute path of the .go file the forms are declared in
 	Output string // absolute path of the generated file
-	Forms  []*formModel
-	Tools  []*toolModel
+	// Build is the source's build constraint, which the generated file
+	// carries as its //go:build line (constraint.go); "" for none.
+	Build string
+	Forms []*formModel
+	Tools []*toolModel
 	// Imports maps every package the generated file may refer to, to the
 	// name it imports it under (aliased when a package-level identifier
 	// takes the usual name).

@@ -142,12 +142,12 @@ func changedDecls(pm *pkgModel, file *fileModel, have, want []byte, scope *types
 		return nil
 	}
 	for _, form := range file.Forms {
-		if err := add(form.Name, &fileModel{Source: file.Source, Output: file.Output, Forms: []*formModel{form}, Imports: file.Imports}); err != nil {
+		if err := add(form.Name, &fileModel{Source: file.Source, Output: file.Output, Build: file.Build, Forms: []*formModel{form}, Imports: file.Imports}); err != nil {
 			return nil, err
 		}
 	}
 	for _, tool := range file.Tools {
-		if err := add(tool.Name, &fileModel{Source: file.Source, Output: file.Output, Tools: []*toolModel{tool}, Imports: file.Imports}); err != nil {
+		if err := add(tool.Name, &fileModel{Source: file.Source, Output: file.Output, Build: file.Build, Tools: []*toolModel{tool}, Imports: file.Imports}); err != nil {
 			return nil, err
 		}
 	}
