@@ -183,11 +183,15 @@ func (e *formEmitter) newBlock() jen.Code {
 }
 
 // fail is the statement that records reason for the property.
-func (e *formEmitter) fail(prop string, reason jen.Code) jen.Code {
-	return e.id("errs").Op("=").Append(e.id("errs"), rt("FieldError").Values(jen.Dict{
+func (e *formEmitter) fail(prop string, reason jen.Code, shown ...jen.Code) jen.Code {
+	d := jen.Dict{
 		jen.Id("Property"): jen.Lit(prop),
 		jen.Id("Reason"):   reason,
-	}))
+	}
+	if len(shown) > 0 {
+		d[jen.Id("Shown")] = shown[0]
+	}
+	return e.id("errs").Op("=").Append(e.id("errs"), rt("FieldError").Values(d))
 }
 
 // check is one link of an if / else-if chain: a condition meaning
@@ -195,6 +199,7 @@ func (e *formEmitter) fail(prop string, reason jen.Code) jen.Code {
 type check struct {
 	init, cond jen.Code
 	reason     jen.Code
+	shown      string // the reason as the form showed it (an enum's titles), or ""
 }
 
 // chain prints the if / else-if chain of checks, then else with ok.
@@ -211,7 +216,11 @@ func (e *formEmitter) chain(prop string, checks []check, ok []jen.Code) jen.Code
 		} else {
 			s = s.Else().If(head...)
 		}
-		s = s.Block(e.fail(prop, c.reason))
+		if c.shown != "" {
+			s = s.Block(e.fail(prop, c.reason, jen.Lit(c.shown)))
+		} else {
+			s = s.Block(e.fail(prop, c.reason))
+		}
 	}
 	return s.Else().Block(ok...)
 }
@@ -236,7 +245,7 @@ func (e *formEmitter) decodeField(fd *fieldModel) jen.Code {
 		checks, value = e.decodeText(fd)
 	case kindBool:
 		b, ok := e.id("b"), e.id("ok")
-		checks = []check{{jen.List(b.Clone(), ok).Op(":=").Add(e.id("raw")).Assert(jen.Bool()), jen.Op("!").Add(ok), impl("ReasonBoolean")}}
+		checks = []check{{jen.List(b.Clone(), ok).Op(":=").Add(e.id("raw")).Assert(jen.Bool()), jen.Op("!").Add(ok), impl("ReasonBoolean"), ""}}
 		value = e.convert(fd, b)
 	case kindInteger:
 		checks, value = e.decodeInteger(fd)
@@ -265,10 +274,10 @@ func (e *formEmitter) convert(fd *fieldModel, x *jen.Statement) *jen.Statement {
 // a string, a single-select, a time.
 func (e *formEmitter) decodeText(fd *fieldModel) ([]check, *jen.Statement) {
 	raw, ok, s := e.id("raw"), e.id("ok"), e.id("s")
-	checks := []check{{jen.List(s.Clone(), ok.Clone()).Op(":=").Add(raw).Assert(jen.String()), jen.Op("!").Add(ok), impl("ReasonString")}}
+	checks := []check{{jen.List(s.Clone(), ok.Clone()).Op(":=").Add(raw).Assert(jen.String()), jen.Op("!").Add(ok), impl("ReasonString"), ""}}
 	switch fd.Kind {
 	case kindEnum:
-		checks = append(checks, check{nil, jen.Id(fd.Enum.Index).Call(s).Op("<").Lit(0), jen.Lit("must be one of " + fd.Enum.list())})
+		checks = append(checks, check{nil, jen.Id(fd.Enum.Index).Call(s).Op("<").Lit(0), jen.Lit("must be one of " + fd.Enum.list()), fd.Enum.shown("must be one of ")})
 		if fd.Enum.Named != nil {
 			return checks, e.typ(fd.Value).Call(s)
 		}
@@ -279,7 +288,7 @@ func (e *formEmitter) decodeText(fd *fieldModel) ([]check, *jen.Statement) {
 		if fd.Format == "date" {
 			parse, reason = "ParseDate", "ReasonDate"
 		}
-		return append(checks, check{jen.List(tm.Clone(), ok).Op(":=").Add(impl(parse)).Call(s), jen.Op("!").Add(ok), impl(reason)}), tm
+		return append(checks, check{jen.List(tm.Clone(), ok).Op(":=").Add(impl(parse)).Call(s), jen.Op("!").Add(ok), impl(reason), ""}), tm
 	}
 	if fd.HasMin || fd.HasMax {
 		lo, hi := jen.Lit(0), jen.Code(jen.Lit(int(fd.MaxInt)))
@@ -289,7 +298,7 @@ func (e *formEmitter) decodeText(fd *fieldModel) ([]check, *jen.Statement) {
 		if !fd.HasMax {
 			hi = jen.Qual("math", "MaxInt")
 		}
-		checks = append(checks, check{nil, jen.Op("!").Add(impl("CharCountWithin")).Call(s, lo, hi), jen.Lit(boundsReason(fd, "characters"))})
+		checks = append(checks, check{nil, jen.Op("!").Add(impl("CharCountWithin")).Call(s, lo, hi), jen.Lit(boundsReason(fd, "characters")), ""})
 	}
 	if c, ok := e.formatCheck(fd.Format, s); ok {
 		checks = append(checks, c)
@@ -301,13 +310,13 @@ func (e *formEmitter) decodeText(fd *fieldModel) ([]check, *jen.Statement) {
 func (e *formEmitter) formatCheck(format string, s *jen.Statement) (check, bool) {
 	switch format {
 	case "email":
-		return check{nil, jen.Op("!").Add(impl("IsEmail")).Call(s), impl("ReasonEmail")}, true
+		return check{nil, jen.Op("!").Add(impl("IsEmail")).Call(s), impl("ReasonEmail"), ""}, true
 	case "uri":
-		return check{nil, jen.Op("!").Add(impl("IsAbsoluteURI")).Call(s), impl("ReasonURI")}, true
+		return check{nil, jen.Op("!").Add(impl("IsAbsoluteURI")).Call(s), impl("ReasonURI"), ""}, true
 	case "date":
-		return check{nil, jen.Op("!").Add(impl("IsDate")).Call(s), impl("ReasonDate")}, true
+		return check{nil, jen.Op("!").Add(impl("IsDate")).Call(s), impl("ReasonDate"), ""}, true
 	case "date-time":
-		return check{jen.List(jen.Id("_"), e.id("ok")).Op(":=").Add(impl("ParseDateTime")).Call(s), jen.Op("!").Add(e.id("ok")), impl("ReasonDateTime")}, true
+		return check{jen.List(jen.Id("_"), e.id("ok")).Op(":=").Add(impl("ParseDateTime")).Call(s), jen.Op("!").Add(e.id("ok")), impl("ReasonDateTime"), ""}, true
 	}
 	return check{}, false
 }
@@ -317,22 +326,22 @@ func (e *formEmitter) formatCheck(format string, s *jen.Statement) (check, bool)
 func (e *formEmitter) decodeInteger(fd *fieldModel) ([]check, *jen.Statement) {
 	n, reason := e.id("n"), e.id("reason")
 	return []check{
-		{jen.List(n.Clone(), reason.Clone()).Op(":=").Add(impl("Integer")).Call(e.id("raw")), reason.Clone().Op("!=").Lit(""), reason},
-		{nil, bounds(n, true, true, jen.Lit(int(fd.MinInt)), jen.Lit(int(fd.MaxInt))), jen.Lit(fmt.Sprintf("must be an integer from %d to %d", fd.MinInt, fd.MaxInt))},
+		{jen.List(n.Clone(), reason.Clone()).Op(":=").Add(impl("Integer")).Call(e.id("raw")), reason.Clone().Op("!=").Lit(""), reason, ""},
+		{nil, bounds(n, true, true, jen.Lit(int(fd.MinInt)), jen.Lit(int(fd.MaxInt))), jen.Lit(fmt.Sprintf("must be an integer from %d to %d", fd.MinInt, fd.MaxInt)), ""},
 	}, e.typ(fd.Value).Call(n)
 }
 
 // decodeNumber is the checks and the value of a number property.
 func (e *formEmitter) decodeNumber(fd *fieldModel) ([]check, *jen.Statement) {
 	n, reason := e.id("n"), e.id("reason")
-	checks := []check{{jen.List(n.Clone(), reason.Clone()).Op(":=").Add(impl("Number")).Call(e.id("raw")), reason.Clone().Op("!=").Lit(""), reason}}
+	checks := []check{{jen.List(n.Clone(), reason.Clone()).Op(":=").Add(impl("Number")).Call(e.id("raw")), reason.Clone().Op("!=").Lit(""), reason, ""}}
 	if fd.HasMin || fd.HasMax {
-		checks = append(checks, check{nil, bounds(n, fd.HasMin, fd.HasMax, jen.Lit(fd.MinNum), jen.Lit(fd.MaxNum)), jen.Lit(numberReason(fd))})
+		checks = append(checks, check{nil, bounds(n, fd.HasMin, fd.HasMax, jen.Lit(fd.MinNum), jen.Lit(fd.MaxNum)), jen.Lit(numberReason(fd)), ""})
 	}
 	if fd.Float32 && !(fd.HasMin && fd.HasMax) {
 		// Declared bounds lie within the float32 range; one bound alone
 		// leaves the other side open.
-		checks = append(checks, check{nil, bounds(n, true, true, jen.Op("-").Qual("math", "MaxFloat32"), jen.Qual("math", "MaxFloat32")), impl("ReasonFloat32")})
+		checks = append(checks, check{nil, bounds(n, true, true, jen.Op("-").Qual("math", "MaxFloat32"), jen.Qual("math", "MaxFloat32")), impl("ReasonFloat32"), ""})
 	}
 	return checks, e.convert(fd, n)
 }
@@ -409,7 +418,7 @@ func (e *formEmitter) decodeMulti(fd *fieldModel) jen.Code {
 			jen.List(s.Clone(), ok.Clone()).Op(":=").Add(it).Assert(jen.String()),
 			jen.If(jen.Op("!").Add(ok)).Block(stop(impl("ReasonArray"))...),
 			i.Clone().Op(":=").Id(fd.Enum.Index).Call(s),
-			jen.If(i.Clone().Op("<").Lit(0)).Block(stop(jen.Lit("items must be among "+fd.Enum.list()))...),
+			jen.If(i.Clone().Op("<").Lit(0)).Block(append(e.multiShown(fd), stop(jen.Lit("items must be among "+fd.Enum.list()))...)...),
 			jen.If(seen.Clone().Index(i)).Block(stop(impl("ReasonDuplicate"))...),
 			seen.Clone().Index(i).Op("=").True(),
 			items.Clone().Op("=").Append(items, elemValue),
@@ -418,10 +427,37 @@ func (e *formEmitter) decodeMulti(fd *fieldModel) jen.Code {
 	return e.present(fd,
 		jen.List(list.Clone(), ok.Clone()).Op(":=").Add(impl("List")).Call(raw),
 		jen.Var().Add(reason).String(),
+		e.multiShownVar(fd),
 		jen.Var().Add(items).Index().Add(e.typ(elemType)),
 		judge,
-		jen.If(reason.Clone().Op("!=").Lit("")).Block(e.fail(fd.Property, reason)).Else().Block(e.id("v").Dot(fd.GoName).Op("=").Add(items)),
+		jen.If(reason.Clone().Op("!=").Lit("")).Block(e.multiFail(fd, reason)).Else().Block(e.id("v").Dot(fd.GoName).Op("=").Add(items)),
 	)
+}
+
+// multiShown sets, for a multi-select with titles, the reason of an item
+// it does not offer as the form showed it; nothing otherwise.
+func (e *formEmitter) multiShown(fd *fieldModel) []jen.Code {
+	if shown := fd.Enum.shown("items must be among "); shown != "" {
+		return []jen.Code{e.id("shown").Op("=").Lit(shown)}
+	}
+	return nil
+}
+
+// multiShownVar declares the shown reason of a multi-select with titles.
+func (e *formEmitter) multiShownVar(fd *fieldModel) jen.Code {
+	if fd.Enum.shown("") == "" {
+		return jen.Null()
+	}
+	return jen.Var().Add(e.id("shown")).String()
+}
+
+// multiFail is a multi-select's failure with its reason, and with its
+// shown reason when its enum has titles.
+func (e *formEmitter) multiFail(fd *fieldModel, reason *jen.Statement) jen.Code {
+	if fd.Enum.shown("") == "" {
+		return e.fail(fd.Property, reason)
+	}
+	return e.fail(fd.Property, reason, e.id("shown"))
 }
 
 func boundsReason(fd *fieldModel, unit string) string {

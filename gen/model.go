@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"cmp"
 	"go/types"
 	"strings"
 	"time"
@@ -291,6 +292,19 @@ func (e *enumModel) has(v string) bool {
 }
 
 // list renders the values as "dev, staging, prod".
+// shown is prefix and the enum's titles, as the form shows its values,
+// when it has titles; "" when it has none.
+func (e *enumModel) shown(prefix string) string {
+	if !e.Titled {
+		return ""
+	}
+	titles := make([]string, len(e.Values))
+	for i, v := range e.Values {
+		titles[i] = cmp.Or(v.Title, v.Value)
+	}
+	return prefix + strings.Join(titles, ", ")
+}
+
 func (e *enumModel) list() string {
 	vals := make([]string, len(e.Values))
 	for i, v := range e.Values {

@@ -349,6 +349,7 @@ func (x *Twelve) DecodeElicit(content map[string]any) error {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "priority",
 				Reason:   "must be one of low, normal, high, urgent",
+				Shown:    "must be one of Low, Normal, High, Urgent",
 			})
 		} else {
 			v.Priority = Priority(s)
@@ -379,6 +380,7 @@ func (x *Twelve) DecodeElicit(content map[string]any) error {
 	if raw, ok := content["labels"]; ok {
 		list, ok := elicitimpl.List(raw)
 		var reason string
+		var shown string
 		var items []Label
 		if !ok {
 			reason = elicitimpl.ReasonArray
@@ -398,6 +400,7 @@ func (x *Twelve) DecodeElicit(content map[string]any) error {
 				}
 				i := elicitLabelIndex(s)
 				if i < 0 {
+					shown = "items must be among Bug, Feature, Documentation, Performance, Tests"
 					reason = "items must be among bug, feature, docs, perf, test"
 					break
 				}
@@ -413,6 +416,7 @@ func (x *Twelve) DecodeElicit(content map[string]any) error {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "labels",
 				Reason:   reason,
+				Shown:    shown,
 			})
 		} else {
 			v.Labels = items

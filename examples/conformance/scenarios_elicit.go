@@ -347,6 +347,7 @@ func (x *Enums) DecodeElicit(content map[string]any) error {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "titledSingle",
 				Reason:   "must be one of value1, value2, value3",
+				Shown:    "must be one of First Option, Second Option, Third Option",
 			})
 		} else {
 			v.TitledSingle = TitledOption(s)
@@ -362,6 +363,7 @@ func (x *Enums) DecodeElicit(content map[string]any) error {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "legacyEnum",
 				Reason:   "must be one of opt1, opt2, opt3",
+				Shown:    "must be one of Option One, Option Two, Option Three",
 			})
 		} else {
 			v.LegacyEnum = LegacyOption(s)
@@ -410,6 +412,7 @@ func (x *Enums) DecodeElicit(content map[string]any) error {
 	if raw, ok := content["titledMulti"]; ok {
 		list, ok := elicitimpl.List(raw)
 		var reason string
+		var shown string
 		var items []TitledChoice
 		if !ok {
 			reason = elicitimpl.ReasonArray
@@ -427,6 +430,7 @@ func (x *Enums) DecodeElicit(content map[string]any) error {
 				}
 				i := elicitTitledChoiceIndex(s)
 				if i < 0 {
+					shown = "items must be among First Choice, Second Choice, Third Choice"
 					reason = "items must be among value1, value2, value3"
 					break
 				}
@@ -442,6 +446,7 @@ func (x *Enums) DecodeElicit(content map[string]any) error {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "titledMulti",
 				Reason:   reason,
+				Shown:    shown,
 			})
 		} else {
 			v.TitledMulti = items

@@ -111,7 +111,7 @@ func TestReaskCarriesValidAnswers(t *testing.T) {
 	bad := map[string]any{"environment": "moon", "notify": true}
 	check := func(t *testing.T, p *mcp.ElicitParams) {
 		t.Helper()
-		if !strings.Contains(p.Message, "Please correct: environment: must be one of dev, staging, prod.") {
+		if !strings.Contains(p.Message, "Please correct: environment: must be one of Development, Staging, Production.") {
 			t.Errorf("asked again with %q", p.Message)
 		}
 		if notify := property(t, p, "notify"); notify["default"] != true {

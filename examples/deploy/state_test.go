@@ -154,7 +154,7 @@ func TestAnswersAreCheckedAndReasked(t *testing.T) {
 	}
 	k := onlyKey(t, bad)
 	msg := bad.InputRequests[k].(*mcp.ElicitParams).Message
-	if k != "target.3" || !strings.Contains(msg, "environment: must be one of dev, staging, prod") {
+	if k != "target.3" || !strings.Contains(msg, "environment: must be one of Development, Staging, Production") {
 		t.Fatalf("re-ask: %q %q", k, msg)
 	}
 	// An old key is not accepted in a later round.

@@ -81,6 +81,7 @@ func (x *Target) DecodeElicit(content map[string]any) error {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "environment",
 				Reason:   "must be one of dev, staging, prod",
+				Shown:    "must be one of Development, Staging, Production",
 			})
 		} else {
 			v.Environment = Environment(s)

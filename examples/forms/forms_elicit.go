@@ -80,6 +80,7 @@ func (x *DeployForm) DecodeElicit(content map[string]any) error {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "environment",
 				Reason:   "must be one of dev, staging, prod",
+				Shown:    "must be one of Development, Staging, Production",
 			})
 		} else {
 			v.Environment = Environment(s)
@@ -418,6 +419,7 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 	if raw, ok := content["stages"]; ok {
 		list, ok := elicitimpl.List(raw)
 		var reason string
+		var shown string
 		var items []Environment
 		if !ok {
 			reason = elicitimpl.ReasonArray
@@ -435,6 +437,7 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 				}
 				i := elicitEnvironmentIndex(s)
 				if i < 0 {
+					shown = "items must be among Development, Staging, Production"
 					reason = "items must be among dev, staging, prod"
 					break
 				}
@@ -450,6 +453,7 @@ func (x *Profile) DecodeElicit(content map[string]any) error {
 			errs = append(errs, elicitrt.FieldError{
 				Property: "stages",
 				Reason:   reason,
+				Shown:    shown,
 			})
 		} else {
 			v.Stage = items

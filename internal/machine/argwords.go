@@ -78,12 +78,12 @@ func (w *argWords) explain(args map[string]any, err error) string {
 		v, ok := args[name]
 		if !ok {
 			if w.required[name] {
-				bad = append(bad, FieldError{name, ReasonRequired})
+				bad = append(bad, FieldError{Property: name, Reason: ReasonRequired})
 			}
 			continue
 		}
 		if reason := w.reason(name, v); reason != "" {
-			bad = append(bad, FieldError{name, reason})
+			bad = append(bad, FieldError{Property: name, Reason: reason})
 		}
 	}
 	if w.closed {
@@ -96,10 +96,10 @@ func (w *argWords) explain(args map[string]any, err error) string {
 		slices.Sort(unknown)
 		for i, k := range unknown {
 			if i == maxUnknownNamed {
-				bad = append(bad, FieldError{fmt.Sprintf("and %d more", len(unknown)-i), "are not arguments of this tool"})
+				bad = append(bad, FieldError{Property: fmt.Sprintf("and %d more", len(unknown)-i), Reason: "are not arguments of this tool"})
 				break
 			}
-			bad = append(bad, FieldError{cut(k, 64), "is not an argument of this tool (it takes " + strings.Join(w.order, ", ") + ")"})
+			bad = append(bad, FieldError{Property: cut(k, 64), Reason: "is not an argument of this tool (it takes " + strings.Join(w.order, ", ") + ")"})
 		}
 	}
 	if len(bad) == 0 {

@@ -24,7 +24,7 @@ func TestArgWords(t *testing.T) {
 	},"additionalProperties":false}`)
 	steps := []Step{{Key: "f", Prefill: []string{"env"}, Check: func(c map[string]any) error {
 		if c["env"] != "dev" {
-			return &ContentError{Fields: []FieldError{{"env", "must be one of dev"}}}
+			return &ContentError{Fields: []FieldError{{Property: "env", Reason: "must be one of dev"}}}
 		}
 		return nil
 	}}}

@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"cmp"
 	"strings"
 )
 
@@ -10,8 +11,13 @@ type FieldError struct {
 	// Property is the schema property name (not the Go field name).
 	Property string
 	// Reason says what is wrong, in words fit to show the user, such as
-	// "must be one of dev, staging, prod".
+	// "must be one of dev, staging, prod": the values a client sends, as
+	// the model needs them in an argument error.
 	Reason string
+	// Shown, when set, is Reason in the words the form showed the person:
+	// an enum's titles ("must be one of Development, Staging, Production").
+	// A re-ask says it (ContentError.Shown).
+	Shown string
 }
 
 // ContentError is returned by a generated DecodeElicit when accepted content
@@ -31,6 +37,22 @@ func (e *ContentError) Error() string {
 		b.WriteString(f.Property)
 		b.WriteString(": ")
 		b.WriteString(f.Reason)
+	}
+	return b.String()
+}
+
+// Shown is Error in the words the form showed the person, without its
+// "invalid content: " prefix: each property's Shown reason where it has
+// one, else its Reason.
+func (e *ContentError) Shown() string {
+	var b strings.Builder
+	for i, f := range e.Fields {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(f.Property)
+		b.WriteString(": ")
+		b.WriteString(cmp.Or(f.Shown, f.Reason))
 	}
 	return b.String()
 }

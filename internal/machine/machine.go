@@ -976,7 +976,7 @@ func (c *call) keepForm(j int, content map[string]any) bool {
 	}
 	content = c.withCallDefaults(j, content)
 	if err := c.m.steps[j].Check(content); err != nil {
-		c.invalid(j, bounded(strings.TrimPrefix(err.Error(), "invalid content: ")))
+		c.invalid(j, bounded(shownReason(err)))
 		c.keepValid(j, content, err)
 		return false
 	}
@@ -989,6 +989,16 @@ func (c *call) keepForm(j int, content map[string]any) bool {
 	c.st.Answers[j] = kept
 	c.st.Steps[j].Tries, c.st.Steps[j].Reason, c.st.Steps[j].Kept = 0, "", nil
 	return true
+}
+
+// shownReason is why content was refused, in the words the form showed
+// the person (an enum's titles, not its values).
+func shownReason(err error) string {
+	var ce *ContentError
+	if errors.As(err, &ce) {
+		return ce.Shown()
+	}
+	return strings.TrimPrefix(err.Error(), "invalid content: ")
 }
 
 // invalid counts an invalid answer to step j and keeps why (bounded).

@@ -132,7 +132,7 @@ func promptArguments[A any](raw map[string]string, required []string) (A, error)
 	var missing []FieldError
 	for _, name := range required {
 		if raw[name] == "" {
-			missing = append(missing, FieldError{name, ReasonRequired})
+			missing = append(missing, FieldError{Property: name, Reason: ReasonRequired})
 		}
 	}
 	if missing != nil {
