@@ -50,9 +50,8 @@ func (reporter) Run(ctx context.Context, _ *mcp.CallToolRequest, task ReportTask
 			return nil, err
 		}
 	}
-	if err := task.Progress(ctx, "Waiting for your answer: include salaries?"); err != nil {
-		return nil, err
-	}
+	// While it waits, the task's status message is the runtime's:
+	// "Waiting for your answer: " and the question.
 	choice, outcome, err := task.AskSalaries(ctx)
 	if err != nil {
 		return nil, err

@@ -226,19 +226,25 @@ func (t *Task) askPerson(ctx context.Context, steps []int) (Reply, error) {
 		}
 		next, end, ended := t.judge(pending, answers, contents)
 		if ended {
-			return end, nil
+			return end, t.answered(ctx) // declined or cancelled: no longer waiting
 		}
 		pending = next
 	}
-	if _, err := t.update(ctx, func(rec *TaskRecord) error {
+	return Reply{Outcome: Accepted, Step: -1, contents: contents}, t.answered(ctx)
+}
+
+// answered turns the task, whose question was answered, back to working.
+func (t *Task) answered(ctx context.Context) error {
+	_, err := t.update(ctx, func(rec *TaskRecord) error {
 		if rec.Status == TaskInputRequired {
 			rec.Status = TaskWorking
 		}
 		return nil
-	}); err != nil && !errors.Is(err, errTaskEnded) {
-		return Reply{}, err
+	})
+	if errors.Is(err, errTaskEnded) {
+		return nil
 	}
-	return Reply{Outcome: Accepted, Step: -1, contents: contents}, nil
+	return err
 }
 
 // gaveUp is ask's GaveUpError for the first pending step out of
@@ -273,12 +279,17 @@ func (t *Task) publish(ctx context.Context, pending []int) (map[string]int, uint
 	m, c := t.m, t.c
 	keys := make(map[string]int, len(pending))
 	requests := make(mcp.InputRequestMap, len(pending))
+	var waitingFor string // the first question, for the status message
 	for _, j := range pending {
 		t.reopened(j)
 		c.st.Steps[j].Asks++
 		key := inputKey(m.steps[j].Key, c.st.Steps[j].Asks)
 		keys[key] = j
-		requests[key] = m.steps[j].Params(c.message(j))
+		p := m.steps[j].Params(c.message(j))
+		requests[key] = p
+		if waitingFor == "" {
+			waitingFor = p.Message
+		}
 	}
 	t.reopen = nil
 	raw, err := json.Marshal(requests)
@@ -294,6 +305,7 @@ func (t *Task) publish(ctx context.Context, pending []int) (map[string]int, uint
 			return errTaskEnded
 		}
 		rec.Status, rec.InputRequests, rec.Answers = TaskInputRequired, asked, keepAnswers(rec.Answers, asked)
+		rec.StatusMessage = bounded(WaitingPrefix + waitingFor)
 		return nil
 	})
 	if err != nil || rec == nil {
@@ -403,7 +415,7 @@ func (t *Task) await(ctx context.Context, keys map[string]int, version uint64) (
 // failing; tasks/update and tasks/get fail meanwhile (fail closed).
 func (t *Task) update(ctx context.Context, change func(*TaskRecord) error) (*TaskRecord, error) {
 	for {
-		rec, err := t.m.opts.Tasks.Update(ctx, t.id, t.fenced(change))
+		rec, err := t.m.opts.Tasks.Update(ctx, t.id, t.fenced(saysWhatIsTrue(change)))
 		if err == nil && rec != nil {
 			t.moved(rec.Status)
 		}

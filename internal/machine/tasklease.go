@@ -67,6 +67,7 @@ func failTask(rec *TaskRecord, e *jsonrpc.Error) {
 	raw, _ := json.Marshal(e)
 	rec.Status, rec.Error, rec.Result = TaskFailed, raw, nil
 	rec.InputRequests, rec.Answers = nil, nil
+	noLongerWaiting(rec)
 }
 
 // renewLease extends the task's lease by ToolOptions.TaskLease from now,

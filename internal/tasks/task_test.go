@@ -336,7 +336,7 @@ func TestTaskLifecycle(t *testing.T) {
 			t.Errorf("task id %q: want 128 bits in base64url", id)
 		}
 		asked := pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
-		if asked["resultType"] != "complete" || asked["statusMessage"] != "grinding" {
+		if asked["resultType"] != "complete" || asked["statusMessage"] != machine.WaitingPrefix+"Sugar?" {
 			t.Errorf("tasks/get: %v", asked)
 		}
 		req, ok := asked["inputRequests"].(map[string]any)["sugar"].(map[string]any)

@@ -291,7 +291,7 @@ func (svc *taskService) update(ctx context.Context, _ *mcp.ServerSession, p *Tas
 			delete(rec.InputRequests, k)
 		}
 		if len(rec.InputRequests) == 0 {
-			rec.Status, rec.InputRequests = machine.TaskWorking, nil
+			machine.AnswersIn(rec)
 		}
 		return nil
 	}); err != nil {

@@ -1,0 +1,48 @@
+package machine
+
+import "strings"
+
+// A task's status message says what is true now. While a task waits for
+// an answer its message is WaitingPrefix and the question (whatever the
+// handler's Progress said before it asked). Once tasks/update has the
+// answers in, the task is working and says Resuming until its run takes
+// them up, so a task whose instance stopped, before its lease runs out and
+// another takes it over, says it resumes rather than that it waits for an
+// answer already given. Once its run has the answer, declined or
+// cancelled too, or the task has ended, neither message stays.
+
+// WaitingPrefix begins the status message of a task that waits for an
+// answer: "Waiting for your answer: Include the salaries section?".
+const WaitingPrefix = "Waiting for your answer: "
+
+// Resuming is the status message tasks/get shows for a task whose
+// questions are all answered, before an instance takes the answers up.
+const Resuming = "Your answer is in: the task resumes shortly."
+
+// noLongerWaiting drops rec's waiting (or resuming) message once rec no
+// longer waits: the run's own updates and a task's end call it.
+func noLongerWaiting(rec *TaskRecord) {
+	if rec.Status != TaskInputRequired && (strings.HasPrefix(rec.StatusMessage, WaitingPrefix) || rec.StatusMessage == Resuming) {
+		rec.StatusMessage = ""
+	}
+}
+
+// AnswersIn is what tasks/update does to rec once its every question has
+// its answer: working, and resuming until the run takes the answers up.
+func AnswersIn(rec *TaskRecord) {
+	rec.Status, rec.InputRequests = TaskWorking, nil
+	if rec.StatusMessage == "" || strings.HasPrefix(rec.StatusMessage, WaitingPrefix) {
+		rec.StatusMessage = Resuming
+	}
+}
+
+// saysWhatIsTrue is change, then noLongerWaiting.
+func saysWhatIsTrue(change func(*TaskRecord) error) func(*TaskRecord) error {
+	return func(rec *TaskRecord) error {
+		if err := change(rec); err != nil {
+			return err
+		}
+		noLongerWaiting(rec)
+		return nil
+	}
+}
