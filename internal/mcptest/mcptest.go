@@ -94,6 +94,8 @@ type Options struct {
 	Manual bool
 	// Command is the server process of the "stdio" transport.
 	Command func() *exec.Cmd
+	// Client names the client in initialize and _meta (default test v0).
+	Client *mcp.Implementation
 }
 
 // RunWithBinary is a TestMain body for a main package's tests: it builds
@@ -147,7 +149,11 @@ func Connect(t testing.TB, newServer func() *mcp.Server, transport, era string, 
 	if o.Manual {
 		copts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, copts)
+	impl := o.Client
+	if impl == nil {
+		impl = &mcp.Implementation{Name: "test", Version: "v0"}
+	}
+	client := mcp.NewClient(impl, copts)
 	var ct mcp.Transport
 	switch transport {
 	case "memory":

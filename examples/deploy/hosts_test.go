@@ -1,0 +1,57 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/internal/mcptest"
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+)
+
+// deployPerson answers as a person who wants production: the environment
+// question with prod, a confirmation with yes.
+func deployPerson(p *mcp.ElicitParams) *mcp.ElicitResult {
+	if p.Message == "Which environment should I deploy to?" {
+		return mcptest.Accept(map[string]any{"environment": "prod"})
+	}
+	return mcptest.Accept(map[string]any{"confirm": true})
+}
+
+// TestHostsDeploy: what a person of each host of docs/hosts.md sees of
+// deploy {"service":"api"}, emulated on the wire (the era, the declared
+// modes, declining or answering for the person) against the deploy binary
+// over stdio and in-process over HTTP on 127.0.0.1, which agree; the
+// table of docs/hosts.md is generated from it. A host with no elicitation
+// gets the missing argument named, and, called again with it as a model
+// does, the preview and its token.
+func TestHostsDeploy(t *testing.T) {
+	keys := elicitrt.RandomKeyring()
+	var rows []mcptest.HostRow
+	for _, h := range mcptest.Hosts {
+		seen := map[string]string{}
+		for _, transport := range []string{"stdio", "http"} {
+			o := h.Options(deployPerson)
+			o.Command = func() *exec.Cmd {
+				cmd := exec.Command(serverBin, "-stdio")
+				cmd.Env = append(os.Environ(), "ELICITGEN_STATE_KEYS="+procKeys)
+				return cmd
+			}
+			cs := mcptest.Connect(t, func() *mcp.Server { return newServer(&elicitrt.ToolOptions{Keys: keys}) }, transport, h.Era, o)
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "api"}})
+			sees := mcptest.Sees(o.User, res, err)
+			if o.User == nil {
+				res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "api", "environment": "prod"}})
+				sees += "; called again with environment=prod → " + mcptest.Sees(nil, res, err)
+			}
+			seen[transport] = sees
+		}
+		if seen["stdio"] != seen["http"] {
+			t.Errorf("%s: over stdio %q, over HTTP %q", h.Name, seen["stdio"], seen["http"])
+		}
+		rows = append(rows, mcptest.HostRow{Host: h, Sees: seen["http"]})
+	}
+	mcptest.HostTable(t, "../..", "deploy", rows)
+}
