@@ -29,29 +29,21 @@ func deployPerson(p *mcp.ElicitParams) *mcp.ElicitResult {
 // does, the preview and its token.
 func TestHostsDeploy(t *testing.T) {
 	keys := elicitrt.RandomKeyring()
-	var rows []mcptest.HostRow
-	for _, h := range mcptest.Hosts {
-		seen := map[string]string{}
-		for _, transport := range []string{"stdio", "http"} {
-			o := h.Options(deployPerson)
-			o.Command = func() *exec.Cmd {
-				cmd := exec.Command(serverBin, "-stdio")
-				cmd.Env = append(os.Environ(), "ELICITGEN_STATE_KEYS="+procKeys)
-				return cmd
-			}
-			cs := mcptest.Connect(t, func() *mcp.Server { return newServer(&elicitrt.ToolOptions{Keys: keys}) }, transport, h.Era, o)
-			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "api"}})
-			sees := mcptest.Sees(o.User, res, err)
-			if o.User == nil {
-				res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "api", "environment": "prod"}})
-				sees += "; called again with environment=prod → " + mcptest.Sees(nil, res, err)
-			}
-			seen[transport] = sees
+	rows := mcptest.HostRows(t, func(h mcptest.Host, transport string) string {
+		o := h.Options(deployPerson)
+		o.Command = func() *exec.Cmd {
+			cmd := exec.Command(serverBin, "-stdio")
+			cmd.Env = append(os.Environ(), "ELICITGEN_STATE_KEYS="+procKeys)
+			return cmd
 		}
-		if seen["stdio"] != seen["http"] {
-			t.Errorf("%s: over stdio %q, over HTTP %q", h.Name, seen["stdio"], seen["http"])
+		cs := mcptest.Connect(t, func() *mcp.Server { return newServer(&elicitrt.ToolOptions{Keys: keys}) }, transport, h.Era, o)
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "api"}})
+		sees := mcptest.Sees(o.User, res, err)
+		if o.User == nil {
+			res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "api", "environment": "prod"}})
+			sees += "; called again with environment=prod → " + mcptest.Sees(nil, res, err)
 		}
-		rows = append(rows, mcptest.HostRow{Host: h, Sees: seen["http"]})
-	}
+		return sees
+	})
 	mcptest.HostTable(t, "../..", "deploy", rows)
 }

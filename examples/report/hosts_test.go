@@ -26,24 +26,16 @@ func reportPerson(p *mcp.ElicitParams) *mcp.ElicitResult {
 // work; the table of docs/hosts.md is generated from it.
 func TestHostsReport(t *testing.T) {
 	bin := reportBinary(t)
-	var rows []mcptest.HostRow
-	for _, h := range mcptest.Hosts {
-		seen := map[string]string{}
-		for _, transport := range []string{"stdio", "http"} {
-			o := h.Options(reportPerson)
-			o.Command = func() *exec.Cmd {
-				cmd := exec.Command(bin, "-stdio")
-				cmd.Env = append(os.Environ(), "ELICITGEN_STATE_KEYS=", "ELICITGEN_REDIS_URL=")
-				return cmd
-			}
-			cs := mcptest.Connect(t, newTestServer, transport, h.Era, o)
-			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "report", Arguments: map[string]any{"topic": "Q3", "seconds": 1}})
-			seen[transport] = mcptest.Sees(o.User, res, err)
+	rows := mcptest.HostRows(t, func(h mcptest.Host, transport string) string {
+		o := h.Options(reportPerson)
+		o.Command = func() *exec.Cmd {
+			cmd := exec.Command(bin, "-stdio")
+			cmd.Env = append(os.Environ(), "ELICITGEN_STATE_KEYS=", "ELICITGEN_REDIS_URL=")
+			return cmd
 		}
-		if seen["stdio"] != seen["http"] {
-			t.Errorf("%s: over stdio %q, over HTTP %q", h.Name, seen["stdio"], seen["http"])
-		}
-		rows = append(rows, mcptest.HostRow{Host: h, Sees: seen["http"]})
-	}
+		cs := mcptest.Connect(t, newTestServer, transport, h.Era, o)
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "report", Arguments: map[string]any{"topic": "Q3", "seconds": 1}})
+		return mcptest.Sees(o.User, res, err)
+	})
 	mcptest.HostTable(t, "../..", "report", rows)
 }

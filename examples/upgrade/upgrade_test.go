@@ -2,6 +2,7 @@ package upgrade
 
 import (
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -19,17 +20,23 @@ import (
 // declares no elicitation (it is the one that meets confirmation tokens).
 func releases(t *testing.T, transport, era string) (one, two *mcp.ClientSession) {
 	t.Helper()
-	opts := &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring()}
+	o := mcptest.Options{User: &mcptest.User{}, Manual: true}
+	if era == "legacy" {
+		o = mcptest.Options{}
+	}
+	return releasesWith(t, transport, era, o)
+}
+
+// releasesWith is releases for clients of options o.
+func releasesWith(t *testing.T, transport, era string, o mcptest.Options) (one, two *mcp.ClientSession) {
+	t.Helper()
+	opts := &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring(), Logger: slog.New(slog.DiscardHandler)}
 	server := func(register func(*mcp.Server, *elicitrt.ToolOptions)) func() *mcp.Server {
 		return func() *mcp.Server {
 			s := mcp.NewServer(&mcp.Implementation{Name: "upgrade", Version: "v0"}, nil)
 			register(s, opts)
 			return s
 		}
-	}
-	o := mcptest.Options{User: &mcptest.User{}, Manual: true}
-	if era == "legacy" {
-		o = mcptest.Options{}
 	}
 	return mcptest.Connect(t, server(v1.Register), transport, era, o), mcptest.Connect(t, server(v2.Register), transport, era, o)
 }
@@ -181,16 +188,7 @@ func TestSkewPreviewToken(t *testing.T) {
 // elicitation.
 func noElicitation(t *testing.T, transport string) (one, two *mcp.ClientSession) {
 	t.Helper()
-	opts := &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring()}
-	server := func(register func(*mcp.Server, *elicitrt.ToolOptions)) func() *mcp.Server {
-		return func() *mcp.Server {
-			s := mcp.NewServer(&mcp.Implementation{Name: "upgrade", Version: "v0"}, nil)
-			register(s, opts)
-			return s
-		}
-	}
-	o := mcptest.Options{Capabilities: &mcp.ClientCapabilities{}, Manual: true}
-	return mcptest.Connect(t, server(v1.Register), transport, "modern", o), mcptest.Connect(t, server(v2.Register), transport, "modern", o)
+	return releasesWith(t, transport, "modern", mcptest.Options{Capabilities: &mcp.ClientCapabilities{}, Manual: true})
 }
 
 // previewToken calls tool on cs, a client that cannot ask, and returns the

@@ -187,3 +187,18 @@ func Sees(u *User, res *mcp.CallToolResult, err error) string {
 	}
 	return strings.Join(parts, " → ")
 }
+
+// HostRows runs sees for every host of Hosts over stdio and over HTTP,
+// fails the test where the two differ, and returns the rows.
+func HostRows(t *testing.T, sees func(h Host, transport string) string) []HostRow {
+	t.Helper()
+	var rows []HostRow
+	for _, h := range Hosts {
+		stdio, http := sees(h, "stdio"), sees(h, "http")
+		if stdio != http {
+			t.Errorf("%s: over stdio %q, over HTTP %q", h.Name, stdio, http)
+		}
+		rows = append(rows, HostRow{Host: h, Sees: http})
+	}
+	return rows
+}
