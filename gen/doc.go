@@ -12,7 +12,10 @@
 // have:
 //
 //	gen.go          Generate: the phases in order; Config and Result
-//	load.go         Load: one packages.Load; compiler errors become Diagnostics
+//	load.go         Load: one packages.Load; compiler errors become Diagnostics;
+//	                platform.go loads again, for a platform that builds
+//	                them, the files the host excludes (x_windows.go);
+//	                constraint.go reads a file's build constraints
 //	check.go        Check: the walk over packages, files and type specs, which
 //	                hands each declaration to the rules of its family:
 //	  check_form.go    forms: which structs are forms, their fields, the Go
@@ -32,8 +35,9 @@
 //	  tag.go           the one reader of elicit tags, form and step alike: the
 //	                   options' grammar as a table, offsets for positions,
 //	                   quoted values, did-you-mean
-//	plan.go         the names the generated code declares and imports, and a
-//	                tool's handler method set; schema.go: a form's
+//	plan.go         the names the generated code declares and imports, a
+//	                tool's handler method set and its steps' digests
+//	                (digest.go: what the person is shown); schema.go: a form's
 //	                requestedSchema bytes. Check ends with both, so the
 //	                model (model.go) holds every decision, or Check returns
 //	                every Diagnostic (diag.go) at once
