@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"cmp"
 	"go/types"
 	"path/filepath"
 	"slices"
@@ -59,9 +60,61 @@ func (c *checker) nameGenerated(p *pkgModel) {
 			base += "_"
 		}
 	}
+	nameIndexes(p, alloc)
 	for _, f := range p.Files {
 		for _, form := range f.Forms {
 			form.SchemaVar = alloc("elicit"+form.Name+"Schema", "Value")
+		}
+		for _, t := range f.Tools {
+			t.AnswersFunc = alloc("elicit" + t.Name + "Answers")
+			for _, s := range t.Steps {
+				s.Digest = stepDigest(s)
+			}
+		}
+		f.Imports = c.importNames(f)
+	}
+}
+
+// nameIndexes names each enum's index function and gives it a home: the
+// generated file of the first form that uses the enum, in a file without
+// build constraints when one does, so that the function is built wherever
+// a file that calls it is. An enum that only files with constraints use
+// is copied for each of them (each declares its own function): a form of
+// x_linux.go and one of y_amd64.go share no file that both builds build.
+func nameIndexes(p *pkgModel, alloc func(string, ...string) string) {
+	users := map[*enumModel]int{} // files using each enum without constraints
+	for _, f := range p.Files {
+		for _, fd := range enumFields(f) {
+			if f.Build == "" {
+				users[fd.Enum]++
+			} else if _, ok := users[fd.Enum]; !ok {
+				users[fd.Enum] = 0
+			}
+		}
+	}
+	clones := map[[2]any]*enumModel{} // (file, enum) → its copy
+	for _, f := range p.Files {
+		for _, fd := range enumFields(f) {
+			if f.Build != "" && users[fd.Enum] == 0 {
+				key := [2]any{f, fd.Enum}
+				if clones[key] == nil {
+					e := *fd.Enum
+					clones[key] = &e
+				}
+				fd.Enum = clones[key]
+			}
+		}
+	}
+	unconstrainedFirst := slices.Clone(p.Files)
+	constrained := func(f *fileModel) int {
+		if f.Build != "" {
+			return 1
+		}
+		return 0
+	}
+	slices.SortStableFunc(unconstrainedFirst, func(a, b *fileModel) int { return cmp.Compare(constrained(a), constrained(b)) })
+	for _, f := range unconstrainedFirst {
+		for _, form := range f.Forms {
 			for _, fd := range form.Fields {
 				if fd.Enum == nil || fd.Enum.Index != "" {
 					continue
@@ -74,14 +127,20 @@ func (c *checker) nameGenerated(p *pkgModel) {
 				form.Indexes = append(form.Indexes, fd)
 			}
 		}
-		for _, t := range f.Tools {
-			t.AnswersFunc = alloc("elicit" + t.Name + "Answers")
-			for _, s := range t.Steps {
-				s.Digest = stepDigest(s)
+	}
+}
+
+// enumFields are the fields of f's forms that have an enum.
+func enumFields(f *fileModel) []*fieldModel {
+	var fields []*fieldModel
+	for _, form := range f.Forms {
+		for _, fd := range form.Fields {
+			if fd.Enum != nil {
+				fields = append(fields, fd)
 			}
 		}
-		f.Imports = c.importNames(f)
 	}
+	return fields
 }
 
 // importNames maps every package the file's generated code (and a stub of

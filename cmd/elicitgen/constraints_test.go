@@ -9,9 +9,22 @@ import (
 	"github.com/elicitgen/elicitgen/internal/testmod"
 )
 
-// platformForm is a form of its own in a file named name.
+// platformForm is a form of its own, with a property of the package's
+// enum Color: the enum's index function must be built wherever a form
+// that uses it is.
 func platformForm(header, form string) string {
-	return header + "package app\n\n// " + form + " is asked on one platform only.\ntype " + form + " struct {\n\tName string `elicit:\"name\"`\n}\n"
+	return header + "package app\n\n// " + form + " is asked on one platform only.\ntype " + form + " struct {\n\tName  string `elicit:\"name\"`\n\tColor Color  `elicit:\"color\"`\n}\n"
+}
+
+// enumSrc declares the enum type name with two values.
+func enumSrc(name, a, b string) string {
+	return "package app\n\n// " + name + " is an enum.\ntype " + name + " string\n\nconst (\n\t" + name + "A " + name + " = \"" + a + "\"\n\t" + name + "B " + name + " = \"" + b + "\"\n)\n"
+}
+
+// tinted is a form using the enum Tint, which only files with
+// constraints use.
+func tinted(form string) string {
+	return "package app\n\n// " + form + " is tinted.\ntype " + form + " struct {\n\tTint Tint `elicit:\"tint\"`\n}\n"
 }
 
 // TestBuildConstraintsKept: generated on Linux, a package whose forms sit
@@ -22,10 +35,19 @@ func platformForm(header, form string) string {
 // build failed with "undefined: F1"); the windows form, which the host's
 // load excludes, is generated from a load for windows (before: no file at
 // all); the file that needs a custom tag is left out, as go build leaves
-// it; and --check agrees with what was written.
+// it; an enum shared by files of several platforms has its index
+// function wherever a form that uses it is built (before: in the first
+// file, a_windows_elicit.go, so linux lacked it; and an enum only
+// t_linux.go and t_amd64.go use was declared in one of them, so
+// darwin/amd64 lacked it); and --check agrees with what was written.
 func TestBuildConstraintsKept(t *testing.T) {
 	dir := newApp(t, map[string]string{
+		"a_windows.go": platformForm("", "AW"), // sorts first: Color's index must still live in app's file
 		"app.go":       platformForm("", "Common"),
+		"color.go":     enumSrc("Color", "red", "blue"),
+		"tint.go":      enumSrc("Tint", "dark", "light"),
+		"t_linux.go":   tinted("TL"), // Tint is used only here and in t_amd64.go
+		"t_amd64.go":   tinted("TA"),
 		"x_linux.go":   platformForm("", "F1"),
 		"y_amd64.go":   platformForm("", "F2"),
 		"v_windows.go": platformForm("", "F3"),
@@ -58,7 +80,7 @@ func TestBuildConstraintsKept(t *testing.T) {
 	}
 	// darwin/arm64 excludes x_linux.go and y_amd64.go, windows/amd64
 	// x_linux.go and w_unix.go (each cross-build compiles the runtime once).
-	for _, platform := range [][2]string{{"linux", "amd64"}, {"darwin", "arm64"}, {"windows", "amd64"}} {
+	for _, platform := range [][2]string{{"linux", "amd64"}, {"darwin", "arm64"}, {"windows", "amd64"}, {"darwin", "amd64"}} {
 		out, err := goWith(t, dir, []string{"GOOS=" + platform[0], "GOARCH=" + platform[1]}, "build", "./...")
 		if err != nil {
 			t.Errorf("GOOS=%s GOARCH=%s go build: %v\n%s", platform[0], platform[1], err, out)
