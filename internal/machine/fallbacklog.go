@@ -2,6 +2,7 @@ package machine
 
 import (
 	"strconv"
+	"strings"
 	"sync"
 	"unicode"
 )
@@ -53,7 +54,8 @@ func (c *call) logFallback(j int) {
 	if !c.m.fallbacks.first(name + "\x00" + version + "\x00" + era + "\x00" + modes + "\x00" + step.Key + "\x00" + fallback) {
 		return
 	}
-	c.log().Info("elicitgen: "+name+" "+version+" ("+era+") declares "+modes+": step "+step.Key+" of "+c.m.tool+" falls back to "+fallbackPhrase[step.Fallback],
+	who := strings.TrimSpace(name + " " + version)
+	c.log().Info("elicitgen: "+who+" ("+era+") declares "+modes+": step "+step.Key+" of "+c.m.tool+" falls back to "+fallbackPhrase[step.Fallback],
 		"client", name, "clientVersion", version, "era", era, "modes", modes, "step", step.Key, "fallback", fallback)
 }
 
