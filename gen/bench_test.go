@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/tools/go/packages"
 
-	"github.com/elicitgen/elicitgen/internal/testmod"
+	"github.com/elicitgen/elicitgen/internal/testkit/testmod"
 )
 
 // The size of the generator benchmark's package: a realistic one.

@@ -16,7 +16,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/elicitgen/elicitgen/gen"
-	"github.com/elicitgen/elicitgen/internal/testmod"
+	"github.com/elicitgen/elicitgen/internal/testkit/testmod"
 )
 
 var update = flag.Bool("update", false, "rewrite the wanted sections of testdata/gen/*.txtar")

@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/mcptest"
+	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"

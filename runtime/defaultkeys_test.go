@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/elicitgen/elicitgen/internal/testkit/asktest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
@@ -19,7 +20,7 @@ import (
 // process.
 func TestOptionsWithoutKeysPanic(t *testing.T) {
 	if os.Getenv("ELICITGEN_TEST_BUILD_SERVER") == "1" {
-		askServer(&elicitrt.ToolOptions{})
+		asktest.Server(&elicitrt.ToolOptions{})
 		os.Stdout.WriteString("built\n")
 		return
 	}

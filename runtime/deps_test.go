@@ -39,6 +39,7 @@ var layers = map[string]struct {
 	"runtime":            {3, []string{sdk}},
 	"runtime/elicitimpl": {3, []string{sdk}},
 	"runtime/signin":     {3, nil},
+	// The adapters, modules of their own (docs/modules.md).
 	"runtime/redisstore": {3, []string{"github.com/redis/go-redis/v9"}},
 	// The runtime's hooks as OpenTelemetry: the API only (its SDK and
 	// exporters are the server's choice, as in examples/deploy).
@@ -178,5 +179,40 @@ func TestRuntimeLinksNoOpenTelemetry(t *testing.T) {
 		if strings.HasPrefix(dep, otelAPI+"/sdk") || strings.HasPrefix(dep, otelAPI+"/exporters") {
 			t.Errorf("runtime/otelelicit links %s: the API only, the SDK is the server's choice", dep)
 		}
+	}
+}
+
+// testHelpers are the packages that only tests import: the repository's
+// test kit and the adapters' public test helpers (docs/modules.md).
+var testHelpers = []string{"internal/testkit/", "runtime/redisstore/redistest", "runtime/otelelicit/oteltest"}
+
+func isTestHelper(name string) bool {
+	for _, h := range testHelpers {
+		if strings.HasPrefix(name+"/", h) || strings.HasPrefix(name, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestTestkitOnlyInTests: no package of any module of the repository, test
+// helpers aside, imports a test helper outside its tests, so that the
+// helpers (which import runtime) are no arrow up the layers.
+func TestTestkitOnlyInTests(t *testing.T) {
+	helpers := 0
+	for _, p := range goListAll(t) {
+		name := strings.TrimPrefix(p.ImportPath, module)
+		if isTestHelper(name) {
+			helpers++
+			continue
+		}
+		for _, imp := range p.Imports {
+			if dep, ok := strings.CutPrefix(imp, module); ok && isTestHelper(dep) {
+				t.Errorf("%s imports the test helper %s outside its tests", name, dep)
+			}
+		}
+	}
+	if helpers < len(testHelpers) {
+		t.Errorf("found %d test helper packages", helpers)
 	}
 }

@@ -2,115 +2,26 @@ package runtime_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 
-	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
-
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/mcptest"
+	"github.com/elicitgen/elicitgen/internal/testkit/asktest"
+	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
-
-// A prompt and a resource template that ask, written by hand as generated
-// code would write them: one form step each ({"context": string of at
-// least 3 characters, required}), driven through the real SDK client on
-// both eras, in memory and over HTTP.
-
-var contextSchema = json.RawMessage(`{"type":"object","properties":{"context":{"type":"string","minLength":3}},"required":["context"]}`)
-
-type contextForm struct{ Context string }
-
-func (f *contextForm) DecodeElicit(c map[string]any) error {
-	s, ok := c["context"].(string)
-	if !ok || len(s) < 3 {
-		return errors.New("invalid content: context: must be a string of at least 3 characters")
-	}
-	f.Context = s
-	return nil
-}
-
-func contextStep(key, message string) elicitimpl.Step {
-	return elicitimpl.Step{
-		Key: key, Message: message, Missing: "context is required",
-		Params: func(msg string) *mcp.ElicitParams {
-			return &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: contextSchema}
-		},
-		Check: elicitimpl.Check[contextForm],
-	}
-}
-
-type promptArgs struct {
-	Project string `json:"project"`
-}
-
-type askAnswers struct{ Context *contextForm }
-
-func askAnswersOf(a elicitimpl.Answers) askAnswers {
-	return askAnswers{Context: elicitimpl.Decoded[contextForm](a[0])}
-}
-
-// askServer serves the prompt "summarize" (argument project, required) and
-// the resource template "notes://{id}", each asking for a context first.
-func askServer(opts *elicitrt.ToolOptions) *mcp.Server {
-	server := mcp.NewServer(&mcp.Implementation{Name: "ask", Version: "v0"}, nil)
-	pm := elicitimpl.NewPromptMachine("summarize", []elicitimpl.Step{contextStep("user_context", "What context should the prompt use?")},
-		elicitimpl.TypedPrompt[promptArgs, askAnswers, int]{
-			Answers: askAnswersOf,
-			Complete: func(ctx context.Context, req *mcp.GetPromptRequest, args promptArgs, a askAnswers) (*mcp.GetPromptResult, error) {
-				return elicitrt.PromptText("summary", fmt.Sprintf("Summarize %s for %s.", args.Project, a.Context.Context)), nil
-			},
-			Declined: func(ctx context.Context, req *mcp.GetPromptRequest, args promptArgs, a askAnswers, s int) (*mcp.GetPromptResult, error) {
-				return elicitrt.PromptText("summary", "Summarize "+args.Project+"."), nil
-			},
-			Cancelled: func(ctx context.Context, req *mcp.GetPromptRequest, args promptArgs, a askAnswers, s int) (*mcp.GetPromptResult, error) {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "cancelled"}
-			},
-		}, opts)
-	elicitimpl.AddPrompt[promptArgs](server, &mcp.Prompt{Name: "summarize", Arguments: []*mcp.PromptArgument{{Name: "project", Required: true}}}, pm)
-
-	rm := elicitimpl.NewResourceMachine("notes://{id}", []elicitimpl.Step{contextStep("note_context", "Which notes?")},
-		elicitimpl.TypedResource[askAnswers, int]{
-			Answers: askAnswersOf,
-			Complete: func(ctx context.Context, req *mcp.ReadResourceRequest, a askAnswers) (*mcp.ReadResourceResult, error) {
-				return elicitrt.ResourceText(req.Params.URI, "text/plain", "notes on "+a.Context.Context), nil
-			},
-			Declined: func(ctx context.Context, req *mcp.ReadResourceRequest, a askAnswers, s int) (*mcp.ReadResourceResult, error) {
-				return elicitrt.ResourceText(req.Params.URI, "text/plain", "declined"), nil
-			},
-			Cancelled: func(ctx context.Context, req *mcp.ReadResourceRequest, a askAnswers, s int) (*mcp.ReadResourceResult, error) {
-				return elicitrt.ResourceText(req.Params.URI, "text/plain", "cancelled"), nil
-			},
-		}, opts)
-	elicitimpl.AddResourceTemplate(server, &mcp.ResourceTemplate{Name: "notes", URITemplate: "notes://{id}", MIMEType: "text/plain"}, rm)
-
-	// A tool of the prompt's name, with the same step and arguments: its
-	// states and the prompt's must not open for each other.
-	tm := elicitimpl.NewMachine("summarize", []elicitimpl.Step{contextStep("user_context", "What context should the prompt use?")}, elicitimpl.Flow{
-		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a elicitimpl.Answers) (*mcp.CallToolResult, error) {
-			return elicitrt.Text("tool done"), nil
-		},
-		Ended: func(ctx context.Context, req *mcp.CallToolRequest, args any, step int, action string, a elicitimpl.Answers) (*mcp.CallToolResult, error) {
-			return elicitrt.Text(action), nil
-		},
-	}, opts)
-	elicitimpl.AddTool[promptArgs](server, &mcp.Tool{Name: "summarize", InputSchema: json.RawMessage(`{"type":"object","properties":{"project":{"type":"string"}}}`)}, tm)
-	return server
-}
 
 // TestKindsDoNotShareStates: a prompt's state does not open for the tool
 // of the same name and arguments, nor the tool's for the prompt.
 func TestKindsDoNotShareStates(t *testing.T) {
 	ctx := context.Background()
-	cs := mcptest.Connect(t, func() *mcp.Server { return askServer(nil) }, "memory", "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
+	cs := mcptest.Connect(t, func() *mcp.Server { return asktest.Server(nil) }, "memory", "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
 	answer := mcp.InputResponseMap{"user_context": mcptest.Accept(map[string]any{"context": "the Q3 report"})}
 	p, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize", Arguments: map[string]string{"project": "atlas"}})
 	if err != nil || p.RequestState == "" {
@@ -157,7 +68,7 @@ func resourceText(res *mcp.ReadResourceResult) string {
 // resource template, on both eras, in memory and over HTTP.
 func TestPromptAndResourceAsk(t *testing.T) {
 	ctx := context.Background()
-	newServer := func() *mcp.Server { return askServer(nil) }
+	newServer := func() *mcp.Server { return asktest.Server(nil) }
 	for _, transport := range mcptest.Transports {
 		for _, era := range mcptest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
@@ -203,7 +114,7 @@ func TestPromptAndResourceRounds(t *testing.T) {
 	ctx := context.Background()
 	for _, transport := range mcptest.Transports {
 		t.Run(transport, func(t *testing.T) {
-			cs := mcptest.Connect(t, func() *mcp.Server { return askServer(nil) }, transport, "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
+			cs := mcptest.Connect(t, func() *mcp.Server { return asktest.Server(nil) }, transport, "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
 			params := func(args map[string]string, state string, answers mcp.InputResponseMap) *mcp.GetPromptParams {
 				return &mcp.GetPromptParams{Name: "summarize", Arguments: args, RequestState: state, InputResponses: answers}
 			}
@@ -255,7 +166,7 @@ func TestPromptAndResourceRounds(t *testing.T) {
 // error (a prompt has no error result).
 func TestPromptGivesUp(t *testing.T) {
 	ctx := context.Background()
-	cs := mcptest.Connect(t, func() *mcp.Server { return askServer(&elicitrt.ToolOptions{MaxAttempts: 1}) }, "memory", "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
+	cs := mcptest.Connect(t, func() *mcp.Server { return asktest.Server(&elicitrt.ToolOptions{MaxAttempts: 1}) }, "memory", "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
 	args := map[string]string{"project": "atlas"}
 	first, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize", Arguments: args})
 	if err != nil {
@@ -276,7 +187,7 @@ func TestPromptArgumentsAndCapabilities(t *testing.T) {
 	ctx := context.Background()
 	for _, transport := range mcptest.Transports {
 		t.Run(transport, func(t *testing.T) {
-			cs := mcptest.Connect(t, func() *mcp.Server { return askServer(nil) }, transport, "modern", mcptest.Options{})
+			cs := mcptest.Connect(t, func() *mcp.Server { return asktest.Server(nil) }, transport, "modern", mcptest.Options{})
 			var werr *jsonrpc.Error
 			if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize"}); !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || werr.Message != "invalid arguments: project: is required" {
 				t.Errorf("missing argument: %v", err)
@@ -295,7 +206,7 @@ func TestPromptArgumentsAndCapabilities(t *testing.T) {
 // prompt's question is asked again with the reason, over
 // elicitation/create, and the prompt completes.
 func TestLegacyPromptInvalidAnswer(t *testing.T) {
-	server := askServer(nil)
+	server := asktest.Server(nil)
 	srv := httptest.NewServer(elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 	defer srv.Close()
 	var asked []string
@@ -328,7 +239,7 @@ func TestPromptStateBoundToPrincipal(t *testing.T) {
 		}
 		return user.Load().(string)
 	}}
-	cs := mcptest.Connect(t, func() *mcp.Server { return askServer(opts) }, "memory", "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
+	cs := mcptest.Connect(t, func() *mcp.Server { return asktest.Server(opts) }, "memory", "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
 	args := map[string]string{"project": "atlas"}
 	p, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize", Arguments: args})
 	if err != nil || p.RequestState == "" {

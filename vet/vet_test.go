@@ -17,7 +17,7 @@ import (
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/txtar"
 
-	"github.com/elicitgen/elicitgen/internal/testmod"
+	"github.com/elicitgen/elicitgen/internal/testkit/testmod"
 	"github.com/elicitgen/elicitgen/vet"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/elicitgen/elicitgen/internal/testmod"
+	"github.com/elicitgen/elicitgen/internal/testkit/testmod"
 )
 
 // platformForm is a form of its own, with a property of the package's

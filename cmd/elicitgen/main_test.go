@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/testmod"
+	"github.com/elicitgen/elicitgen/internal/testkit/testmod"
 )
 
 const formSrc = `package app

@@ -10,8 +10,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/mcptest"
-	"github.com/elicitgen/elicitgen/internal/oteltest"
+	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/otelelicit/oteltest"
 )
 
 // TestTelemetryNoLinkOrState: a sign-in over streamable HTTP, asked,

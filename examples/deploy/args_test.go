@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/elicitgen/elicitgen/internal/mcptest"
+	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 )
 
 // TestArgumentErrorsInFormWords: arguments the input schema refuses are a

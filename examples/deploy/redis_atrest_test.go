@@ -10,10 +10,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/elicitgen/elicitgen/internal/mcptest"
-	"github.com/elicitgen/elicitgen/internal/redistest"
+	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/redisstore"
+	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
 
 // TestRedisReplayClaimsHoldNoUserData: shared state at rest. Production

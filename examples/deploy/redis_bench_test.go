@@ -7,10 +7,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/mcptest"
-	"github.com/elicitgen/elicitgen/internal/redistest"
+	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/redisstore"
+	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
 
 // BenchmarkProductionDeployGuard is one production deploy (three rounds:

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/redistest"
+	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
 
 // TestRedisInstancesOnCluster: two deploy processes whose Redis is a

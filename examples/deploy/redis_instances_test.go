@@ -15,13 +15,13 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/mcptest"
-	"github.com/elicitgen/elicitgen/internal/redistest"
+	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
 
 // Many instances on one Redis: two deploy processes started with
 // -http 127.0.0.1:PORT -redis URL and the same ELICITGEN_STATE_KEYS, one
-// redis-server started by the test (internal/redistest), real SDK clients
+// redis-server started by the test (runtime/redisstore/redistest), real SDK clients
 // over HTTP.
 
 // redisInstance is one deploy process sharing a Redis.

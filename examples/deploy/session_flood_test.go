@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/elicitgen/elicitgen/internal/httpt"
-	"github.com/elicitgen/elicitgen/internal/rss"
+	"github.com/elicitgen/elicitgen/internal/testkit/httpt"
+	"github.com/elicitgen/elicitgen/internal/testkit/rss"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"

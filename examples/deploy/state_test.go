@@ -13,8 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/mcptest"
 	"github.com/elicitgen/elicitgen/internal/seal"
+	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )

@@ -6,9 +6,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/oteltest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/otelelicit"
+	"github.com/elicitgen/elicitgen/runtime/otelelicit/oteltest"
 )
 
 // BenchmarkRoundTripHooks is BenchmarkRoundTrip's deploy to staging with

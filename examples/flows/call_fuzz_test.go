@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/formcheck"
+	"github.com/elicitgen/elicitgen/internal/testkit/formcheck"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
-	"github.com/elicitgen/elicitgen/internal/redistest"
-	"github.com/elicitgen/elicitgen/internal/rss"
+	"github.com/elicitgen/elicitgen/internal/testkit/rss"
+	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
 
 // Tasks belong to users, and the bounds on them are per user and per

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/syncbuf"
+	"github.com/elicitgen/elicitgen/internal/testkit/syncbuf"
 )
 
 // TestExtTasksClient has the official MCP Tasks client,

@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/elicitgen/elicitgen/internal/formcheck"
+	"github.com/elicitgen/elicitgen/internal/testkit/formcheck"
 )
 
 func FuzzDecodeFormatChoice(f *testing.F) {

@@ -17,13 +17,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/redistest"
-	"github.com/elicitgen/elicitgen/internal/syncbuf"
+	"github.com/elicitgen/elicitgen/internal/testkit/syncbuf"
+	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
 
 // Tasks on many instances: two report processes started with
 // -http 127.0.0.1:PORT -redis URL and the same ELICITGEN_STATE_KEYS, one
-// redis-server started by the test (internal/redistest), and a raw
+// redis-server started by the test (runtime/redisstore/redistest), and a raw
 // JSON-RPC client of protocol 2026-07-28 that declares the tasks extension
 // on every request and sends each one to the instance the test names. A
 // task runs on the instance whose tools/call created it; its tasks/get,

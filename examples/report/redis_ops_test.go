@@ -12,9 +12,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/elicitgen/elicitgen/internal/redistest"
-	"github.com/elicitgen/elicitgen/internal/syncbuf"
+	"github.com/elicitgen/elicitgen/internal/testkit/syncbuf"
 	"github.com/elicitgen/elicitgen/runtime/redisstore"
+	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
 
 // Redis as operators run it (docs/many-instances.md): report processes on

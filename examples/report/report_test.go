@@ -15,9 +15,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/mcptest"
-	"github.com/elicitgen/elicitgen/internal/rawrpc"
-	"github.com/elicitgen/elicitgen/internal/syncbuf"
+	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/internal/testkit/rawrpc"
+	"github.com/elicitgen/elicitgen/internal/testkit/syncbuf"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )

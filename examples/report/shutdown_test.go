@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/redistest"
+	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
 
 // taskErrorMessage is the message of a failed task's error.

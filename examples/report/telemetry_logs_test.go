@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/oteltest"
-	"github.com/elicitgen/elicitgen/internal/syncbuf"
+	"github.com/elicitgen/elicitgen/internal/testkit/syncbuf"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/otelelicit/oteltest"
 )
 
 // flakyTasks is a task store whose first Update fails.

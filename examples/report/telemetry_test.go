@@ -7,8 +7,8 @@ import (
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
-	"github.com/elicitgen/elicitgen/internal/oteltest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/otelelicit/oteltest"
 )
 
 // TestTelemetryTask: a task with a mid-task question, answered wrongly

@@ -11,7 +11,7 @@ import (
 	"github.com/elicitgen/elicitgen/examples/upgrade/v1"
 	"github.com/elicitgen/elicitgen/examples/upgrade/v2"
 	"github.com/elicitgen/elicitgen/internal/machine"
-	"github.com/elicitgen/elicitgen/internal/mcptest"
+	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 

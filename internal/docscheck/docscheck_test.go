@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/elicitgen/elicitgen/internal/testmod"
+	"github.com/elicitgen/elicitgen/internal/testkit/testmod"
 )
 
 // markdown returns README.md and docs/*.md of the repository.

@@ -11,15 +11,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/mcptest"
 	"github.com/elicitgen/elicitgen/internal/seal"
-	"github.com/elicitgen/elicitgen/internal/testmod"
+	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/internal/testkit/testmod"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
@@ -113,6 +114,7 @@ func TestQuickStart(t *testing.T) {
 			t.Errorf("README.md shows %q, which the generated app_elicit.go does not have", line)
 		}
 	}
+	moduleGraphIsSmall(t, dir)
 	goCmd(t, dir, "tool", "elicitgen", "--check", "./...")
 	goCmd(t, dir, "vet", "./...")
 	bin := filepath.Join(t.TempDir(), "coffee")
@@ -131,6 +133,61 @@ func TestQuickStart(t *testing.T) {
 		quickStartOrder(t, &mcp.CommandTransport{Command: cmd}, nil)
 	})
 }
+
+// moduleGraphIsSmall: the quick start's module, which imports runtime and
+// runs the generator as a tool, has in its module graph only the go-sdk's
+// modules and the generator's (graphModules), and no heavy adapter's
+// dependency in go.sum (docs/modules.md).
+func moduleGraphIsSmall(t *testing.T, dir string) {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Path}}", "all")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -m all: %v", err)
+	}
+	mods := strings.Fields(string(out))
+	for _, m := range mods[1:] { // the first is the module itself
+		if !slices.Contains(graphModules, m) {
+			t.Errorf("the quick start's module graph has %s, which neither the go-sdk nor the generator brings (docs/modules.md)", m)
+		}
+	}
+	if len(mods) < 20 {
+		t.Errorf("go list -m all listed %d modules: %s", len(mods), out)
+	}
+	sum, err := os.ReadFile(filepath.Join(dir, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, heavy := range heavyModules {
+		if bytes.Contains(sum, []byte(heavy)) {
+			t.Errorf("the quick start's go.sum names %s, which only an opt-in module may need", heavy)
+		}
+	}
+}
+
+// graphModules are the modules a server that imports runtime and runs the
+// generator as a go tool has in its graph: 27 besides its own.
+var graphModules = []string{
+	"github.com/elicitgen/elicitgen",
+	// The go-sdk and its graph (13): what a server on the SDK alone has.
+	"github.com/modelcontextprotocol/go-sdk", "github.com/google/jsonschema-go", "github.com/segmentio/asm",
+	"github.com/segmentio/encoding", "github.com/yosida95/uritemplate/v3", "github.com/golang-jwt/jwt/v5",
+	"github.com/google/go-cmp", "golang.org/x/oauth2", "cloud.google.com/go/compute/metadata",
+	"golang.org/x/time", "golang.org/x/tools", "golang.org/x/sync", "golang.org/x/sys",
+	// The generator's: go/packages (x/tools, whose own requirements a
+	// build that imports it loads), the emitter, the tag parser.
+	"golang.org/x/mod", "golang.org/x/net", "golang.org/x/telemetry", "github.com/yuin/goldmark",
+	"github.com/dave/jennifer", "github.com/fatih/structtag",
+	// The command line: cobra's go.mod predates module graph pruning (go
+	// 1.15), so its requirements come in with their own.
+	"github.com/spf13/cobra", "github.com/spf13/pflag", "github.com/inconshreveable/mousetrap",
+	"github.com/cpuguy83/go-md2man/v2", "github.com/russross/blackfriday/v2", "go.yaml.in/yaml/v3", "gopkg.in/check.v1",
+}
+
+// heavyModules are the dependencies that only the adapters, the examples
+// and the lint plugin may bring in (docs/modules.md).
+var heavyModules = []string{"go.opentelemetry.io/", "github.com/prometheus/", "github.com/redis/", "github.com/chromedp/", "github.com/golangci/"}
 
 // goCmd runs the go command in dir, failing the test on an error.
 func goCmd(t *testing.T, dir string, args ...string) {

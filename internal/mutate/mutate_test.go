@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/elicitgen/elicitgen/internal/testmod"
+	"github.com/elicitgen/elicitgen/internal/testkit/testmod"
 )
 
 // TestMutationsApply: every mutation of .ci/mutations reads and still

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
-	"github.com/elicitgen/elicitgen/internal/syncbuf"
+	"github.com/elicitgen/elicitgen/internal/testkit/syncbuf"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/elicitgen/elicitgen/internal/httpt"
+	"github.com/elicitgen/elicitgen/internal/testkit/httpt"
 	"github.com/elicitgen/elicitgen/internal/transport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

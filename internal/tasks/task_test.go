@@ -22,9 +22,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/httpt"
-	"github.com/elicitgen/elicitgen/internal/rawrpc"
-	"github.com/elicitgen/elicitgen/internal/rss"
+	"github.com/elicitgen/elicitgen/internal/testkit/httpt"
+	"github.com/elicitgen/elicitgen/internal/testkit/rawrpc"
+	"github.com/elicitgen/elicitgen/internal/testkit/rss"
 )
 
 // The tests of MCP Tasks (task.go, taskwire.go, taskstore.go) drive a

@@ -8,7 +8,7 @@ import (
 
 	"github.com/elicitgen/elicitgen/internal/machine"
 
-	"github.com/elicitgen/elicitgen/internal/httpt"
+	"github.com/elicitgen/elicitgen/internal/testkit/httpt"
 )
 
 // TestHTTPHandlerReadsBodiesAsTheSDK: issue 24, finding 5. The Mcp-Name

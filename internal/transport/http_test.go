@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/httpt"
 	"github.com/elicitgen/elicitgen/internal/tasks"
+	"github.com/elicitgen/elicitgen/internal/testkit/httpt"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"

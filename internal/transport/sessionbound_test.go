@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/httpt"
 	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/internal/testkit/httpt"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
-	"github.com/elicitgen/elicitgen/internal/redistest"
 	"github.com/elicitgen/elicitgen/internal/seal"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
 
 // Records of format v1, as this release wrote them into Redis (sealed with

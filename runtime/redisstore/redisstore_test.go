@@ -17,9 +17,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
-	"github.com/elicitgen/elicitgen/internal/redistest"
 	"github.com/elicitgen/elicitgen/internal/seal"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
 
 // quiet is a logger for stores whose failures a test provokes.

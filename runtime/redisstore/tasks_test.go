@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
-	"github.com/elicitgen/elicitgen/internal/redistest"
 	"github.com/elicitgen/elicitgen/internal/seal"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
 
 // taskStoreKinds are the TaskStores the contract runs against. Each

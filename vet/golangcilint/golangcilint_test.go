@@ -10,7 +10,7 @@ import (
 	"github.com/golangci/plugin-module-register/register"
 	"golang.org/x/tools/go/analysis/analysistest"
 
-	"github.com/elicitgen/elicitgen/internal/testmod"
+	"github.com/elicitgen/elicitgen/internal/testkit/testmod"
 	"github.com/elicitgen/elicitgen/vet"
 	"github.com/elicitgen/elicitgen/vet/golangcilint"
 )

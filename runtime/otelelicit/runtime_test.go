@@ -1,4 +1,4 @@
-package runtime_test
+package otelelicit_test
 
 import (
 	"context"
@@ -7,9 +7,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/mcptest"
-	"github.com/elicitgen/elicitgen/internal/oteltest"
+	"github.com/elicitgen/elicitgen/internal/testkit/asktest"
+	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/otelelicit/oteltest"
 )
 
 // TestTelemetryPromptAndResource: a prompt's rounds are spans "prompts/get
@@ -23,7 +24,7 @@ func TestTelemetryPromptAndResource(t *testing.T) {
 	u := &mcptest.User{Replies: []*mcp.ElicitResult{
 		mcptest.Accept(map[string]any{"context": "ctx-k3v9q"}), mcptest.Accept(map[string]any{"context": "note-w8m2d"}),
 	}}
-	cs := mcptest.Connect(t, func() *mcp.Server { return askServer(&elicitrt.ToolOptions{Hooks: rec.Hooks}) }, "http", "modern", mcptest.Options{User: u})
+	cs := mcptest.Connect(t, func() *mcp.Server { return asktest.Server(&elicitrt.ToolOptions{Hooks: rec.Hooks}) }, "http", "modern", mcptest.Options{User: u})
 	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize", Arguments: map[string]string{"project": "proj-x5t1r"}}); err != nil {
 		t.Fatal(err)
 	}

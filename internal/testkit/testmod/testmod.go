@@ -19,7 +19,7 @@ func Root(t testing.TB) string {
 	if !ok {
 		t.Fatal("no caller information")
 	}
-	return filepath.Dir(filepath.Dir(filepath.Dir(file)))
+	return filepath.Join(filepath.Dir(file), "..", "..", "..")
 }
 
 // New writes go.mod and go.sum for module path into dir.
