@@ -23,7 +23,10 @@ var layers = map[string]struct {
 	"internal/format":   {0, nil},
 	"internal/contract": {0, nil},
 	"internal/seal":     {0, nil},
-	"templates":         {0, nil},
+	// The contract of stores and hooks (tasks, grants, single-use claims,
+	// events): what a backend implements, with the memory defaults.
+	"runtime/backend": {0, nil},
+	"templates":       {0, nil},
 
 	// The interpreter of step tables, on the SDK.
 	"internal/machine": {1, []string{sdk, jsonschema}},

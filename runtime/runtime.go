@@ -5,11 +5,13 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/seal"
 	"github.com/elicitgen/elicitgen/internal/tasks"
 	"github.com/elicitgen/elicitgen/internal/transport"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
 // ToolOptions configure the generated tools, prompts and resources of a
@@ -39,21 +41,21 @@ const (
 // and the events within them (runtime/otelelicit adapts them to
 // OpenTelemetry; docs/observability.md).
 type (
-	Hooks     = machine.Hooks
-	Served    = machine.Served
-	Event     = machine.Event
-	EventKind = machine.EventKind
+	Hooks     = backend.Hooks
+	Served    = backend.Served
+	Event     = backend.Event
+	EventKind = backend.EventKind
 )
 
 // The kinds of Event.
 const (
-	EventAsked      = machine.EventAsked
-	EventAnswered   = machine.EventAnswered
-	EventReasked    = machine.EventReasked
-	EventFallback   = machine.EventFallback
-	EventOnce       = machine.EventOnce
-	EventStoreError = machine.EventStoreError
-	EventTaskStatus = machine.EventTaskStatus
+	EventAsked      = backend.EventAsked
+	EventAnswered   = backend.EventAnswered
+	EventReasked    = backend.EventReasked
+	EventFallback   = backend.EventFallback
+	EventOnce       = backend.EventOnce
+	EventStoreError = backend.EventStoreError
+	EventTaskStatus = backend.EventTaskStatus
 )
 
 // Defaults and limits, each documented where it applies (docs/runtime.md).
@@ -140,13 +142,13 @@ type StdioTransport = transport.StdioTransport
 // memory implementations serve one instance; runtime/redisstore serves
 // many.
 type (
-	ReplayGuard       = machine.ReplayGuard
-	MemoryReplayGuard = machine.MemoryReplayGuard
-	GrantStore        = machine.GrantStore
-	MemoryGrants      = machine.MemoryGrants
-	TaskStore         = machine.TaskStore
-	MemoryTaskStore   = machine.MemoryTaskStore
-	TaskRecord        = machine.TaskRecord
-	TaskStatus        = machine.TaskStatus
+	ReplayGuard       = backend.ReplayGuard
+	MemoryReplayGuard = backend.MemoryReplayGuard
+	GrantStore        = backend.GrantStore
+	MemoryGrants      = backend.MemoryGrants
+	TaskStore         = backend.TaskStore
+	MemoryTaskStore   = backend.MemoryTaskStore
+	TaskRecord        = backend.TaskRecord
+	TaskStatus        = backend.TaskStatus
 	TaskLimits        = machine.TaskLimits
 )

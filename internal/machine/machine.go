@@ -18,6 +18,7 @@ import (
 
 	"github.com/elicitgen/elicitgen/internal/contract"
 	"github.com/elicitgen/elicitgen/internal/seal"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
 // Mode is how a step asks: a form or a URL.
@@ -204,10 +205,10 @@ type ToolOptions struct {
 	Logger *slog.Logger
 	// Grants tells URL steps whether their flow finished; nil means
 	// DefaultGrants(). Share it with the connect handlers.
-	Grants GrantStore
+	Grants backend.GrantStore
 	// Replay enforces single use for flows that answered a Once step; nil
 	// means DefaultReplayGuard(). Instances serving one tool share one.
-	Replay ReplayGuard
+	Replay backend.ReplayGuard
 	// LegacyURLWait is how long a call of a 2025-11-25 client, which has
 	// no retry to come back with, waits after the user accepts a URL step
 	// for its flow to finish; then the machine sends
@@ -229,7 +230,7 @@ type ToolOptions struct {
 	// DefaultTaskStore(), in this process's memory. Instances serving one
 	// server share one (runtime/redisstore.Tasks), and every task tool of
 	// a server uses the same.
-	Tasks TaskStore
+	Tasks backend.TaskStore
 	// TaskTTL is how long a task lives (its ttlMs): its work is cancelled
 	// and the task forgotten after it. 0 or negative means DefaultTaskTTL.
 	TaskTTL time.Duration
@@ -257,7 +258,7 @@ type ToolOptions struct {
 	// single-use claims, store errors and task status changes (names
 	// only: docs/observability.md). Nil reports nothing;
 	// runtime/otelelicit adapts them to OpenTelemetry.
-	Hooks Hooks
+	Hooks backend.Hooks
 }
 
 // DefaultLegacyAnswerWait is how long a 2025-11-25 call waits for the
@@ -325,10 +326,10 @@ func newMachine(k kind, name string, steps []Step, flow hooks, opts *ToolOptions
 		m.opts.Logger = slog.Default()
 	}
 	if m.opts.Grants == nil {
-		m.opts.Grants = DefaultGrants()
+		m.opts.Grants = backend.DefaultGrants()
 	}
 	if m.opts.Replay == nil {
-		m.opts.Replay = DefaultReplayGuard()
+		m.opts.Replay = backend.DefaultReplayGuard()
 	}
 	if m.opts.LegacyURLWait == 0 {
 		m.opts.LegacyURLWait = DefaultLegacyURLWait
@@ -346,7 +347,7 @@ func newMachine(k kind, name string, steps []Step, flow hooks, opts *ToolOptions
 // taskDefaults sets the task options left zero to their defaults.
 func (o *ToolOptions) taskDefaults() {
 	if o.Tasks == nil {
-		o.Tasks = DefaultTaskStore()
+		o.Tasks = backend.DefaultTaskStore()
 	}
 	if o.TaskTTL <= 0 {
 		o.TaskTTL = DefaultTaskTTL
@@ -640,7 +641,7 @@ func (c *call) ask(asking []int) (mcp.Result, error) {
 	requests := make(mcp.InputRequestMap, len(asking))
 	for _, j := range asking {
 		if c.st.Steps[j].Asks > 0 && m.opts.Hooks != nil {
-			c.event(Event{Kind: EventReasked, Steps: []string{m.steps[j].Key}, Reason: c.reaskReason(j)})
+			c.event(backend.Event{Kind: backend.EventReasked, Steps: []string{m.steps[j].Key}, Reason: c.reaskReason(j)})
 		}
 		c.st.Steps[j].Asks++
 		params, err := c.params(j)
@@ -651,7 +652,7 @@ func (c *call) ask(asking []int) (mcp.Result, error) {
 	}
 	c.st.Asked = asking
 	if m.opts.Hooks != nil {
-		c.event(Event{Kind: EventAsked, Steps: m.stepKeys(asking)})
+		c.event(backend.Event{Kind: backend.EventAsked, Steps: m.stepKeys(asking)})
 	}
 	return c.seal(requests)
 }
@@ -867,7 +868,7 @@ func (c *call) skip(j int) (handled bool, res mcp.Result, err error) {
 	}
 	c.logFallback(j)
 	if m.opts.Hooks != nil {
-		c.event(Event{Kind: EventFallback, Steps: []string{step.Key}, Reason: fallbackNames[step.Fallback]})
+		c.event(backend.Event{Kind: backend.EventFallback, Steps: []string{step.Key}, Reason: fallbackNames[step.Fallback]})
 	}
 	switch step.Fallback {
 	case FallbackDefaults:
@@ -927,12 +928,12 @@ func (c *call) take(j int, resp *mcp.ElicitResult) (done bool, res mcp.Result, e
 		return true, res, err
 	case ActionAccept:
 	default:
-		c.answered(j, OutcomeInvalid)
+		c.answered(j, backend.OutcomeInvalid)
 		c.invalid(j, "unknown action "+strconv.Quote(bounded(resp.Action)))
 		return false, nil, nil
 	}
 	if step.Mode == ModeURL {
-		c.answered(j, OutcomeAccept)
+		c.answered(j, backend.OutcomeAccept)
 		// Accept is consent, not completion: the grant store says whether
 		// the flow finished, for this principal.
 		finished, denied, err := m.flowFinished(c.ctx, c.st.Flow, c.bind.Principal)
@@ -952,9 +953,9 @@ func (c *call) take(j int, resp *mcp.ElicitResult) (done bool, res mcp.Result, e
 		return false, nil, nil
 	}
 	if c.keepForm(j, resp.Content) {
-		c.answered(j, OutcomeAccept)
+		c.answered(j, backend.OutcomeAccept)
 	} else {
-		c.answered(j, OutcomeInvalid)
+		c.answered(j, backend.OutcomeInvalid)
 	}
 	return false, nil, nil
 }

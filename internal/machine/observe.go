@@ -13,131 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/seal"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 )
-
-// Hooks receive what the runtime does (ToolOptions.Hooks): the requests it
-// serves and what happens in them. They carry names only (methods, tools,
-// prompts, resources, step keys, outcomes, reasons from a short fixed
-// list) and a digest of a flow's identity: never an answer, an argument, a
-// link, a token, a user or a sealed state. runtime/otelelicit adapts them
-// to OpenTelemetry. Nil hooks cost a nil check per event.
-//
-// Implementations must be safe for concurrent use and return quickly: they
-// run on the request's goroutine.
-type Hooks interface {
-	// Begin is called as a request begins, with r's identifying fields
-	// set; the context it returns is the request's from then on (a
-	// tracer's span lives in it).
-	Begin(ctx context.Context, r *Served) context.Context
-	// End is called with the same r when the request ends, its Duration,
-	// ErrorType and Flow set.
-	End(ctx context.Context, r *Served)
-	// Event reports one thing that happened, within a request (ctx is the
-	// one Begin returned) or within a task's work.
-	Event(ctx context.Context, e *Event)
-}
-
-// TaskTracer is an optional interface of Hooks, for tracers: a task's
-// record keeps the trace context of the call that created it (TaskTrace,
-// its W3C traceparent and tracestate), and each tasks/* request about the
-// task, on any instance, is linked to that call (LinkTask, with the
-// request's context). runtime/otelelicit implements it.
-type TaskTracer interface {
-	TaskTrace(ctx context.Context) map[string]string
-	LinkTask(ctx context.Context, trace map[string]string)
-}
-
-// Served is one request the machine served.
-type Served struct {
-	// Method is the JSON-RPC method: tools/call, prompts/get,
-	// resources/read.
-	Method string
-	// Target names what was called: the tool, the prompt, or the
-	// resource's URI as registered (a template's, never the URI read).
-	Target string
-	// ProtocolVersion is the request's protocol revision.
-	ProtocolVersion string
-	// Meta is the request's params._meta, for trace context
-	// (traceparent, tracestate): read those keys only, it may hold
-	// anything the client sent.
-	Meta map[string]any
-	// Duration is how long the request took (set for End).
-	Duration time.Duration
-	// ErrorType is empty when the request succeeded; otherwise the
-	// JSON-RPC error code (for example "-32602"), "tool_error" for a
-	// result with isError, or "_OTHER".
-	ErrorType string
-	// Flow is the digest of the flow's identity (FlowDigest), when the
-	// request belongs to a flow that asked something (set for End).
-	Flow string
-}
-
-// EventKind says what an Event reports.
-type EventKind uint8
-
-const (
-	// EventAsked: a round's questions went out (Steps, Round, Flow).
-	EventAsked EventKind = iota + 1
-	// EventAnswered: an answer to Steps[0] arrived (Outcome, Wait).
-	EventAnswered
-	// EventReasked: Steps[0] is asked again (Reason: "invalid",
-	// "missing" or "unfinished").
-	EventReasked
-	// EventFallback: Steps[0] could not be shown; Reason names the
-	// fallback taken ("defaults", "arguments", "handler", "preview",
-	// "error").
-	EventFallback
-	// EventOnce: a once-claim (a Once flow's completion, a preview
-	// token): Outcome "won" or "refused".
-	EventOnce
-	// EventStoreError: a store failed (Store: "replay", "grants",
-	// "tasks"; Operation: the method).
-	EventStoreError
-	// EventTaskStatus: a task changed status (Outcome: the new status;
-	// Reason: the old one, empty for a new task).
-	EventTaskStatus
-)
-
-var eventKindNames = [...]string{"", "asked", "answered", "reasked", "fallback", "once", "store_error", "task_status"}
-
-func (k EventKind) String() string {
-	if int(k) < len(eventKindNames) {
-		return eventKindNames[k]
-	}
-	return "EventKind(" + strconv.Itoa(int(k)) + ")"
-}
-
-// Outcomes of an answer (EventAnswered).
-const (
-	OutcomeAccept  = "accept"
-	OutcomeDecline = "decline"
-	OutcomeCancel  = "cancel"
-	OutcomeInvalid = "invalid"
-)
-
-// Event is one thing the machine reports through Hooks.Event.
-type Event struct {
-	Kind EventKind
-	// Method and Target name the request kind and what it called, as in
-	// Served (a task's events name its tool).
-	Method, Target string
-	// Steps are the keys of the steps concerned (EventAsked: the round's).
-	Steps []string
-	// Round is the flow's round: how many input_required results (or
-	// questions, on 2025-11-25 and in a task) it has had.
-	Round int
-	// Flow is the digest of the flow's identity (FlowDigest).
-	Flow string
-	// Outcome, Reason: see each kind.
-	Outcome, Reason string
-	// Store and Operation name a store and its method (EventStoreError).
-	Store, Operation string
-	// Wait is the person's time (EventAnswered): from the question's
-	// issue (the sealed state's, or the server-to-client request's on
-	// 2025-11-25, or the task's input_required) to the answer's arrival;
-	// negative when unknown.
-	Wait time.Duration
-}
 
 // FlowDigest is the digest by which telemetry names a flow: the same for
 // every round of it, on every instance; 16 hex digits of a SHA-256 of the
@@ -175,8 +52,8 @@ func (m *Machine) target() string {
 }
 
 // begin reports a request's start to the hooks (non-nil).
-func (m *Machine) begin(ctx context.Context, req *request) (context.Context, *Served, time.Time) {
-	s := &Served{Method: m.kind.method(), Target: m.target(), ProtocolVersion: req.ProtocolVersion()}
+func (m *Machine) begin(ctx context.Context, req *request) (context.Context, *backend.Served, time.Time) {
+	s := &backend.Served{Method: m.kind.method(), Target: m.target(), ProtocolVersion: req.ProtocolVersion()}
 	if p := req.raw.GetParams(); p != nil {
 		s.Meta = p.GetMeta()
 	}
@@ -184,7 +61,7 @@ func (m *Machine) begin(ctx context.Context, req *request) (context.Context, *Se
 }
 
 // end reports a request's end to the hooks (non-nil).
-func (m *Machine) end(ctx context.Context, s *Served, start time.Time, c *call, res mcp.Result, err error) {
+func (m *Machine) end(ctx context.Context, s *backend.Served, start time.Time, c *call, res mcp.Result, err error) {
 	s.Duration = time.Since(start)
 	s.ErrorType = ErrorType(res, err)
 	if c != nil {
@@ -228,9 +105,9 @@ func (c *call) askedNow(i int) {
 	c.rounds++
 	c.asked = c.m.opts.Now()
 	if c.st.Steps[i].Tries > 0 {
-		c.event(Event{Kind: EventReasked, Steps: []string{c.m.steps[i].Key}, Reason: "invalid"})
+		c.event(backend.Event{Kind: backend.EventReasked, Steps: []string{c.m.steps[i].Key}, Reason: "invalid"})
 	}
-	c.event(Event{Kind: EventAsked, Steps: []string{c.m.steps[i].Key}})
+	c.event(backend.Event{Kind: backend.EventAsked, Steps: []string{c.m.steps[i].Key}})
 }
 
 // reaskReason says why step j is asked again: its last answer was
@@ -254,12 +131,12 @@ func (c *call) onceClaim(first bool) {
 	if !first {
 		outcome = "refused"
 	}
-	c.event(Event{Kind: EventOnce, Outcome: outcome})
+	c.event(backend.Event{Kind: backend.EventOnce, Outcome: outcome})
 }
 
 // event reports e, filled with the call's request and flow, when the
 // machine has hooks.
-func (c *call) event(e Event) {
+func (c *call) event(e backend.Event) {
 	h := c.m.opts.Hooks
 	if h == nil {
 		return
@@ -278,13 +155,13 @@ func (c *call) answered(j int, outcome string) {
 	if !c.asked.IsZero() {
 		wait = max(c.m.opts.Now().Sub(c.asked), 0)
 	}
-	c.event(Event{Kind: EventAnswered, Steps: []string{c.m.steps[j].Key}, Outcome: outcome, Wait: wait})
+	c.event(backend.Event{Kind: backend.EventAnswered, Steps: []string{c.m.steps[j].Key}, Outcome: outcome, Wait: wait})
 }
 
 // storeError reports a store's failure, when err is one.
 func (c *call) storeError(err error, store, op string) {
 	if err != nil && c.m.opts.Hooks != nil {
-		c.event(Event{Kind: EventStoreError, Store: store, Operation: op})
+		c.event(backend.Event{Kind: backend.EventStoreError, Store: store, Operation: op})
 	}
 }
 
@@ -306,12 +183,12 @@ var fallbackNames = [...]string{FallbackError: "error", FallbackDefaults: "defau
 // and none after the task ended.
 type taskStatusReport struct {
 	mu     sync.Mutex
-	status TaskStatus
+	status backend.TaskStatus
 }
 
 // moved reports the task's move to status, once, when the machine has
 // hooks.
-func (t *Task) moved(status TaskStatus) {
+func (t *Task) moved(status backend.TaskStatus) {
 	if t.m.opts.Hooks == nil {
 		return
 	}
@@ -324,7 +201,7 @@ func (t *Task) moved(status TaskStatus) {
 	}
 	r.status = status
 	r.mu.Unlock()
-	e := Event{Kind: EventTaskStatus, Method: "tools/call", Target: t.m.target(), Outcome: string(status), Reason: string(from)}
+	e := backend.Event{Kind: backend.EventTaskStatus, Method: "tools/call", Target: t.m.target(), Outcome: string(status), Reason: string(from)}
 	t.m.opts.Hooks.Event(t.c.ctx, &e)
 }
 

@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
 // Tasks: a tool declared with //elicit:task runs as a task of the
@@ -100,7 +102,7 @@ type Task struct {
 	shutDown, handBack atomic.Bool
 	// replay are the recorded Asks a restarted task replays; asks counts
 	// its Asks so far (taskreplay.go).
-	replay []RecordedAsk
+	replay []backend.RecordedAsk
 	asks   int
 	// reopen are, after a restart, the steps the record was asking, by
 	// key, with the number of the ask (taskreplay.go).
@@ -128,7 +130,7 @@ func (t *Task) Progress(ctx context.Context, message string) error {
 	if t.id == "" {
 		return ctx.Err()
 	}
-	if _, err := t.m.opts.Tasks.Update(ctx, t.id, t.fenced(func(rec *TaskRecord) error {
+	if _, err := t.m.opts.Tasks.Update(ctx, t.id, t.fenced(func(rec *backend.TaskRecord) error {
 		if !rec.Status.Terminal() {
 			rec.StatusMessage = bounded(message)
 		}
@@ -235,9 +237,9 @@ func (t *Task) askPerson(ctx context.Context, steps []int) (Reply, error) {
 
 // answered turns the task, whose question was answered, back to working.
 func (t *Task) answered(ctx context.Context) error {
-	_, err := t.update(ctx, func(rec *TaskRecord) error {
-		if rec.Status == TaskInputRequired {
-			rec.Status = TaskWorking
+	_, err := t.update(ctx, func(rec *backend.TaskRecord) error {
+		if rec.Status == backend.TaskInputRequired {
+			rec.Status = backend.TaskWorking
 		}
 		return nil
 	})
@@ -300,11 +302,11 @@ func (t *Task) publish(ctx context.Context, pending []int) (map[string]int, uint
 	if err := json.Unmarshal(raw, &asked); err != nil {
 		return nil, 0, err
 	}
-	rec, err := t.update(ctx, func(rec *TaskRecord) error {
+	rec, err := t.update(ctx, func(rec *backend.TaskRecord) error {
 		if rec.Status.Terminal() {
 			return errTaskEnded
 		}
-		rec.Status, rec.InputRequests, rec.Answers = TaskInputRequired, asked, keepAnswers(rec.Answers, asked)
+		rec.Status, rec.InputRequests, rec.Answers = backend.TaskInputRequired, asked, keepAnswers(rec.Answers, asked)
 		rec.StatusMessage = bounded(WaitingPrefix + waitingFor)
 		return nil
 	})
@@ -314,7 +316,7 @@ func (t *Task) publish(ctx context.Context, pending []int) (map[string]int, uint
 	if m.opts.Hooks != nil {
 		c.rounds++
 		c.asked = m.opts.Now()
-		c.event(Event{Kind: EventAsked, Steps: m.stepKeys(pending)})
+		c.event(backend.Event{Kind: backend.EventAsked, Steps: m.stepKeys(pending)})
 	}
 	return keys, rec.Version, nil
 }
@@ -330,7 +332,7 @@ func (t *Task) judge(pending []int, answers map[string]json.RawMessage, contents
 		var resp mcp.ElicitResult
 		raw := answers[inputKey(m.steps[j].Key, c.st.Steps[j].Asks)]
 		if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &resp) != nil {
-			c.answered(j, OutcomeInvalid)
+			c.answered(j, backend.OutcomeInvalid)
 			c.invalid(j, "the answer is not an elicitation result")
 			next = append(next, j)
 			continue
@@ -341,13 +343,13 @@ func (t *Task) judge(pending []int, answers map[string]json.RawMessage, contents
 			return nil, Reply{Outcome: Outcome(resp.Action), Step: j}, true
 		case ActionAccept:
 			if c.keepForm(j, resp.Content) {
-				c.answered(j, OutcomeAccept)
+				c.answered(j, backend.OutcomeAccept)
 				contents[j] = c.st.Answers[j]
 				continue
 			}
-			c.answered(j, OutcomeInvalid)
+			c.answered(j, backend.OutcomeInvalid)
 		default:
-			c.answered(j, OutcomeInvalid)
+			c.answered(j, backend.OutcomeInvalid)
 			c.invalid(j, "unknown action "+strconv.Quote(bounded(resp.Action)))
 		}
 		next = append(next, j)
@@ -381,7 +383,7 @@ func (t *Task) await(ctx context.Context, keys map[string]int, version uint64) (
 	store := t.m.opts.Tasks
 	got := make(map[string]json.RawMessage, len(keys))
 	for {
-		rec, err := t.update(ctx, func(rec *TaskRecord) error {
+		rec, err := t.update(ctx, func(rec *backend.TaskRecord) error {
 			if rec.Status.Terminal() {
 				return errTaskEnded
 			}
@@ -413,7 +415,7 @@ func (t *Task) await(ctx context.Context, keys map[string]int, version uint64) (
 // again every storeRetry until it succeeds or the task's context ends. A
 // task waiting for an answer thus waits through an outage instead of
 // failing; tasks/update and tasks/get fail meanwhile (fail closed).
-func (t *Task) update(ctx context.Context, change func(*TaskRecord) error) (*TaskRecord, error) {
+func (t *Task) update(ctx context.Context, change func(*backend.TaskRecord) error) (*backend.TaskRecord, error) {
 	for {
 		rec, err := t.m.opts.Tasks.Update(ctx, t.id, t.fenced(saysWhatIsTrue(change)))
 		if err == nil && rec != nil {
@@ -430,8 +432,8 @@ func (t *Task) update(ctx context.Context, change func(*TaskRecord) error) (*Tas
 // fenced is change for this run only: when another run holds the task
 // (it was restarted elsewhere) it aborts with errTaskEnded, and this run
 // writes nothing more.
-func (t *Task) fenced(change func(*TaskRecord) error) func(*TaskRecord) error {
-	return func(rec *TaskRecord) error {
+func (t *Task) fenced(change func(*backend.TaskRecord) error) func(*backend.TaskRecord) error {
+	return func(rec *backend.TaskRecord) error {
 		if rec.Runner != t.runner {
 			return errTaskEnded
 		}
@@ -507,12 +509,12 @@ func (c *call) runTask() (mcp.Result, error) {
 		id = c.admitted.id
 	}
 	now := m.opts.Now()
-	rec := &TaskRecord{
-		Format: TaskRecordFormat, ID: id, Principal: c.bind.Principal, Tool: m.tool,
-		Status: TaskWorking, CreatedAt: now, UpdatedAt: now, Expires: now.Add(m.opts.TaskTTL),
+	rec := &backend.TaskRecord{
+		Format: backend.TaskRecordFormat, ID: id, Principal: c.bind.Principal, Tool: m.tool,
+		Status: backend.TaskWorking, CreatedAt: now, UpdatedAt: now, Expires: now.Add(m.opts.TaskTTL),
 		PollInterval: m.opts.TaskPollInterval, Version: 1, LeaseUntil: now.Add(m.opts.TaskLease), Runner: newTaskID(),
 	}
-	if tt, ok := m.opts.Hooks.(TaskTracer); ok {
+	if tt, ok := m.opts.Hooks.(backend.TaskTracer); ok {
 		rec.Trace = tt.TaskTrace(c.ctx)
 	}
 	var err error
@@ -527,7 +529,7 @@ func (c *call) runTask() (mcp.Result, error) {
 		c.storeError(err, "tasks", "Create")
 		ticket.release()
 		c.log().Warn("elicitgen: cannot create a task", "err", err)
-		if errors.Is(err, ErrTaskStoreFull) {
+		if errors.Is(err, backend.ErrTaskStoreFull) {
 			return nil, errTaskStoreFull()
 		}
 		return nil, ErrInternal
@@ -541,7 +543,7 @@ func (c *call) runTask() (mcp.Result, error) {
 	slot.Created = rec
 	t := &Task{m: m, c: c, id: rec.ID, ticket: ticket, runner: rec.Runner}
 	ticket.start(t.stopper(cancel))
-	t.moved(TaskWorking)
+	t.moved(backend.TaskWorking)
 	t.digest = c.flowDigest()
 	go t.work(ctx, cancel)
 	return &mcp.CallToolResult{}, nil
@@ -660,15 +662,15 @@ func (t *Task) outcome(res *mcp.CallToolResult, err error) (result, rpcErr json.
 func (t *Task) recordEnd(ctx context.Context, result, rpcErr json.RawMessage) {
 	endCtx, endCancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer endCancel()
-	if _, err := t.update(endCtx, func(rec *TaskRecord) error {
+	if _, err := t.update(endCtx, func(rec *backend.TaskRecord) error {
 		if rec.Status.Terminal() {
 			return errTaskEnded
 		}
 		rec.InputRequests, rec.Answers = nil, nil
 		if rpcErr != nil {
-			rec.Status, rec.Error = TaskFailed, rpcErr
+			rec.Status, rec.Error = backend.TaskFailed, rpcErr
 		} else {
-			rec.Status, rec.Result = TaskCompleted, result
+			rec.Status, rec.Result = backend.TaskCompleted, result
 		}
 		return nil
 	}); err != nil && !errors.Is(err, errTaskEnded) {
@@ -726,10 +728,10 @@ func (t *Task) watchCancel(ctx context.Context, cancel context.CancelFunc) {
 
 // stopped reports the end of a task whose record turned terminal (rec) or
 // disappeared (nil): it counts no more, and its last status is reported.
-func (t *Task) stopped(rec *TaskRecord) {
+func (t *Task) stopped(rec *backend.TaskRecord) {
 	t.ticket.ended()
 	if rec == nil {
-		t.moved(TaskCancelled) // forgotten: no longer running
+		t.moved(backend.TaskCancelled) // forgotten: no longer running
 	} else {
 		t.moved(rec.Status)
 	}

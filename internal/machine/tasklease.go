@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
 // Leases: the instance running a task claims it in the store until
@@ -36,7 +38,7 @@ var ErrServerShutDown = &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 // LeaseLapsed reports whether rec is a task not ended whose lease ended
 // before now. A record without a lease (written by a release before
 // leases) never lapses.
-func LeaseLapsed(rec *TaskRecord, now time.Time) bool {
+func LeaseLapsed(rec *backend.TaskRecord, now time.Time) bool {
 	return rec != nil && !rec.Status.Terminal() && !rec.LeaseUntil.IsZero() && now.After(rec.LeaseUntil)
 }
 
@@ -48,8 +50,8 @@ var errLeaseHeld = errors.New("elicitrt: the task's lease is held")
 // at now(), checked again inside the store's atomic update, so a renewal
 // or an end that came in between wins. It returns the task as stored
 // after (nil when it is gone).
-func FailLapsed(ctx context.Context, store TaskStore, id string, now func() time.Time) (*TaskRecord, error) {
-	rec, err := store.Update(ctx, id, func(rec *TaskRecord) error {
+func FailLapsed(ctx context.Context, store backend.TaskStore, id string, now func() time.Time) (*backend.TaskRecord, error) {
+	rec, err := store.Update(ctx, id, func(rec *backend.TaskRecord) error {
 		if !LeaseLapsed(rec, now()) {
 			return errLeaseHeld
 		}
@@ -63,9 +65,9 @@ func FailLapsed(ctx context.Context, store TaskStore, id string, now func() time
 }
 
 // failTask makes rec failed with e.
-func failTask(rec *TaskRecord, e *jsonrpc.Error) {
+func failTask(rec *backend.TaskRecord, e *jsonrpc.Error) {
 	raw, _ := json.Marshal(e)
-	rec.Status, rec.Error, rec.Result = TaskFailed, raw, nil
+	rec.Status, rec.Error, rec.Result = backend.TaskFailed, raw, nil
 	rec.InputRequests, rec.Answers = nil, nil
 	noLongerWaiting(rec)
 }
@@ -86,7 +88,7 @@ func (t *Task) renewLease(ctx context.Context) {
 // task and it has not ended; the store's error otherwise (nil when the
 // task ended or was taken).
 func (t *Task) setLease(ctx context.Context, until time.Time) error {
-	_, err := t.m.opts.Tasks.Update(ctx, t.id, t.fenced(func(rec *TaskRecord) error {
+	_, err := t.m.opts.Tasks.Update(ctx, t.id, t.fenced(func(rec *backend.TaskRecord) error {
 		if rec.Status.Terminal() {
 			return errTaskEnded
 		}
@@ -104,7 +106,7 @@ func (t *Task) setLease(ctx context.Context, until time.Time) error {
 // (the flow's digest was taken before both started).
 func (t *Task) watcherStoreError(err error) {
 	if h := t.m.opts.Hooks; h != nil {
-		h.Event(t.c.ctx, &Event{Kind: EventStoreError, Method: "tools/call", Target: t.m.target(), Flow: t.digest, Store: "tasks", Operation: "Update"})
+		h.Event(t.c.ctx, &backend.Event{Kind: backend.EventStoreError, Method: "tools/call", Target: t.m.target(), Flow: t.digest, Store: "tasks", Operation: "Update"})
 	}
 	l := t.m.opts.Logger.With("tool", t.m.tool)
 	if t.digest != "" {

@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
 // Bounds on tasks (docs/tasks.md#bounds). A task that runs or waits for an
@@ -23,7 +25,7 @@ const (
 	// to 62 KiB in memory (BenchmarkWaitingTask; 18.8 KB of it live heap,
 	// 11.6 KB stacks); so at the bound a flood of tasks holds about
 	// 270 MiB (4,096 × 68 KiB).
-	DefaultMaxRunningTasks = 4096
+	DefaultMaxRunningTasks = backend.DefaultMaxTasks / 2
 	// DefaultMaxTasksPerPrincipal bounds the tasks of one principal
 	// running or waiting in one process.
 	DefaultMaxTasksPerPrincipal = 100

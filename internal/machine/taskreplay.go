@@ -8,9 +8,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/elicitgen/elicitgen/internal/seal"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/internal/seal"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
 // Replay: a task tool declared restartable (//elicit:task optional
@@ -30,34 +32,6 @@ import (
 // instance does not take down the next ones too.
 const DefaultTaskRestarts = 3
 
-// TaskReplay is what a restartable task's record keeps to run again.
-type TaskReplay struct {
-	// Call is the creating tools/call's params: its name, arguments, and
-	// the client's capabilities and protocol version from _meta.
-	Call json.RawMessage `json:"call"`
-	// State is the flow's state when the task was created.
-	State json.RawMessage `json:"state"`
-	// Asked are the replies of the task's Asks, in the order asked.
-	Asked []RecordedAsk `json:"asked,omitempty"`
-	// Restarts counts the runs after the first.
-	Restarts int `json:"restarts,omitempty"`
-}
-
-// MaxRecordedAsks bounds the Asks a restartable task's record keeps (each
-// answer is at most MaxAnswersLen): a Run that asks more is no longer
-// restartable, and fails like any other task if its instance stops.
-const MaxRecordedAsks = 64
-
-// RecordedAsk is one Task.Ask and its reply, by step key.
-type RecordedAsk struct {
-	Steps   []string `json:"steps"`
-	Outcome Outcome  `json:"outcome"`
-	// Step is the step declined or cancelled.
-	Step string `json:"step,omitempty"`
-	// Contents are the accepted contents, by step.
-	Contents map[string]map[string]any `json:"contents,omitempty"`
-}
-
 // errReplayDiverged fails a restarted task whose Run asked other steps
 // than its first run did at the same point.
 func errReplayDiverged(asked, recorded []string) *jsonrpc.Error {
@@ -68,7 +42,7 @@ func errReplayDiverged(asked, recorded []string) *jsonrpc.Error {
 
 // replayRecord is the Replay of the task the call creates; nil unless the
 // tool is restartable.
-func (c *call) replayRecord() (*TaskReplay, error) {
+func (c *call) replayRecord() (*backend.TaskReplay, error) {
 	if c.m.restart == nil {
 		return nil, nil
 	}
@@ -91,7 +65,7 @@ func (c *call) replayRecord() (*TaskReplay, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &TaskReplay{Call: callJSON, State: state}, nil
+	return &backend.TaskReplay{Call: callJSON, State: state}, nil
 }
 
 // replayed answers the task's next Ask from its record, after a restart;
@@ -107,8 +81,8 @@ func (t *Task) replayed(steps []int) (r Reply, ok bool, err error) {
 	if !slices.Equal(keys, rec.Steps) {
 		return Reply{}, true, errReplayDiverged(keys, rec.Steps)
 	}
-	if rec.Outcome != Accepted {
-		return Reply{Outcome: rec.Outcome, Step: t.m.stepIndex(rec.Step)}, true, nil
+	if Outcome(rec.Outcome) != Accepted {
+		return Reply{Outcome: Outcome(rec.Outcome), Step: t.m.stepIndex(rec.Step)}, true, nil
 	}
 	r = Reply{Outcome: Accepted, Step: -1, contents: make(map[int]map[string]any, len(steps))}
 	for _, j := range steps {
@@ -133,7 +107,7 @@ func (t *Task) recordAsk(ctx context.Context, steps []int, r Reply) error {
 	if t.m.restart == nil {
 		return nil
 	}
-	entry := RecordedAsk{Steps: t.m.stepKeys(steps), Outcome: r.Outcome}
+	entry := backend.RecordedAsk{Steps: t.m.stepKeys(steps), Outcome: string(r.Outcome)}
 	if r.Outcome == Accepted {
 		entry.Contents = make(map[string]map[string]any, len(steps))
 		for _, j := range steps {
@@ -142,13 +116,13 @@ func (t *Task) recordAsk(ctx context.Context, steps []int, r Reply) error {
 	} else {
 		entry.Step = t.m.steps[r.Step].Key
 	}
-	_, err := t.update(ctx, func(rec *TaskRecord) error {
+	_, err := t.update(ctx, func(rec *backend.TaskRecord) error {
 		if rec.Status.Terminal() {
 			return errTaskEnded
 		}
 		switch {
 		case rec.Replay == nil:
-		case len(rec.Replay.Asked) >= MaxRecordedAsks:
+		case len(rec.Replay.Asked) >= backend.MaxRecordedAsks:
 			rec.Replay = nil // no longer restartable: the record stays small
 		default:
 			rec.Replay.Asked = append(rec.Replay.Asked, entry)
@@ -167,7 +141,7 @@ func (t *Task) recordAsk(ctx context.Context, steps []int, r Reply) error {
 // with ErrServerStopped. It returns the task as stored after; a task this
 // process cannot take now (its TaskLimits refuse) is returned as it is,
 // for a later request, maybe on another instance, to take.
-func (m *Machine) Restart(ctx context.Context, rec *TaskRecord) (*TaskRecord, error) {
+func (m *Machine) Restart(ctx context.Context, rec *backend.TaskRecord) (*backend.TaskRecord, error) {
 	o := &m.opts
 	if m.restart == nil || rec.Replay == nil || rec.Replay.Restarts >= o.TaskRestarts {
 		return FailLapsed(ctx, o.Tasks, rec.ID, o.Now)
@@ -176,7 +150,7 @@ func (m *Machine) Restart(ctx context.Context, rec *TaskRecord) (*TaskRecord, er
 	if refused != nil {
 		return rec, nil
 	}
-	claimed, err := o.Tasks.Update(ctx, rec.ID, func(r *TaskRecord) error {
+	claimed, err := o.Tasks.Update(ctx, rec.ID, func(r *backend.TaskRecord) error {
 		if !LeaseLapsed(r, o.Now()) || r.Replay == nil || r.Replay.Restarts >= o.TaskRestarts {
 			return errLeaseHeld
 		}
@@ -199,7 +173,7 @@ func (m *Machine) Restart(ctx context.Context, rec *TaskRecord) (*TaskRecord, er
 		if errors.Is(err, ErrToolChanged) {
 			failure = ErrToolChanged
 		}
-		return o.Tasks.Update(ctx, rec.ID, func(r *TaskRecord) error {
+		return o.Tasks.Update(ctx, rec.ID, func(r *backend.TaskRecord) error {
 			if !r.Status.Terminal() {
 				failTask(r, failure)
 			}
@@ -212,7 +186,7 @@ func (m *Machine) Restart(ctx context.Context, rec *TaskRecord) (*TaskRecord, er
 // resume runs the Run of the task rec, claimed by this instance, again.
 // Its context carries the principal, none of the creating request's other
 // values; its request, the name, arguments and capabilities, no session.
-func (m *Machine) resume(rec *TaskRecord, ticket *taskTicket) error {
+func (m *Machine) resume(rec *backend.TaskRecord, ticket *taskTicket) error {
 	var p mcp.CallToolParamsRaw
 	if err := json.Unmarshal(rec.Replay.Call, &p); err != nil {
 		return err
@@ -247,7 +221,7 @@ func (m *Machine) resume(rec *TaskRecord, ticket *taskTicket) error {
 // openAsks maps each step of the record rec's current round, asked (its
 // input requests) or answered since (its answers), to the number of that
 // ask: 1 for the key "milk", 2 for "milk.2".
-func (m *Machine) openAsks(rec *TaskRecord) map[string]int {
+func (m *Machine) openAsks(rec *backend.TaskRecord) map[string]int {
 	open := map[string]int{}
 	for _, keys := range []map[string]json.RawMessage{rec.InputRequests, rec.Answers} {
 		for key := range keys {

@@ -1,6 +1,10 @@
 package machine
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/elicitgen/elicitgen/runtime/backend"
+)
 
 // A task's status message says what is true now. While a task waits for
 // an answer its message is WaitingPrefix and the question (whatever the
@@ -21,24 +25,24 @@ const Resuming = "Your answer is in: the task resumes shortly."
 
 // noLongerWaiting drops rec's waiting (or resuming) message once rec no
 // longer waits: the run's own updates and a task's end call it.
-func noLongerWaiting(rec *TaskRecord) {
-	if rec.Status != TaskInputRequired && (strings.HasPrefix(rec.StatusMessage, WaitingPrefix) || rec.StatusMessage == Resuming) {
+func noLongerWaiting(rec *backend.TaskRecord) {
+	if rec.Status != backend.TaskInputRequired && (strings.HasPrefix(rec.StatusMessage, WaitingPrefix) || rec.StatusMessage == Resuming) {
 		rec.StatusMessage = ""
 	}
 }
 
 // AnswersIn is what tasks/update does to rec once its every question has
 // its answer: working, and resuming until the run takes the answers up.
-func AnswersIn(rec *TaskRecord) {
-	rec.Status, rec.InputRequests = TaskWorking, nil
+func AnswersIn(rec *backend.TaskRecord) {
+	rec.Status, rec.InputRequests = backend.TaskWorking, nil
 	if rec.StatusMessage == "" || strings.HasPrefix(rec.StatusMessage, WaitingPrefix) {
 		rec.StatusMessage = Resuming
 	}
 }
 
 // saysWhatIsTrue is change, then noLongerWaiting.
-func saysWhatIsTrue(change func(*TaskRecord) error) func(*TaskRecord) error {
-	return func(rec *TaskRecord) error {
+func saysWhatIsTrue(change func(*backend.TaskRecord) error) func(*backend.TaskRecord) error {
+	return func(rec *backend.TaskRecord) error {
 		if err := change(rec); err != nil {
 			return err
 		}

@@ -6,6 +6,8 @@ import (
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
 // What the machine, the transport and the tasks room agree on of the
@@ -29,7 +31,7 @@ const MaxListenTaskIDs = 64
 // for the tasks middleware (internal/tasks) to answer with a
 // CreateTaskResult. The middleware puts one in the call's context
 // (WithTaskSlot); a call without one never becomes a task.
-type TaskSlot struct{ Created *TaskRecord }
+type TaskSlot struct{ Created *backend.TaskRecord }
 
 type taskSlotKey struct{}
 

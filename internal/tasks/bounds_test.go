@@ -10,6 +10,7 @@ import (
 
 	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/testkit/syncbuf"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -51,7 +52,7 @@ func TestTaskListenAtMost64(t *testing.T) {
 func TestTaskRefusalLogNamesTheBoundNotTheUser(t *testing.T) {
 	var logs syncbuf.Buffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	opts := &machine.ToolOptions{TaskLimits: &machine.TaskLimits{PerPrincipal: 1}, Tasks: &machine.MemoryTaskStore{}, Logger: logger}
+	opts := &machine.ToolOptions{TaskLimits: &machine.TaskLimits{PerPrincipal: 1}, Tasks: &backend.MemoryTaskStore{}, Logger: logger}
 	url := httpTServeAuth(t, brewTool(machine.TaskOptional, opts, nil))
 	alice := httpWireAt(t, url, capsTasks, "tok-alice")
 	startBrew(t, alice, map[string]any{})
@@ -86,13 +87,13 @@ func TestTaskRefusalLogNamesTheBoundNotTheUser(t *testing.T) {
 // floods the store, has ended tasks of her own to drop; once she has
 // none, bob's goes.
 func TestTaskStoreDropsTheCreatorsEndedTasksFirst(t *testing.T) {
-	store := &machine.MemoryTaskStore{MaxTasks: 3}
+	store := &backend.MemoryTaskStore{MaxTasks: 3}
 	url := httpTServeAuth(t, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: store, Logger: discardLogger()}, nil))
 	alice, bob := httpWireAt(t, url, capsTasks, "tok-alice"), httpWireAt(t, url, capsTasks, "tok-bob")
 	bobs := startBrew(t, bob, map[string]any{})["taskId"].(string)
-	pollUntil(t, bob, bobs, hasStatus(machine.TaskInputRequired))
+	pollUntil(t, bob, bobs, hasStatus(backend.TaskInputRequired))
 	bob.must(machine.MethodTasksUpdate, map[string]any{"taskId": bobs, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
-	pollUntil(t, bob, bobs, hasStatus(machine.TaskCompleted))
+	pollUntil(t, bob, bobs, hasStatus(backend.TaskCompleted))
 	bobKept := func(when string) {
 		t.Helper()
 		got, err := bob.call(machine.MethodTasksGet, map[string]any{"taskId": bobs})
@@ -108,7 +109,7 @@ func TestTaskStoreDropsTheCreatorsEndedTasksFirst(t *testing.T) {
 			t.Fatalf("alice's task %d: %v %v", i+1, got, err)
 		}
 		failed = append(failed, got["taskId"].(string))
-		pollUntil(t, alice, failed[i], hasStatus(machine.TaskFailed))
+		pollUntil(t, alice, failed[i], hasStatus(backend.TaskFailed))
 		bobKept(fmt.Sprintf("after alice's task %d", i+1))
 		if n := store.Len(); n > 3 {
 			t.Fatalf("the store holds %d tasks", n)
@@ -135,7 +136,7 @@ func TestTaskStoreDropsTheCreatorsEndedTasksFirst(t *testing.T) {
 // before the task is once, whose completion is single use.
 func TestTaskRefusedRetryWorksLater(t *testing.T) {
 	t.Run("brew", func(t *testing.T) {
-		store := &machine.MemoryTaskStore{}
+		store := &backend.MemoryTaskStore{}
 		opts := &machine.ToolOptions{Tasks: store, TaskLimits: &machine.TaskLimits{PerPrincipal: 1}, Logger: discardLogger()}
 		w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, opts, nil))
 		first := startBrew(t, w, map[string]any{})["taskId"].(string)
@@ -158,15 +159,15 @@ func TestTaskRefusedRetryWorksLater(t *testing.T) {
 		if n := store.Len(); n != 2 {
 			t.Errorf("the store holds %d tasks, want 2", n)
 		}
-		pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
+		pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
 		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
-		if got := resultText(t, pollUntil(t, w, id, hasStatus(machine.TaskCompleted))); !strings.HasPrefix(got, "small coffee, sugar=true") {
+		if got := resultText(t, pollUntil(t, w, id, hasStatus(backend.TaskCompleted))); !strings.HasPrefix(got, "small coffee, sugar=true") {
 			t.Errorf("result %q", got)
 		}
 	})
 	t.Run("once", func(t *testing.T) {
-		store := &machine.MemoryTaskStore{}
-		opts := &machine.ToolOptions{Tasks: store, TaskLimits: &machine.TaskLimits{PerPrincipal: 1}, Replay: &machine.MemoryReplayGuard{}, Logger: discardLogger()}
+		store := &backend.MemoryTaskStore{}
+		opts := &machine.ToolOptions{Tasks: store, TaskLimits: &machine.TaskLimits{PerPrincipal: 1}, Replay: &backend.MemoryReplayGuard{}, Logger: discardLogger()}
 		w := memoryWire(t, capsTasks, launchTool(opts))
 		launch := func() (map[string]any, func() (map[string]any, *jsonrpc.Error)) {
 			round := w.must("tools/call", map[string]any{"name": "launch", "arguments": map[string]any{}})

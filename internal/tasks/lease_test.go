@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
 // taskError is the message of a failed task's error, as tasks/get shows it.
@@ -23,13 +24,13 @@ func TestTaskLeaseRenewed(t *testing.T) {
 	opts := &machine.ToolOptions{TaskLease: 200 * time.Millisecond, Logger: discardLogger()}
 	bothWires(t, capsTasks, brewTool(machine.TaskOptional, opts, nil), func(t *testing.T, w *taskWire) {
 		id := startBrew(t, w, map[string]any{})["taskId"].(string)
-		pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
+		pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
 		time.Sleep(1200 * time.Millisecond)
-		if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": id}); got["status"] != string(machine.TaskInputRequired) {
+		if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": id}); got["status"] != string(backend.TaskInputRequired) {
 			t.Fatalf("after six leases: %v", got)
 		}
 		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
-		pollUntil(t, w, id, hasStatus(machine.TaskCompleted))
+		pollUntil(t, w, id, hasStatus(backend.TaskCompleted))
 	})
 }
 
@@ -39,17 +40,17 @@ func TestTaskLeaseRenewed(t *testing.T) {
 // stopped, not "internal error". When the first comes back, its Run is
 // cancelled and the task stays failed.
 func TestTaskLeaseLapses(t *testing.T) {
-	shared := &machine.MemoryTaskStore{}
+	shared := &backend.MemoryTaskStore{}
 	parted := &flakyStore{TaskStore: shared}
 	const lease = 300 * time.Millisecond
 	runs := &brewRun{ended: make(chan error, 1)}
 	a := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: parted, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}, runs))
 	b := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}, nil))
 	id := startBrew(t, a, map[string]any{})["taskId"].(string)
-	pollUntil(t, b, id, hasStatus(machine.TaskInputRequired))
+	pollUntil(t, b, id, hasStatus(backend.TaskInputRequired))
 	parted.down.Store(true)
 	cut := time.Now()
-	failed := pollUntil(t, b, id, hasStatus(machine.TaskFailed))
+	failed := pollUntil(t, b, id, hasStatus(backend.TaskFailed))
 	took := time.Since(cut)
 	if msg := taskError(failed); msg != machine.ErrServerStopped.Message {
 		t.Errorf("failed with %q, want %q", msg, machine.ErrServerStopped.Message)
@@ -77,11 +78,11 @@ func TestTaskLeaseLapses(t *testing.T) {
 // next tasks/get or tasks/update, on any instance, and a tasks/cancel
 // cancels it; a record of a release before leases (no lease) never fails.
 func TestTaskLeaseLapsedRecord(t *testing.T) {
-	store := &machine.MemoryTaskStore{}
+	store := &backend.MemoryTaskStore{}
 	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: store, Logger: discardLogger()}, nil))
 	now := time.Now()
 	for id, lease := range map[string]time.Time{"dead": now.Add(-time.Second), "old": {}, "dropped": now.Add(-time.Second)} {
-		rec := &machine.TaskRecord{Format: machine.TaskRecordFormat, ID: id, Tool: "brew", Status: machine.TaskInputRequired,
+		rec := &backend.TaskRecord{Format: backend.TaskRecordFormat, ID: id, Tool: "brew", Status: backend.TaskInputRequired,
 			CreatedAt: now, UpdatedAt: now, Expires: now.Add(time.Hour), LeaseUntil: lease}
 		if err := store.Create(context.Background(), rec); err != nil {
 			t.Fatal(err)
@@ -91,14 +92,14 @@ func TestTaskLeaseLapsedRecord(t *testing.T) {
 		t.Fatalf("tasks/update: %v", got)
 	}
 	got := w.must(machine.MethodTasksGet, map[string]any{"taskId": "dead"})
-	if got["status"] != string(machine.TaskFailed) || !strings.Contains(taskError(got), "server stopped") || got["inputRequests"] != nil {
+	if got["status"] != string(backend.TaskFailed) || !strings.Contains(taskError(got), "server stopped") || got["inputRequests"] != nil {
 		t.Errorf("a task whose lease lapsed: %v", got)
 	}
-	if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": "old"}); got["status"] != string(machine.TaskInputRequired) {
+	if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": "old"}); got["status"] != string(backend.TaskInputRequired) {
 		t.Errorf("a task without a lease: %v", got)
 	}
 	w.must(machine.MethodTasksCancel, map[string]any{"taskId": "dropped"})
-	if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": "dropped"}); got["status"] != string(machine.TaskCancelled) {
+	if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": "dropped"}); got["status"] != string(backend.TaskCancelled) {
 		t.Errorf("a task whose lease lapsed, cancelled: %v", got)
 	}
 }
@@ -113,7 +114,7 @@ func TestTaskDrain(t *testing.T) {
 	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{TaskLimits: limits, Logger: discardLogger()}, runs))
 	stays := startBrew(t, w, map[string]any{})["taskId"].(string)
 	ends := startBrew(t, w, map[string]any{})["taskId"].(string)
-	pollUntil(t, w, ends, hasStatus(machine.TaskInputRequired))
+	pollUntil(t, w, ends, hasStatus(backend.TaskInputRequired))
 	// The period leaves a loaded machine time to answer ends within it.
 	const drain = 1500 * time.Millisecond
 	start := time.Now()
@@ -134,7 +135,7 @@ func TestTaskDrain(t *testing.T) {
 	if failed != 1 {
 		t.Errorf("Drain failed %d tasks, want 1", failed)
 	}
-	if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": ends}); got["status"] != string(machine.TaskCompleted) {
+	if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": ends}); got["status"] != string(backend.TaskCompleted) {
 		t.Errorf("the task answered during the drain: %v", got)
 	}
 	if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": stays}); taskError(got) != machine.ErrServerShutDown.Message {
@@ -157,17 +158,17 @@ func TestTaskDrain(t *testing.T) {
 // notification once; and once the instance running it stops renewing, the
 // stream, on the other instance, sends the failure without any request.
 func TestTaskStreamLeases(t *testing.T) {
-	shared := &machine.MemoryTaskStore{}
+	shared := &backend.MemoryTaskStore{}
 	parted := &flakyStore{TaskStore: shared}
 	const lease = 200 * time.Millisecond
 	urlA := httpTServeAuth(t, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: parted, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}, nil))
 	urlB := httpTServeAuth(t, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}, nil))
 	a := httpWireAt(t, urlA, capsTasks, "tok-alice")
 	id := startBrew(t, a, map[string]any{})["taskId"].(string)
-	pollUntil(t, a, id, hasStatus(machine.TaskInputRequired))
+	pollUntil(t, a, id, hasStatus(backend.TaskInputRequired))
 	stream := listenTasks(t, urlB, "tok-alice", id)
 	next(t, stream) // the acknowledgement
-	if p := next(t, stream)["params"].(map[string]any); p["status"] != string(machine.TaskInputRequired) {
+	if p := next(t, stream)["params"].(map[string]any); p["status"] != string(backend.TaskInputRequired) {
 		t.Fatalf("first notification %v", p)
 	}
 	select {
@@ -177,7 +178,7 @@ func TestTaskStreamLeases(t *testing.T) {
 	}
 	parted.down.Store(true)
 	p := next(t, stream)["params"].(map[string]any)
-	if p["status"] != string(machine.TaskFailed) || taskError(p) != machine.ErrServerStopped.Message {
+	if p["status"] != string(backend.TaskFailed) || taskError(p) != machine.ErrServerStopped.Message {
 		t.Fatalf("after the instance stopped renewing: %v", p)
 	}
 }

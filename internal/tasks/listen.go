@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -103,7 +104,7 @@ func ServeListen(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request, g
 // streamTasks acknowledges ids on the event stream w, sends each task's
 // notifications from its record in first on until every one has ended,
 // then the request's result (unless the client went).
-func (svc *taskService) streamTasks(ctx context.Context, w http.ResponseWriter, id jsonrpc.ID, ids []string, first []*machine.TaskRecord) {
+func (svc *taskService) streamTasks(ctx context.Context, w http.ResponseWriter, id jsonrpc.ID, ids []string, first []*backend.TaskRecord) {
 	stream := &taskStream{w: w, flusher: asFlusher(w)}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache, no-transform")
@@ -126,7 +127,7 @@ func (svc *taskService) streamTasks(ctx context.Context, w http.ResponseWriter, 
 
 // ownTasks returns, of the task ids asked for, those of principal's own
 // tasks that the store knows, once each ([] when none), and their records.
-func (svc *taskService) ownTasks(ctx context.Context, principal string, asked []string) (ids []string, recs []*machine.TaskRecord, err error) {
+func (svc *taskService) ownTasks(ctx context.Context, principal string, asked []string) (ids []string, recs []*backend.TaskRecord, err error) {
 	ids = []string{}
 	for _, id := range asked {
 		if slices.Contains(ids, id) {
@@ -147,7 +148,7 @@ func (svc *taskService) ownTasks(ctx context.Context, principal string, asked []
 // follow sends the task's notifications from rec on, until it ends or
 // expires, or the client goes. A change the client cannot see (a lease
 // renewed) sends nothing; a lease that lapses fails the task.
-func (svc *taskService) follow(ctx context.Context, stream *taskStream, id string, rec *machine.TaskRecord) {
+func (svc *taskService) follow(ctx context.Context, stream *taskStream, id string, rec *backend.TaskRecord) {
 	var seen []byte // what the client saw last, but for lastUpdatedAt
 	for {
 		n := taskNotification(rec)
@@ -167,7 +168,7 @@ func (svc *taskService) follow(ctx context.Context, stream *taskStream, id strin
 // next waits for the task's next version after rec's, or for its lease to
 // lapse (then fails it), and returns it; nil when the task expired or the
 // client went.
-func (svc *taskService) next(ctx context.Context, id string, rec *machine.TaskRecord) *machine.TaskRecord {
+func (svc *taskService) next(ctx context.Context, id string, rec *backend.TaskRecord) *backend.TaskRecord {
 	for {
 		wctx, cancel := svc.untilLapse(ctx, rec)
 		err := svc.store.Wait(wctx, id, rec.Version)
@@ -192,7 +193,7 @@ func (svc *taskService) next(ctx context.Context, id string, rec *machine.TaskRe
 
 // untilLapse is ctx ended, too, a little after rec's lease would lapse
 // (its remaining time on the real clock).
-func (svc *taskService) untilLapse(ctx context.Context, rec *machine.TaskRecord) (context.Context, context.CancelFunc) {
+func (svc *taskService) untilLapse(ctx context.Context, rec *backend.TaskRecord) (context.Context, context.CancelFunc) {
 	if rec.LeaseUntil.IsZero() {
 		return context.WithCancel(ctx)
 	}
@@ -209,7 +210,7 @@ func noticeKey(n *TaskResult) []byte {
 
 // taskNotification is the params of notifications/tasks: the task as
 // tasks/get shows it, without resultType.
-func taskNotification(rec *machine.TaskRecord) *TaskResult {
+func taskNotification(rec *backend.TaskRecord) *TaskResult {
 	n := taskResult(rec, true)
 	n.ResultType = ""
 	return n

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
 // surveyArgs are the arguments of the survey tool.
@@ -102,7 +103,7 @@ func (s *survey) run(ctx context.Context, task *machine.Task, req *mcp.CallToolR
 // twoInstances serves s on two instances sharing a store; the first can be
 // cut off from it.
 func twoInstances(t *testing.T, s *survey, lease time.Duration) (a, b *taskWire, cut *atomic.Bool) {
-	shared := &machine.MemoryTaskStore{}
+	shared := &backend.MemoryTaskStore{}
 	parted := &flakyStore{TaskStore: shared}
 	a = memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: parted, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
 	b = memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
@@ -114,7 +115,7 @@ func asking(key string) func(map[string]any) bool {
 	return func(m map[string]any) bool {
 		reqs, _ := m["inputRequests"].(map[string]any)
 		_, ok := reqs[key]
-		return m["status"] == string(machine.TaskInputRequired) && ok && len(reqs) == 1
+		return m["status"] == string(backend.TaskInputRequired) && ok && len(reqs) == 1
 	}
 }
 
@@ -159,7 +160,7 @@ func TestTaskRestartReplays(t *testing.T) {
 		t.Fatal("the first instance's run goes on after its task was taken")
 	}
 	answer(t, b, id, "milk", false)
-	done := pollUntil(t, b, id, hasStatus(machine.TaskCompleted))
+	done := pollUntil(t, b, id, hasStatus(backend.TaskCompleted))
 	if got := resultText(t, done); got != "sugar=true milk=false runs=2" {
 		t.Errorf("result %q", got)
 	}
@@ -175,7 +176,7 @@ func TestTaskRestartKeepsAnswerGivenMeanwhile(t *testing.T) {
 	id := toMilk(t, a, b, map[string]any{"after": 100}, false)
 	cut.Store(true)
 	answer(t, b, id, "milk", true) // the lease has not lapsed yet: stored
-	done := pollUntil(t, b, id, hasStatus(machine.TaskCompleted))
+	done := pollUntil(t, b, id, hasStatus(backend.TaskCompleted))
 	if got := resultText(t, done); got != "sugar=false milk=true runs=2" {
 		t.Errorf("result %q", got)
 	}
@@ -197,7 +198,7 @@ func TestTaskRestartKeepsReaskedAnswer(t *testing.T) {
 		pollUntil(t, b, id, asking("milk.2"))
 		cut.Store(true)
 		reply(b, id, "milk.2", "milk", true)
-		done := pollUntil(t, b, id, hasStatus(machine.TaskCompleted))
+		done := pollUntil(t, b, id, hasStatus(backend.TaskCompleted))
 		if got := resultText(t, done); got != "sugar=false milk=true runs=2" {
 			t.Errorf("result %q", got)
 		}
@@ -213,7 +214,7 @@ func TestTaskRestartKeepsReaskedAnswer(t *testing.T) {
 		reply(b, id, "sugar.2", "sugar", false)
 		pollUntil(t, b, id, asking("milk"))
 		answer(t, b, id, "milk", true)
-		done := pollUntil(t, b, id, hasStatus(machine.TaskCompleted))
+		done := pollUntil(t, b, id, hasStatus(backend.TaskCompleted))
 		if got := resultText(t, done); got != "sugar=false milk=true runs=2" {
 			t.Errorf("result %q", got)
 		}
@@ -227,7 +228,7 @@ func TestTaskRestartDiverged(t *testing.T) {
 	a, b, cut := twoInstances(t, s, 300*time.Millisecond)
 	id := toMilk(t, a, b, map[string]any{}, true)
 	cut.Store(true)
-	failed := pollUntil(t, b, id, hasStatus(machine.TaskFailed))
+	failed := pollUntil(t, b, id, hasStatus(backend.TaskFailed))
 	if msg := taskError(failed); !strings.Contains(msg, "asked milk where it had asked sugar") {
 		t.Errorf("failed with %q", msg)
 	}
@@ -236,16 +237,16 @@ func TestTaskRestartDiverged(t *testing.T) {
 // A task restarted DefaultTaskRestarts times is not restarted again: it fails
 // saying the server stopped.
 func TestTaskRestartsBounded(t *testing.T) {
-	store := &machine.MemoryTaskStore{}
+	store := &backend.MemoryTaskStore{}
 	s := &survey{}
 	w := memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: store, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
 	now := time.Now()
 	call := json.RawMessage(`{"name":"survey","arguments":{},"_meta":{"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}`)
 	state := json.RawMessage(`{"v":"` + machine.QuestionsDigest(surveySteps()) + `","s":0,"a":[null,null],"q":[{},{}]}`)
 	for id, restarts := range map[string]int{"spent": machine.DefaultTaskRestarts, "fresh": machine.DefaultTaskRestarts - 1} {
-		rec := &machine.TaskRecord{Format: machine.TaskRecordFormat, ID: id, Tool: "survey", Status: machine.TaskWorking,
+		rec := &backend.TaskRecord{Format: backend.TaskRecordFormat, ID: id, Tool: "survey", Status: backend.TaskWorking,
 			CreatedAt: now, UpdatedAt: now, Expires: now.Add(time.Hour), LeaseUntil: now.Add(-time.Second), Runner: "dead",
-			Replay: &machine.TaskReplay{Call: call, State: state, Restarts: restarts}}
+			Replay: &backend.TaskReplay{Call: call, State: state, Restarts: restarts}}
 		if err := store.Create(context.Background(), rec); err != nil {
 			t.Fatal(err)
 		}
@@ -269,7 +270,7 @@ func TestTaskRestartsBounded(t *testing.T) {
 // answer given and asking the open question again.
 func TestTaskDrainHandsBack(t *testing.T) {
 	s := &survey{}
-	shared := &machine.MemoryTaskStore{}
+	shared := &backend.MemoryTaskStore{}
 	limitsA := &machine.TaskLimits{}
 	const lease = time.Hour // a takeover now is a hand-back, not a lapse
 	a := memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: limitsA, Logger: discardLogger()}))
@@ -281,12 +282,12 @@ func TestTaskDrainHandsBack(t *testing.T) {
 		t.Errorf("Drain stopped %d tasks, want 1", n)
 	}
 	got := b.must(machine.MethodTasksGet, map[string]any{"taskId": id})
-	if got["status"] == string(machine.TaskFailed) || got["statusMessage"] != "restarted after its server stopped" {
+	if got["status"] == string(backend.TaskFailed) || got["statusMessage"] != "restarted after its server stopped" {
 		t.Fatalf("the task handed back, at the next tasks/get on the other instance: %v", got)
 	}
 	pollUntil(t, b, id, asking("milk"))
 	answer(t, b, id, "milk", true)
-	if got := resultText(t, pollUntil(t, b, id, hasStatus(machine.TaskCompleted))); got != "sugar=true milk=true runs=2" {
+	if got := resultText(t, pollUntil(t, b, id, hasStatus(backend.TaskCompleted))); got != "sugar=true milk=true runs=2" {
 		t.Errorf("result %q", got)
 	}
 }
@@ -311,7 +312,7 @@ func TestTaskRestartStopsLostRun(t *testing.T) {
 	case <-time.After(5 * time.Second): // a run going on ends (uncancelled) at 3 s
 		t.Fatal("the first run goes on after its task was taken")
 	}
-	if got := resultText(t, pollUntil(t, b, id, hasStatus(machine.TaskCompleted))); got != "sugar=true milk=true runs=2" {
+	if got := resultText(t, pollUntil(t, b, id, hasStatus(backend.TaskCompleted))); got != "sugar=true milk=true runs=2" {
 		t.Errorf("result %q", got)
 	}
 }
@@ -320,12 +321,12 @@ func TestTaskRestartStopsLostRun(t *testing.T) {
 // that asks more is no longer restartable (the record stays small; each
 // answer is at most MaxAnswersLen).
 func TestTaskRecordedAsksBounded(t *testing.T) {
-	store := &machine.MemoryTaskStore{}
+	store := &backend.MemoryTaskStore{}
 	s := &survey{}
 	w := memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: store, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
-	id := w.must("tools/call", map[string]any{"name": "survey", "arguments": map[string]any{"sugars": machine.MaxRecordedAsks + 1}})["taskId"].(string)
-	for asked := 1; asked <= machine.MaxRecordedAsks+1; asked++ {
-		got := pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
+	id := w.must("tools/call", map[string]any{"name": "survey", "arguments": map[string]any{"sugars": backend.MaxRecordedAsks + 1}})["taskId"].(string)
+	for asked := 1; asked <= backend.MaxRecordedAsks+1; asked++ {
+		got := pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
 		for key := range got["inputRequests"].(map[string]any) {
 			w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{key: accept(map[string]any{"sugar": true})}})
 		}
@@ -334,10 +335,10 @@ func TestTaskRecordedAsksBounded(t *testing.T) {
 			return rec.Replay == nil || len(rec.Replay.Asked) == asked
 		})
 		rec, _ := store.Get(context.Background(), id)
-		if asked <= machine.MaxRecordedAsks && (rec.Replay == nil || len(rec.Replay.Asked) != asked) {
+		if asked <= backend.MaxRecordedAsks && (rec.Replay == nil || len(rec.Replay.Asked) != asked) {
 			t.Fatalf("after %d answers the record keeps %v", asked, rec.Replay)
 		}
-		if asked > machine.MaxRecordedAsks && rec.Replay != nil {
+		if asked > backend.MaxRecordedAsks && rec.Replay != nil {
 			t.Fatalf("after %d answers the record still keeps %d asks", asked, len(rec.Replay.Asked))
 		}
 	}
@@ -379,10 +380,10 @@ func TestTaskRestartKeepsOnlyPrincipal(t *testing.T) {
 			session: req.Session != nil, extra: req.Extra != nil && req.Extra.TokenInfo != nil}
 	}
 	sa, sb := &survey{started: started}, &survey{started: started}
-	shared := &machine.MemoryTaskStore{}
+	shared := &backend.MemoryTaskStore{}
 	parted := &flakyStore{TaskStore: shared}
 	const lease = 300 * time.Millisecond
-	serve := func(s *survey, store machine.TaskStore) string {
+	serve := func(s *survey, store backend.TaskStore) string {
 		opts := &machine.ToolOptions{Tasks: store, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}
 		tool := s.tool(opts)
 		return httpTServeAuth(t, func(srv *mcp.Server) { tool(srv); markRequests(srv) })
@@ -413,7 +414,7 @@ func TestTaskRestartKeepsOnlyPrincipal(t *testing.T) {
 		}
 	}
 	answer(t, aliceB, id, "milk", false)
-	if got := resultText(t, pollUntil(t, aliceB, id, hasStatus(machine.TaskCompleted))); got != "sugar=true milk=false runs=1" {
+	if got := resultText(t, pollUntil(t, aliceB, id, hasStatus(backend.TaskCompleted))); got != "sugar=true milk=false runs=1" {
 		t.Errorf("result %q", got)
 	}
 }
@@ -426,7 +427,7 @@ func TestTaskRestartKeepsOnlyPrincipal(t *testing.T) {
 // fails with ErrToolChanged and Run never runs. An instance of the same
 // release takes the same record over and asks on (TestTaskRestartsBounded).
 func TestTaskTakeoverOtherRelease(t *testing.T) {
-	store := &machine.MemoryTaskStore{}
+	store := &backend.MemoryTaskStore{}
 	s := &survey{}
 	w := memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: store, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
 	before := surveySteps()
@@ -434,15 +435,15 @@ func TestTaskTakeoverOtherRelease(t *testing.T) {
 	now := time.Now()
 	call := json.RawMessage(`{"name":"survey","arguments":{},"_meta":{"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}`)
 	state := json.RawMessage(`{"v":"` + machine.QuestionsDigest(before) + `","s":0,"a":[null,null],"q":[{},{}]}`)
-	asked := []machine.RecordedAsk{{Steps: []string{"sugar"}, Outcome: machine.Accepted, Contents: map[string]map[string]any{"sugar": {"sugar": true}}}}
-	rec := &machine.TaskRecord{Format: machine.TaskRecordFormat, ID: "lapsed", Tool: "survey", Status: machine.TaskInputRequired,
+	asked := []backend.RecordedAsk{{Steps: []string{"sugar"}, Outcome: string(machine.Accepted), Contents: map[string]map[string]any{"sugar": {"sugar": true}}}}
+	rec := &backend.TaskRecord{Format: backend.TaskRecordFormat, ID: "lapsed", Tool: "survey", Status: backend.TaskInputRequired,
 		CreatedAt: now, UpdatedAt: now, Expires: now.Add(time.Hour), LeaseUntil: now.Add(-time.Second), Runner: "dead",
-		Replay: &machine.TaskReplay{Call: call, State: state, Asked: asked}}
+		Replay: &backend.TaskReplay{Call: call, State: state, Asked: asked}}
 	if err := store.Create(context.Background(), rec); err != nil {
 		t.Fatal(err)
 	}
 	got := w.must(machine.MethodTasksGet, map[string]any{"taskId": "lapsed"})
-	if got["status"] != string(machine.TaskFailed) || taskError(got) != machine.ErrToolChanged.Message {
+	if got["status"] != string(backend.TaskFailed) || taskError(got) != machine.ErrToolChanged.Message {
 		t.Fatalf("a record of the release before, taken over: %v", got)
 	}
 	if n := s.runs.Load(); n != 0 {

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
 // pauseTool is a task tool whose Run asks sugar, tells the test the
@@ -43,7 +44,7 @@ func TestTaskStatusSaysWhatIsTrue(t *testing.T) {
 		got, release := make(chan machine.Outcome, 1), make(chan struct{})
 		w := memoryWire(t, capsTasks, pauseTool(got, release))
 		id := w.must("tools/call", map[string]any{"name": "pause", "arguments": map[string]any{}})["taskId"].(string)
-		asked := pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
+		asked := pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
 		if asked["statusMessage"] != machine.WaitingPrefix+"Sugar?" {
 			t.Fatalf("waiting: %v", asked["statusMessage"])
 		}
@@ -54,11 +55,11 @@ func TestTaskStatusSaysWhatIsTrue(t *testing.T) {
 			t.Fatal("Run did not get the reply")
 		}
 		working := w.must(machine.MethodTasksGet, map[string]any{"taskId": id})
-		if msg, _ := working["statusMessage"].(string); working["status"] != string(machine.TaskWorking) || msg != "" {
+		if msg, _ := working["statusMessage"].(string); working["status"] != string(backend.TaskWorking) || msg != "" {
 			t.Errorf("%v answered: %v %q", reply["action"], working["status"], msg)
 		}
 		close(release)
-		done := pollUntil(t, w, id, hasStatus(machine.TaskCompleted))
+		done := pollUntil(t, w, id, hasStatus(backend.TaskCompleted))
 		if msg, _ := done["statusMessage"].(string); msg != "" {
 			t.Errorf("%v, completed: %q", reply["action"], msg)
 		}
@@ -70,10 +71,10 @@ func TestTaskStatusSaysWhatIsTrue(t *testing.T) {
 // yet (no instance has taken the answer up), is shown by tasks/get as
 // working and resuming (before: working, "Waiting for your answer").
 func TestTaskResumingAfterAnswer(t *testing.T) {
-	store := &machine.MemoryTaskStore{}
+	store := &backend.MemoryTaskStore{}
 	w := memoryWire(t, capsTasks, (&survey{}).tool(&machine.ToolOptions{Tasks: store, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
 	now := time.Now()
-	rec := &machine.TaskRecord{Format: machine.TaskRecordFormat, ID: "gone", Tool: "survey", Status: machine.TaskInputRequired,
+	rec := &backend.TaskRecord{Format: backend.TaskRecordFormat, ID: "gone", Tool: "survey", Status: backend.TaskInputRequired,
 		StatusMessage: machine.WaitingPrefix + "Sugar?", CreatedAt: now, UpdatedAt: now, Expires: now.Add(time.Hour),
 		LeaseUntil: now.Add(time.Hour), Runner: "an instance that stopped",
 		InputRequests: map[string]json.RawMessage{"sugar": json.RawMessage(`{"method":"elicitation/create","params":{"mode":"form","message":"Sugar?"}}`)}}
@@ -84,7 +85,7 @@ func TestTaskResumingAfterAnswer(t *testing.T) {
 		t.Fatalf("not answered yet: %v", got["statusMessage"])
 	}
 	w.must(machine.MethodTasksUpdate, map[string]any{"taskId": "gone", "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
-	if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": "gone"}); got["statusMessage"] != machine.Resuming || got["status"] != string(machine.TaskWorking) {
+	if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": "gone"}); got["statusMessage"] != machine.Resuming || got["status"] != string(backend.TaskWorking) {
 		t.Fatalf("answered, no instance running it: %v %v", got["status"], got["statusMessage"])
 	}
 }

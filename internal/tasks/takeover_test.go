@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
 // An instance that does not serve a restartable task's tool (it serves
@@ -14,7 +15,7 @@ import (
 // saying the server stopped; it does not leave it waiting.
 func TestTaskTakeoverToolNotServed(t *testing.T) {
 	s := &survey{}
-	shared := &machine.MemoryTaskStore{}
+	shared := &backend.MemoryTaskStore{}
 	parted := &flakyStore{TaskStore: shared}
 	const lease = 300 * time.Millisecond
 	a := memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: parted, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
@@ -22,7 +23,7 @@ func TestTaskTakeoverToolNotServed(t *testing.T) {
 	id := toMilk(t, a, b, map[string]any{}, true)
 	parted.down.Store(true)
 	defer parted.down.Store(false)
-	failed := pollUntil(t, b, id, hasStatus(machine.TaskFailed))
+	failed := pollUntil(t, b, id, hasStatus(backend.TaskFailed))
 	if msg := taskError(failed); msg != machine.ErrServerStopped.Message {
 		t.Errorf("failed with %q, want %q", msg, machine.ErrServerStopped.Message)
 	}
@@ -37,7 +38,7 @@ func TestTaskTakeoverToolNotServed(t *testing.T) {
 // restarts it, and it completes with the answer given before.
 func TestTaskTakeoverAtLimit(t *testing.T) {
 	sa, sb := &survey{}, &survey{}
-	shared := &machine.MemoryTaskStore{}
+	shared := &backend.MemoryTaskStore{}
 	parted := &flakyStore{TaskStore: shared}
 	const lease = 300 * time.Millisecond
 	limitsB := &machine.TaskLimits{MaxRunning: 1}
@@ -64,7 +65,7 @@ func TestTaskTakeoverAtLimit(t *testing.T) {
 	}
 	b.must(machine.MethodTasksCancel, map[string]any{"taskId": own})
 	waitRunning(t, limitsB, 0)
-	done := pollUntil(t, b, id, hasStatus(machine.TaskCompleted))
+	done := pollUntil(t, b, id, hasStatus(backend.TaskCompleted))
 	if got := resultText(t, done); !strings.HasPrefix(got, "sugar=true milk=false") {
 		t.Errorf("result %q", got)
 	}

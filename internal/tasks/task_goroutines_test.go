@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
 // TestTaskWaitingGoroutines counts the goroutines that a task nobody
@@ -22,13 +23,13 @@ import (
 func TestTaskWaitingGoroutines(t *testing.T) {
 	const tasks, perTask = 8, 2
 	runs := &brewRun{ended: make(chan error, tasks)}
-	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: &machine.MemoryTaskStore{}, TaskTTL: time.Hour}, runs))
+	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: &backend.MemoryTaskStore{}, TaskTTL: time.Hour}, runs))
 	var ids []string
 	for range tasks {
 		ids = append(ids, startBrew(t, w, map[string]any{})["taskId"].(string))
 	}
 	for _, id := range ids {
-		pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
+		pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
 	}
 	var profile bytes.Buffer
 	if err := pprof.Lookup("goroutine").WriteTo(&profile, 2); err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/transport"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -293,7 +294,7 @@ func pollUntil(t *testing.T, w *taskWire, id string, cond func(map[string]any) b
 	}
 }
 
-func hasStatus(s machine.TaskStatus) func(map[string]any) bool {
+func hasStatus(s backend.TaskStatus) func(map[string]any) bool {
 	return func(m map[string]any) bool { return m["status"] == string(s) }
 }
 
@@ -335,7 +336,7 @@ func TestTaskLifecycle(t *testing.T) {
 		if len(id) != 22 {
 			t.Errorf("task id %q: want 128 bits in base64url", id)
 		}
-		asked := pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
+		asked := pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
 		if asked["resultType"] != "complete" || asked["statusMessage"] != machine.WaitingPrefix+"Sugar?" {
 			t.Errorf("tasks/get: %v", asked)
 		}
@@ -364,7 +365,7 @@ func TestTaskLifecycle(t *testing.T) {
 			t.Fatalf("after a spent key: %v", got)
 		}
 		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar.2": accept(map[string]any{"sugar": true})}})
-		done := pollUntil(t, w, id, hasStatus(machine.TaskCompleted))
+		done := pollUntil(t, w, id, hasStatus(backend.TaskCompleted))
 		if got := resultText(t, done); got != "large coffee, sugar=true, task="+id {
 			t.Errorf("result %q", got)
 		}
@@ -389,7 +390,7 @@ func TestTaskLifecycle(t *testing.T) {
 func TestTaskPartialAnswers(t *testing.T) {
 	bothWires(t, capsTasks, brewTool(machine.TaskOptional, nil, nil), func(t *testing.T, w *taskWire) {
 		id := startBrew(t, w, map[string]any{"both": true})["taskId"].(string)
-		asked := pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
+		asked := pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
 		if n := len(asked["inputRequests"].(map[string]any)); n != 2 {
 			t.Fatalf("inputRequests %v", asked["inputRequests"])
 		}
@@ -400,7 +401,7 @@ func TestTaskPartialAnswers(t *testing.T) {
 			t.Fatalf("after a partial answer: %v", left)
 		}
 		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
-		if got := resultText(t, pollUntil(t, w, id, hasStatus(machine.TaskCompleted))); !strings.HasPrefix(got, "large coffee, sugar=true, milk=false") {
+		if got := resultText(t, pollUntil(t, w, id, hasStatus(backend.TaskCompleted))); !strings.HasPrefix(got, "large coffee, sugar=true, milk=false") {
 			t.Errorf("result %q", got)
 		}
 	})
@@ -410,9 +411,9 @@ func TestTaskPartialAnswers(t *testing.T) {
 func TestTaskDecline(t *testing.T) {
 	bothWires(t, capsTasks, brewTool(machine.TaskOptional, nil, nil), func(t *testing.T, w *taskWire) {
 		id := startBrew(t, w, map[string]any{})["taskId"].(string)
-		pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
+		pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
 		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": map[string]any{"action": "decline"}}})
-		if got := resultText(t, pollUntil(t, w, id, hasStatus(machine.TaskCompleted))); got != "decline at 1" {
+		if got := resultText(t, pollUntil(t, w, id, hasStatus(backend.TaskCompleted))); got != "decline at 1" {
 			t.Errorf("result %q", got)
 		}
 	})
@@ -503,7 +504,7 @@ func TestTaskOtherPrincipal(t *testing.T) {
 	url := httpTServeAuth(t, brewTool(machine.TaskOptional, nil, nil))
 	alice, bob := httpWireAt(t, url, capsTasks, "tok-alice"), httpWireAt(t, url, capsTasks, "tok-bob")
 	id := startBrew(t, alice, map[string]any{})["taskId"].(string)
-	pollUntil(t, alice, id, hasStatus(machine.TaskInputRequired))
+	pollUntil(t, alice, id, hasStatus(backend.TaskInputRequired))
 	for _, m := range []string{machine.MethodTasksGet, machine.MethodTasksUpdate, machine.MethodTasksCancel} {
 		_, err := bob.call(m, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
 		if err == nil || err.Code != jsonrpc.CodeInvalidParams || err.Message != "unknown task" {
@@ -542,7 +543,7 @@ func TestTaskCancelDuringWait(t *testing.T) {
 				w = httpWire(t, capsTasks, "tok-alice", setup)
 			}
 			id := startBrew(t, w, map[string]any{})["taskId"].(string)
-			pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
+			pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
 			w.must(machine.MethodTasksCancel, map[string]any{"taskId": id})
 			select {
 			case err := <-runs.ended:
@@ -570,14 +571,14 @@ func TestTaskCancelDuringWait(t *testing.T) {
 func TestTaskNeverAnswered(t *testing.T) {
 	before := runtime.NumGoroutine()
 	runs := &brewRun{ended: make(chan error, 8)}
-	store := &machine.MemoryTaskStore{}
+	store := &backend.MemoryTaskStore{}
 	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: store, TaskTTL: 400 * time.Millisecond}, runs))
 	var ids []string
 	for range 8 {
 		ids = append(ids, startBrew(t, w, map[string]any{})["taskId"].(string))
 	}
 	for _, id := range ids {
-		got := pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
+		got := pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
 		if got["ttlMs"] != float64(400) {
 			t.Errorf("ttlMs %v", got["ttlMs"])
 		}
@@ -613,7 +614,7 @@ func TestTaskNeverAnswered(t *testing.T) {
 // A store full of tasks that have not ended refuses the task: the
 // tools/call gets machine.CodeTaskLimit (taskStore), nothing runs.
 func TestTaskStoreFull(t *testing.T) {
-	store := &machine.MemoryTaskStore{MaxTasks: 1}
+	store := &backend.MemoryTaskStore{MaxTasks: 1}
 	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: store, Logger: discardLogger()}, nil))
 	startBrew(t, w, map[string]any{})
 	first := w.must("tools/call", map[string]any{"name": "brew", "arguments": map[string]any{}})
@@ -719,20 +720,20 @@ func TestTaskForegroundDeclineReachesRun(t *testing.T) {
 // outage, or, over a store shared with other instances, one instance cut
 // off from it (a partition, a frozen process).
 type flakyStore struct {
-	machine.TaskStore
+	backend.TaskStore
 	down atomic.Bool
 }
 
 var errStoreDown = errors.New("store down")
 
-func (s *flakyStore) Get(ctx context.Context, id string) (*machine.TaskRecord, error) {
+func (s *flakyStore) Get(ctx context.Context, id string) (*backend.TaskRecord, error) {
 	if s.down.Load() {
 		return nil, errStoreDown
 	}
 	return s.TaskStore.Get(ctx, id)
 }
 
-func (s *flakyStore) Update(ctx context.Context, id string, change func(*machine.TaskRecord) error) (*machine.TaskRecord, error) {
+func (s *flakyStore) Update(ctx context.Context, id string, change func(*backend.TaskRecord) error) (*backend.TaskRecord, error) {
 	if s.down.Load() {
 		return nil, errStoreDown
 	}
@@ -749,7 +750,7 @@ func (s *flakyStore) Wait(ctx context.Context, id string, version uint64) error 
 // A running task outlasts an outage of its store: its question is asked
 // once the store is back, and tasks/get fails closed meanwhile.
 func TestTaskOutlastsStoreOutage(t *testing.T) {
-	store := &flakyStore{TaskStore: &machine.MemoryTaskStore{}}
+	store := &flakyStore{TaskStore: &backend.MemoryTaskStore{}}
 	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: store, Logger: discardLogger()}, nil))
 	id := startBrew(t, w, map[string]any{"wait": 300})["taskId"].(string)
 	pollUntil(t, w, id, func(m map[string]any) bool { return m["statusMessage"] == "grinding" })
@@ -759,9 +760,9 @@ func TestTaskOutlastsStoreOutage(t *testing.T) {
 	}
 	time.Sleep(time.Second) // the task tries to ask meanwhile
 	store.down.Store(false)
-	pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
+	pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
 	w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
-	if got := resultText(t, pollUntil(t, w, id, hasStatus(machine.TaskCompleted))); !strings.HasPrefix(got, "large coffee, sugar=true") {
+	if got := resultText(t, pollUntil(t, w, id, hasStatus(backend.TaskCompleted))); !strings.HasPrefix(got, "large coffee, sugar=true") {
 		t.Errorf("result %q", got)
 	}
 }
@@ -779,7 +780,7 @@ func FuzzTaskAnswer(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	store := &machine.MemoryTaskStore{MaxTasks: 1 << 20}
+	store := &backend.MemoryTaskStore{MaxTasks: 1 << 20}
 	w := memoryWire(f, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: store, TaskTTL: time.Minute, Logger: discardLogger()}, nil))
 	f.Fuzz(func(t *testing.T, answer string) {
 		if !json.Valid([]byte(answer)) || len(answer) > maxTaskAnswerLen {
@@ -788,7 +789,7 @@ func FuzzTaskAnswer(f *testing.F) {
 		w.t = t
 		id := startBrew(t, w, map[string]any{})["taskId"].(string)
 		defer w.must(machine.MethodTasksCancel, map[string]any{"taskId": id})
-		pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
+		pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
 		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": json.RawMessage(answer)}})
 		end := pollUntil(t, w, id, func(m map[string]any) bool {
 			reqs, _ := m["inputRequests"].(map[string]any)
@@ -997,7 +998,7 @@ func TestTaskRequestsOverTheBodyLimit(t *testing.T) {
 // A client that declared the extension but cannot show forms is told so on
 // the tools/call (-32021), before a task is created that could never ask.
 func TestTaskDuringStepNeedsElicitation(t *testing.T) {
-	store := &machine.MemoryTaskStore{}
+	store := &backend.MemoryTaskStore{}
 	bothWires(t, `{"extensions":{"io.modelcontextprotocol/tasks":{}}}`, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: store}, nil), func(t *testing.T, w *taskWire) {
 		_, err := w.call("tools/call", map[string]any{"name": "brew", "arguments": map[string]any{"size": "large"}})
 		if err == nil || err.Code != mcp.CodeMissingRequiredClientCapabilities || !strings.Contains(string(err.Data), `"form"`) {
@@ -1042,7 +1043,7 @@ func TestTaskListenRebinding(t *testing.T) {
 // go test ./runtime -run '^$' -bench WaitingTask -benchtime=2000x -count 3.
 func BenchmarkWaitingTask(b *testing.B) {
 	limits := &machine.TaskLimits{MaxRunning: 1 << 20, PerPrincipal: 1 << 20}
-	w := memoryWire(b, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: &machine.MemoryTaskStore{MaxTasks: 1 << 20}, TaskLimits: limits}, nil))
+	w := memoryWire(b, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: &backend.MemoryTaskStore{MaxTasks: 1 << 20}, TaskLimits: limits}, nil))
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -1056,7 +1057,7 @@ func BenchmarkWaitingTask(b *testing.B) {
 	}
 	b.StopTimer()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if got, _ := w.call(machine.MethodTasksGet, map[string]any{"taskId": last}); got["status"] == string(machine.TaskInputRequired) {
+		if got, _ := w.call(machine.MethodTasksGet, map[string]any{"taskId": last}); got["status"] == string(backend.TaskInputRequired) {
 			break
 		}
 	}
@@ -1085,7 +1086,7 @@ func residentKiB(tb testing.TB) int64 {
 func TestTaskOversizedAnswer(t *testing.T) {
 	bothWires(t, capsTasks, brewTool(machine.TaskOptional, nil, nil), func(t *testing.T, w *taskWire) {
 		id := startBrew(t, w, map[string]any{})["taskId"].(string)
-		pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
+		pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
 		_, err := w.call(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{
 			"sugar": accept(map[string]any{"sugar": true, "pad": strings.Repeat("x", machine.MaxAnswersLen)})}})
 		if err == nil || err.Code != jsonrpc.CodeInvalidParams || !strings.Contains(err.Message, "at most 32768") {
@@ -1096,7 +1097,7 @@ func TestTaskOversizedAnswer(t *testing.T) {
 			t.Fatalf("after an oversized answer: %v", got)
 		}
 		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
-		if got := resultText(t, pollUntil(t, w, id, hasStatus(machine.TaskCompleted))); !strings.HasPrefix(got, "large coffee, sugar=true") {
+		if got := resultText(t, pollUntil(t, w, id, hasStatus(backend.TaskCompleted))); !strings.HasPrefix(got, "large coffee, sugar=true") {
 			t.Errorf("result %q", got)
 		}
 	})
@@ -1136,14 +1137,14 @@ func errData(err *jsonrpc.Error) string {
 // cancels one, she gets a task again at once. The store (4 tasks) never
 // refuses: the cancelled task's slot is taken back.
 func TestTaskBoundPerPrincipal(t *testing.T) {
-	opts := &machine.ToolOptions{Tasks: &machine.MemoryTaskStore{MaxTasks: 4}, TaskLimits: &machine.TaskLimits{PerPrincipal: 3}, Logger: discardLogger()}
+	opts := &machine.ToolOptions{Tasks: &backend.MemoryTaskStore{MaxTasks: 4}, TaskLimits: &machine.TaskLimits{PerPrincipal: 3}, Logger: discardLogger()}
 	url := httpTServeAuth(t, brewTool(machine.TaskOptional, opts, nil))
 	alice, bob := httpWireAt(t, url, capsTasks, "tok-alice"), httpWireAt(t, url, capsTasks, "tok-bob")
 	var ids []string
 	for range 3 {
 		ids = append(ids, startBrew(t, alice, map[string]any{})["taskId"].(string))
 	}
-	pollUntil(t, alice, ids[2], hasStatus(machine.TaskInputRequired))
+	pollUntil(t, alice, ids[2], hasStatus(backend.TaskInputRequired))
 	_, err := createBrew(t, alice, map[string]any{})
 	refusedBy(t, err, machine.LimitTasksPerPrincipal, "tasks/cancel")
 	if got := startBrew(t, bob, map[string]any{}); got["resultType"] != "task" {
@@ -1163,15 +1164,15 @@ func TestTaskBoundPerPrincipal(t *testing.T) {
 // their room is needed.
 func TestTaskEndedTasksFreeTheStore(t *testing.T) {
 	runs := &brewRun{ended: make(chan error, 8)}
-	store := &machine.MemoryTaskStore{MaxTasks: 3}
+	store := &backend.MemoryTaskStore{MaxTasks: 3}
 	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: store, Logger: discardLogger()}, runs))
 	failed := startBrew(t, w, map[string]any{"fail": "rpc"})["taskId"].(string)
 	<-runs.ended
-	pollUntil(t, w, failed, hasStatus(machine.TaskFailed))
+	pollUntil(t, w, failed, hasStatus(backend.TaskFailed))
 	completed := startBrew(t, w, map[string]any{})["taskId"].(string)
-	pollUntil(t, w, completed, hasStatus(machine.TaskInputRequired))
+	pollUntil(t, w, completed, hasStatus(backend.TaskInputRequired))
 	w.must(machine.MethodTasksUpdate, map[string]any{"taskId": completed, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
-	pollUntil(t, w, completed, hasStatus(machine.TaskCompleted))
+	pollUntil(t, w, completed, hasStatus(backend.TaskCompleted))
 	cancelled := startBrew(t, w, map[string]any{})["taskId"].(string)
 	w.must(machine.MethodTasksCancel, map[string]any{"taskId": cancelled})
 	for i := range 3 {
@@ -1280,19 +1281,19 @@ func TestTaskListenBoundPerPrincipal(t *testing.T) {
 func TestTaskFixedClock(t *testing.T) {
 	fixed := func() time.Time { return time.Date(2020, 1, 1, 12, 0, 0, 0, time.UTC) }
 	runs := &brewRun{ended: make(chan error, 1)}
-	opts := &machine.ToolOptions{Now: fixed, Tasks: &machine.MemoryTaskStore{Now: fixed}}
+	opts := &machine.ToolOptions{Now: fixed, Tasks: &backend.MemoryTaskStore{Now: fixed}}
 	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, opts, runs))
 	created := startBrew(t, w, map[string]any{})
 	id := created["taskId"].(string)
 	if created["createdAt"] != "2020-01-01T12:00:00Z" {
 		t.Errorf("createdAt %v, want the configured clock's", created["createdAt"])
 	}
-	pollUntil(t, w, id, hasStatus(machine.TaskInputRequired))
+	pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
 	w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
 	if err := <-runs.ended; err != nil {
 		t.Fatalf("Run ended with %v", err)
 	}
-	if got := resultText(t, pollUntil(t, w, id, hasStatus(machine.TaskCompleted))); !strings.HasPrefix(got, "large coffee, sugar=true") {
+	if got := resultText(t, pollUntil(t, w, id, hasStatus(backend.TaskCompleted))); !strings.HasPrefix(got, "large coffee, sugar=true") {
 		t.Errorf("result %q", got)
 	}
 }
@@ -1389,7 +1390,7 @@ func TestTaskCancelledWhateverRunReturns(t *testing.T) {
 				<-release
 				return c.res, c.err
 			}
-			w := memoryWire(t, capsTasks, brewRunning(&machine.ToolOptions{TaskLimits: limits, Tasks: &machine.MemoryTaskStore{}, Logger: discardLogger()}, run))
+			w := memoryWire(t, capsTasks, brewRunning(&machine.ToolOptions{TaskLimits: limits, Tasks: &backend.MemoryTaskStore{}, Logger: discardLogger()}, run))
 			id := startBrew(t, w, map[string]any{})["taskId"].(string)
 			w.must(machine.MethodTasksCancel, map[string]any{"taskId": id})
 			select {
@@ -1418,11 +1419,11 @@ func TestTaskCancelledWhateverRunReturns(t *testing.T) {
 func TestTaskToolsShareTheirStore(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "tasks", Version: "v0"}, nil)
 	limits := &machine.TaskLimits{}
-	brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: &machine.MemoryTaskStore{}, TaskLimits: limits}, nil)(srv)
+	brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: &backend.MemoryTaskStore{}, TaskLimits: limits}, nil)(srv)
 	defer func() {
 		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "ToolOptions.Tasks") {
 			t.Errorf("a second task tool with another TaskStore: recovered %v", r)
 		}
 	}()
-	brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: &machine.MemoryTaskStore{}, TaskLimits: limits}, nil)(srv)
+	brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: &backend.MemoryTaskStore{}, TaskLimits: limits}, nil)(srv)
 }

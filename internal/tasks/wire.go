@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,11 +27,11 @@ import (
 
 // taskService serves the tasks methods of one server.
 type taskService struct {
-	store     machine.TaskStore
+	store     backend.TaskStore
 	limits    *machine.TaskLimits
 	principal func(req *mcp.CallToolRequest) string // nil: the bearer token's user
 	logger    *slog.Logger
-	hooks     machine.Hooks    // nil: none
+	hooks     backend.Hooks    // nil: none
 	now       func() time.Time // the clock of leases (ToolOptions.Now)
 	machines  sync.Map         // tool name → *machine.Machine: the task tools served
 }
@@ -89,7 +90,7 @@ type TaskResult struct {
 	mcp.ResultBase
 	ResultType     string                     `json:"resultType,omitempty"` // empty in notifications/tasks
 	TaskID         string                     `json:"taskId"`
-	Status         machine.TaskStatus         `json:"status"`
+	Status         backend.TaskStatus         `json:"status"`
 	StatusMessage  string                     `json:"statusMessage,omitempty"`
 	CreatedAt      string                     `json:"createdAt"`
 	LastUpdatedAt  string                     `json:"lastUpdatedAt"`
@@ -101,7 +102,7 @@ type TaskResult struct {
 }
 
 // taskResult is rec on the wire; detailed adds what tasks/get shows.
-func taskResult(rec *machine.TaskRecord, detailed bool) *TaskResult {
+func taskResult(rec *backend.TaskRecord, detailed bool) *TaskResult {
 	r := &TaskResult{
 		ResultType: "task", TaskID: rec.ID, Status: rec.Status, StatusMessage: rec.StatusMessage,
 		CreatedAt: rec.CreatedAt.UTC().Format(time.RFC3339Nano), LastUpdatedAt: rec.UpdatedAt.UTC().Format(time.RFC3339Nano),
@@ -110,11 +111,11 @@ func taskResult(rec *machine.TaskRecord, detailed bool) *TaskResult {
 	if detailed {
 		r.ResultType = "complete"
 		switch rec.Status {
-		case machine.TaskInputRequired:
+		case backend.TaskInputRequired:
 			r.InputRequests = rec.InputRequests
-		case machine.TaskCompleted:
+		case backend.TaskCompleted:
 			r.Result = rec.Result
-		case machine.TaskFailed:
+		case backend.TaskFailed:
 			r.Error = rec.Error
 		}
 	}
@@ -187,14 +188,14 @@ var errUnknownTask = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "u
 func (svc *taskService) errStore(ctx context.Context, method string, err error) error {
 	svc.logger.Warn("elicitgen: task store", "method", method, "err", err)
 	if svc.hooks != nil {
-		svc.hooks.Event(ctx, &machine.Event{Kind: machine.EventStoreError, Method: method, Store: "tasks", Operation: method})
+		svc.hooks.Event(ctx, &backend.Event{Kind: backend.EventStoreError, Method: method, Store: "tasks", Operation: method})
 	}
 	return machine.ErrInternal
 }
 
 // own returns the record of the request's task if the caller owns it (its
 // lease not checked: see lapsed).
-func (svc *taskService) own(ctx context.Context, p *TaskParams) (*machine.TaskRecord, error) {
+func (svc *taskService) own(ctx context.Context, p *TaskParams) (*backend.TaskRecord, error) {
 	if p == nil || p.TaskID == "" {
 		return nil, errUnknownTask
 	}
@@ -205,7 +206,7 @@ func (svc *taskService) own(ctx context.Context, p *TaskParams) (*machine.TaskRe
 	if rec == nil || rec.Principal != callerFrom(ctx) {
 		return nil, errUnknownTask
 	}
-	if tt, ok := svc.hooks.(machine.TaskTracer); ok && rec.Trace != nil {
+	if tt, ok := svc.hooks.(backend.TaskTracer); ok && rec.Trace != nil {
 		tt.LinkTask(ctx, rec.Trace)
 	}
 	return rec, nil
@@ -213,7 +214,7 @@ func (svc *taskService) own(ctx context.Context, p *TaskParams) (*machine.TaskRe
 
 // lapsed is rec, or, when its lease has lapsed (the instance running it
 // died), rec taken over (takeOver).
-func (svc *taskService) lapsed(ctx context.Context, rec *machine.TaskRecord) (*machine.TaskRecord, error) {
+func (svc *taskService) lapsed(ctx context.Context, rec *backend.TaskRecord) (*backend.TaskRecord, error) {
 	if !machine.LeaseLapsed(rec, svc.now()) {
 		return rec, nil
 	}
@@ -230,7 +231,7 @@ func (svc *taskService) lapsed(ctx context.Context, rec *machine.TaskRecord) (*m
 // takeOver restarts the task rec, whose lease lapsed, on this instance
 // when its tool is restartable and served here, and fails it with
 // machine.ErrServerStopped otherwise.
-func (svc *taskService) takeOver(ctx context.Context, rec *machine.TaskRecord) (*machine.TaskRecord, error) {
+func (svc *taskService) takeOver(ctx context.Context, rec *backend.TaskRecord) (*backend.TaskRecord, error) {
 	if m, ok := svc.machines.Load(rec.Tool); ok {
 		return m.(*machine.Machine).Restart(ctx, rec)
 	}
@@ -276,8 +277,8 @@ func (svc *taskService) update(ctx context.Context, _ *mcp.ServerSession, p *Tas
 				Message: fmt.Sprintf("the answer under %s is %d bytes of JSON; at most %d", strconv.Quote(machine.Bounded(k)), len(v), maxTaskAnswerLen)}
 		}
 	}
-	if _, err := svc.store.Update(ctx, p.TaskID, func(rec *machine.TaskRecord) error {
-		if rec.Status != machine.TaskInputRequired {
+	if _, err := svc.store.Update(ctx, p.TaskID, func(rec *backend.TaskRecord) error {
+		if rec.Status != backend.TaskInputRequired {
 			return nil
 		}
 		for k, v := range p.InputResponses {
@@ -307,9 +308,9 @@ func (svc *taskService) cancel(ctx context.Context, _ *mcp.ServerSession, p *Tas
 	if _, err := svc.own(ctx, p); err != nil {
 		return nil, err
 	}
-	if _, err := svc.store.Update(ctx, p.TaskID, func(rec *machine.TaskRecord) error {
+	if _, err := svc.store.Update(ctx, p.TaskID, func(rec *backend.TaskRecord) error {
 		if !rec.Status.Terminal() {
-			rec.Status, rec.StatusMessage = machine.TaskCancelled, "cancelled by the client"
+			rec.Status, rec.StatusMessage = backend.TaskCancelled, "cancelled by the client"
 			rec.InputRequests, rec.Answers = nil, nil
 		}
 		return nil
@@ -323,7 +324,7 @@ func (svc *taskService) cancel(ctx context.Context, _ *mcp.ServerSession, p *Tas
 // observed serves a tasks/* request reporting it to the hooks: a span
 // named by its method (a task has no name to add), its duration and error.
 func (svc *taskService) observed(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
-	s := &machine.Served{Method: method}
+	s := &backend.Served{Method: method}
 	if p := req.GetParams(); p != nil {
 		s.Meta = p.GetMeta()
 		s.ProtocolVersion, _ = s.Meta["io.modelcontextprotocol/protocolVersion"].(string)

@@ -26,7 +26,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
 // ScopeName is the instrumentation scope of what this package emits.
@@ -56,8 +56,8 @@ type Hooks struct {
 }
 
 var (
-	_ machine.Hooks      = (*Hooks)(nil)
-	_ machine.TaskTracer = (*Hooks)(nil)
+	_ backend.Hooks      = (*Hooks)(nil)
+	_ backend.TaskTracer = (*Hooks)(nil)
 )
 
 // New returns the hooks for opts (nil: the global providers).
@@ -153,7 +153,7 @@ func (metaCarrier) Keys() []string     { return []string{"traceparent", "tracest
 
 // Begin starts the request's span, `{mcp.method.name} {target}`, as a
 // child of the client's trace when params._meta carries one.
-func (h *Hooks) Begin(ctx context.Context, r *machine.Served) context.Context {
+func (h *Hooks) Begin(ctx context.Context, r *backend.Served) context.Context {
 	if r.Meta != nil {
 		ctx = h.prop.Extract(ctx, metaCarrier(r.Meta))
 	}
@@ -170,7 +170,7 @@ func (h *Hooks) Begin(ctx context.Context, r *machine.Served) context.Context {
 }
 
 // requestAttrs are the attributes of a request's span and duration.
-func requestAttrs(r *machine.Served) []attribute.KeyValue {
+func requestAttrs(r *backend.Served) []attribute.KeyValue {
 	attrs := make([]attribute.KeyValue, 0, 4)
 	attrs = append(attrs, attribute.String(keyMethod, r.Method))
 	if r.Target != "" {
@@ -183,7 +183,7 @@ func requestAttrs(r *machine.Served) []attribute.KeyValue {
 }
 
 // End ends the request's span and records its duration.
-func (h *Hooks) End(ctx context.Context, r *machine.Served) {
+func (h *Hooks) End(ctx context.Context, r *backend.Served) {
 	attrs := requestAttrs(r)
 	if r.ErrorType != "" {
 		attrs = append(attrs, attribute.String(keyError, r.ErrorType))
@@ -205,11 +205,11 @@ func (h *Hooks) End(ctx context.Context, r *machine.Served) {
 // span of its own, `tasks/run {tool}`: the root of a trace of its own,
 // linked to the span of the call that created it, ended when the task
 // ends.
-func (h *Hooks) Event(ctx context.Context, e *machine.Event) {
+func (h *Hooks) Event(ctx context.Context, e *backend.Event) {
 	span := trace.SpanFromContext(ctx)
 	slot, _ := ctx.Value(taskSlotKey{}).(*taskSlot)
 	if slot != nil {
-		if e.Kind == machine.EventTaskStatus && e.Reason == "" {
+		if e.Kind == backend.EventTaskStatus && e.Reason == "" {
 			slot.start(ctx, h.tracer, e.Target)
 		}
 		if s := slot.get(); s != nil {
@@ -218,25 +218,25 @@ func (h *Hooks) Event(ctx context.Context, e *machine.Event) {
 	}
 	attrs := eventAttrs(e)
 	switch e.Kind {
-	case machine.EventAsked:
+	case backend.EventAsked:
 		span.SetAttributes(attribute.String(keyFlow, e.Flow), attribute.Int(keyRound, e.Round),
 			attribute.StringSlice(keySteps, e.Steps))
-	case machine.EventAnswered:
+	case backend.EventAnswered:
 		set := metric.WithAttributes(targetAttr(e.Method, e.Target), attribute.String(keyStep, first(e.Steps)),
 			attribute.String(keyOutcome, e.Outcome))
 		h.responses.Add(ctx, 1, set)
 		if e.Wait >= 0 {
 			h.answerDur.Record(ctx, e.Wait.Seconds(), set)
 		}
-	case machine.EventStoreError:
+	case backend.EventStoreError:
 		h.storeErrs.Add(ctx, 1, metric.WithAttributes(attribute.String(keyStore, e.Store), attribute.String(keyOp, e.Operation)))
-	case machine.EventTaskStatus:
+	case backend.EventTaskStatus:
 		h.taskStatus(ctx, e.Reason, e.Outcome)
 	}
 	if span.IsRecording() {
 		span.AddEvent("elicitgen."+e.Kind.String(), trace.WithAttributes(attrs...), trace.WithTimestamp(time.Now()))
 	}
-	if slot != nil && e.Kind == machine.EventTaskStatus && machine.TaskStatus(e.Outcome).Terminal() {
+	if slot != nil && e.Kind == backend.EventTaskStatus && backend.TaskStatus(e.Outcome).Terminal() {
 		slot.end(e.Outcome)
 	}
 }
@@ -313,7 +313,7 @@ func (s *taskSlot) end(status string) {
 }
 
 // eventAttrs are the attributes of e's span event.
-func eventAttrs(e *machine.Event) []attribute.KeyValue {
+func eventAttrs(e *backend.Event) []attribute.KeyValue {
 	attrs := []attribute.KeyValue{attribute.Int(keyRound, e.Round)}
 	if e.Flow != "" {
 		attrs = append(attrs, attribute.String(keyFlow, e.Flow))
@@ -326,7 +326,7 @@ func eventAttrs(e *machine.Event) []attribute.KeyValue {
 			attrs = append(attrs, attribute.String(kv.k, kv.v))
 		}
 	}
-	if e.Kind == machine.EventAnswered && e.Wait >= 0 {
+	if e.Kind == backend.EventAnswered && e.Wait >= 0 {
 		attrs = append(attrs, attribute.Float64("elicitgen.wait", e.Wait.Seconds()))
 	}
 	return attrs

@@ -12,7 +12,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 	"github.com/elicitgen/elicitgen/runtime/otelelicit"
 )
 
@@ -31,7 +31,7 @@ func TestNeverBaggage(t *testing.T) {
 		t.Fatal(err)
 	}
 	const client = "4bf92f3577b34da6a3ce929d0e0e4736"
-	ctx := h.Begin(context.Background(), &machine.Served{Method: "tools/call", Target: "report", Meta: map[string]any{
+	ctx := h.Begin(context.Background(), &backend.Served{Method: "tools/call", Target: "report", Meta: map[string]any{
 		"traceparent": "00-" + client + "-00f067aa0ba902b7-01",
 		"tracestate":  "vendor=v1",
 		"baggage":     "user=alice-k3v9",
@@ -56,5 +56,5 @@ func TestNeverBaggage(t *testing.T) {
 			t.Errorf("kept %s=%q names a user", k, v)
 		}
 	}
-	h.End(ctx, &machine.Served{Method: "tools/call", Target: "report"})
+	h.End(ctx, &backend.Served{Method: "tools/call", Target: "report"})
 }

@@ -13,8 +13,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/elicitgen/elicitgen/internal/machine"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
 
@@ -123,8 +123,8 @@ func BenchmarkTaskUpdate(b *testing.B) {
 		b.Run(st.name, func(b *testing.B) {
 			s := st.new(b)
 			now := time.Now()
-			rec := &elicitrt.TaskRecord{Format: machine.TaskRecordFormat, ID: "bench", Principal: "alice", Tool: "report",
-				Status: machine.TaskWorking, CreatedAt: now, UpdatedAt: now, Expires: now.Add(time.Hour), PollInterval: time.Second}
+			rec := &elicitrt.TaskRecord{Format: backend.TaskRecordFormat, ID: "bench", Principal: "alice", Tool: "report",
+				Status: backend.TaskWorking, CreatedAt: now, UpdatedAt: now, Expires: now.Add(time.Hour), PollInterval: time.Second}
 			if err := s.Create(ctx, rec); err != nil {
 				b.Fatal(err)
 			}

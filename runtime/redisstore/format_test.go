@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/seal"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
 
@@ -90,7 +90,7 @@ func TestTaskFormatV1Opens(t *testing.T) {
 	if err != nil || rec == nil {
 		t.Fatalf("v1 task: %v %v", rec, err)
 	}
-	if rec.Format != 1 || rec.Principal != "alice" || rec.Tool != "report" || rec.Status != machine.TaskInputRequired ||
+	if rec.Format != 1 || rec.Principal != "alice" || rec.Tool != "report" || rec.Status != backend.TaskInputRequired ||
 		rec.StatusMessage != "waiting" || rec.Version != 3 || rec.PollInterval != time.Second || rec.Expires.Year() != 2126 ||
 		!strings.Contains(string(rec.InputRequests["salaries"]), "Include salaries?") ||
 		string(rec.Answers["format"]) != `{"action":"accept","content":{"format":"pdf"}}` {
@@ -107,7 +107,7 @@ func TestTaskFormatV1Opens(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Set(ctx, DefaultPrefix+"task:by-hand", "v1:"+sealed, time.Hour)
-	if r, err := s.Get(ctx, "by-hand"); err != nil || r == nil || r.Status != machine.TaskWorking || r.Version != 1 {
+	if r, err := s.Get(ctx, "by-hand"); err != nil || r == nil || r.Status != backend.TaskWorking || r.Version != 1 {
 		t.Fatalf("a v1 record sealed by hand: %+v %v", r, err)
 	}
 }

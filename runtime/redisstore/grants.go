@@ -11,8 +11,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/seal"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
 // Grants is an machine.GrantStore on Redis: the sign-in flows of every
@@ -24,7 +24,7 @@ type Grants struct {
 	o Options
 }
 
-var _ machine.GrantStore = (*Grants)(nil)
+var _ backend.GrantStore = (*Grants)(nil)
 
 // NewGrants returns the grant store on c. o.Keys is required: grants and
 // the users of done flows are sealed with it.

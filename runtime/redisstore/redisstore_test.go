@@ -16,9 +16,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/seal"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
 
@@ -108,7 +108,7 @@ func TestReplayGuardExpiry(t *testing.T) {
 	}
 	// No time left: refused (fails closed), nothing recorded.
 	for _, ttl := range []time.Duration{0, -time.Second} {
-		if first, err := g.Claim(ctx, "past", ttl); first || !errors.Is(err, machine.ErrClaimNoTime) {
+		if first, err := g.Claim(ctx, "past", ttl); first || !errors.Is(err, backend.ErrClaimNoTime) {
 			t.Fatalf("claim with ttl %v: %v %v, want ErrClaimNoTime", ttl, first, err)
 		}
 	}
@@ -276,7 +276,7 @@ func TestEveryKeyHasATTL(t *testing.T) {
 	g.PutGrant(ctx, "u", "n", []byte("g"), 0)
 	tasks, _ := NewTasks(c, &Options{Keys: testKeys(t), Prefix: "p:"})
 	now := time.Now()
-	if err := tasks.Create(ctx, &elicitrt.TaskRecord{ID: "task", Status: machine.TaskWorking, CreatedAt: now, Expires: now.Add(time.Hour)}); err != nil {
+	if err := tasks.Create(ctx, &elicitrt.TaskRecord{ID: "task", Status: backend.TaskWorking, CreatedAt: now, Expires: now.Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 	tasks.Update(ctx, "task", func(r *elicitrt.TaskRecord) error { r.StatusMessage = "m"; return nil })

@@ -6,7 +6,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
 // ReplayGuard is an machine.ReplayGuard on Redis: instances sharing one
@@ -17,7 +17,7 @@ type ReplayGuard struct {
 	o Options
 }
 
-var _ machine.ReplayGuard = (*ReplayGuard)(nil)
+var _ backend.ReplayGuard = (*ReplayGuard)(nil)
 
 // NewReplayGuard returns the replay guard on c. o may be nil; its Keys
 // are not used.
@@ -34,7 +34,7 @@ func NewReplayGuard(c redis.UniversalClient, o *Options) *ReplayGuard {
 // error wraps ErrUnavailable and the flow does not complete.
 func (g *ReplayGuard) Claim(ctx context.Context, id string, ttl time.Duration) (bool, error) {
 	if ttl <= 0 {
-		return false, machine.ErrClaimNoTime
+		return false, backend.ErrClaimNoTime
 	}
 	first, err := call(ctx, &g.o, func(ctx context.Context) (bool, error) {
 		return claim(ctx, g.c, g.o.Prefix+"replay:"+id, formatV1+newToken(), ttl)

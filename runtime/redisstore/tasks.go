@@ -13,8 +13,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/seal"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
 // Tasks is an machine.TaskStore on Redis: the tasks of every instance
@@ -35,7 +35,7 @@ type Tasks struct {
 	hub hub
 }
 
-var _ machine.TaskStore = (*Tasks)(nil)
+var _ backend.TaskStore = (*Tasks)(nil)
 
 // NewTasks returns the task store on c. o.Keys is required: the records
 // are sealed with it.
@@ -69,7 +69,7 @@ func taskBinding(id string, n int) seal.Binding {
 // seal returns rec's stored value: "v1:" and its JSON, sealed in parts of
 // at most seal.MaxPayloadLen bytes joined by commas (one part unless
 // a result is large).
-func (s *Tasks) seal(rec *machine.TaskRecord) (string, error) {
+func (s *Tasks) seal(rec *backend.TaskRecord) (string, error) {
 	js, err := json.Marshal(rec)
 	if err != nil {
 		return "", err
@@ -97,7 +97,7 @@ func (s *Tasks) seal(rec *machine.TaskRecord) (string, error) {
 // open returns the record stored as v under task id, or nil when it has
 // expired or does not open (logged: the key ring lost its key, or the
 // value was altered). A value of an unknown format is an error.
-func (s *Tasks) open(id, v string) (*machine.TaskRecord, error) {
+func (s *Tasks) open(id, v string) (*backend.TaskRecord, error) {
 	if !strings.HasPrefix(v, formatV1) {
 		return nil, errUnknownFormat(&s.o, "task record", v)
 	}
@@ -113,11 +113,11 @@ func (s *Tasks) open(id, v string) (*machine.TaskRecord, error) {
 		}
 		js = append(js, payload...)
 	}
-	rec := new(machine.TaskRecord)
+	rec := new(backend.TaskRecord)
 	if err := json.Unmarshal(js, rec); err != nil {
 		return nil, err
 	}
-	if rec.Format > machine.TaskRecordFormat {
+	if rec.Format > backend.TaskRecordFormat {
 		return nil, errUnknownFormat(&s.o, "task record", "v"+strconv.Itoa(rec.Format)+":")
 	}
 	if rec.ID != id || !now.Before(rec.Expires) {
@@ -135,7 +135,7 @@ func (s *Tasks) pxat(t time.Time) int64 {
 // expiring at rec.Expires, the record at Version 1. It returns once Redis
 // has the record (every instance reads it from then on); an id in use is
 // an error.
-func (s *Tasks) Create(ctx context.Context, rec *machine.TaskRecord) error {
+func (s *Tasks) Create(ctx context.Context, rec *backend.TaskRecord) error {
 	c := rec.Clone()
 	c.Version = 1
 	v, err := s.seal(c)
@@ -158,7 +158,7 @@ func (s *Tasks) Create(ctx context.Context, rec *machine.TaskRecord) error {
 }
 
 // Get implements machine.TaskStore: one GET.
-func (s *Tasks) Get(ctx context.Context, id string) (*machine.TaskRecord, error) {
+func (s *Tasks) Get(ctx context.Context, id string) (*backend.TaskRecord, error) {
 	v, err := call(ctx, &s.o, func(ctx context.Context) (string, error) {
 		return s.c.Get(ctx, s.key(id)).Result()
 	})
@@ -193,7 +193,7 @@ return 1
 // it reads again and calls change again. All the attempts together run
 // under Options.Timeout. A successful update publishes the new version on
 // PREFIX task:ID, which wakes the Waits on every instance.
-func (s *Tasks) Update(ctx context.Context, id string, change func(*machine.TaskRecord) error) (*machine.TaskRecord, error) {
+func (s *Tasks) Update(ctx context.Context, id string, change func(*backend.TaskRecord) error) (*backend.TaskRecord, error) {
 	tctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
 	defer cancel()
 	key := s.key(id)

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/seal"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
 
@@ -72,8 +72,8 @@ func newTasks(t testing.TB, srv *redistest.Server, o *Options) *Tasks {
 func newTaskRecord(id string, ttl time.Duration) *elicitrt.TaskRecord {
 	now := time.Now()
 	return &elicitrt.TaskRecord{
-		Format: machine.TaskRecordFormat, ID: id, Principal: "alice", Tool: "report",
-		Status: machine.TaskWorking, CreatedAt: now, UpdatedAt: now, Expires: now.Add(ttl),
+		Format: backend.TaskRecordFormat, ID: id, Principal: "alice", Tool: "report",
+		Status: backend.TaskWorking, CreatedAt: now, UpdatedAt: now, Expires: now.Add(ttl),
 		PollInterval: time.Second, Version: 7, // Create makes it 1
 	}
 }
@@ -109,9 +109,9 @@ func TestTaskStoreContract(t *testing.T) {
 				if err != nil || got == nil {
 					t.Fatalf("Get on the other instance: %v %v", got, err)
 				}
-				if got.Version != 1 || got.Principal != "alice" || got.Tool != "report" || got.Status != machine.TaskWorking ||
+				if got.Version != 1 || got.Principal != "alice" || got.Tool != "report" || got.Status != backend.TaskWorking ||
 					!got.Expires.Equal(rec.Expires) || !got.CreatedAt.Equal(rec.CreatedAt) || got.PollInterval != time.Second ||
-					string(got.InputRequests["salaries"]) != `{"method":"elicitation/create"}` || got.Format != machine.TaskRecordFormat {
+					string(got.InputRequests["salaries"]) != `{"method":"elicitation/create"}` || got.Format != backend.TaskRecordFormat {
 					t.Fatalf("Get: %+v", got)
 				}
 				got.InputRequests["x"] = nil // a copy: the store does not change
@@ -122,7 +122,7 @@ func TestTaskStoreContract(t *testing.T) {
 					if r.Version != 1 {
 						t.Errorf("change sees version %d", r.Version)
 					}
-					r.Status = machine.TaskInputRequired
+					r.Status = backend.TaskInputRequired
 					r.Answers = map[string]json.RawMessage{"salaries": json.RawMessage(`{"action":"accept"}`)}
 					delete(r.InputRequests, "salaries")
 					r.ID = "other" // the store keeps the id
@@ -131,20 +131,20 @@ func TestTaskStoreContract(t *testing.T) {
 				if err != nil || upd == nil || calls != 1 {
 					t.Fatalf("Update: %v %v, change called %d times", upd, err, calls)
 				}
-				if upd.Version != 2 || upd.ID != "t1" || upd.UpdatedAt.Before(before) || upd.Status != machine.TaskInputRequired {
+				if upd.Version != 2 || upd.ID != "t1" || upd.UpdatedAt.Before(before) || upd.Status != backend.TaskInputRequired {
 					t.Fatalf("Update returned %+v", upd)
 				}
 				got, _ = a.Get(ctx, "t1")
-				if got.Version != 2 || got.Status != machine.TaskInputRequired || len(got.InputRequests) != 0 ||
+				if got.Version != 2 || got.Status != backend.TaskInputRequired || len(got.InputRequests) != 0 ||
 					string(got.Answers["salaries"]) != `{"action":"accept"}` || !got.UpdatedAt.Equal(upd.UpdatedAt) {
 					t.Fatalf("after Update: %+v", got)
 				}
 				// An error of change aborts, returned as is.
 				errNo := errors.New("no")
-				if r, err := a.Update(ctx, "t1", func(r *elicitrt.TaskRecord) error { r.Status = machine.TaskFailed; return errNo }); r != nil || err != errNo {
+				if r, err := a.Update(ctx, "t1", func(r *elicitrt.TaskRecord) error { r.Status = backend.TaskFailed; return errNo }); r != nil || err != errNo {
 					t.Fatalf("Update with an error: %v %v", r, err)
 				}
-				if got, _ := b.Get(ctx, "t1"); got.Version != 2 || got.Status != machine.TaskInputRequired {
+				if got, _ := b.Get(ctx, "t1"); got.Version != 2 || got.Status != backend.TaskInputRequired {
 					t.Fatalf("aborted update stored: %+v", got)
 				}
 				// A duplicate id is an error, and changes nothing.
@@ -296,7 +296,7 @@ func TestTaskStoreContract(t *testing.T) {
 				}
 				result := `{"content":[{"type":"text","text":"` + strings.Repeat("x", 3*seal.MaxPayloadLen) + `"}]}`
 				if _, err := a.Update(ctx, "big", func(r *elicitrt.TaskRecord) error {
-					r.Status, r.Result = machine.TaskCompleted, json.RawMessage(result)
+					r.Status, r.Result = backend.TaskCompleted, json.RawMessage(result)
 					return nil
 				}); err != nil {
 					t.Fatal(err)
@@ -376,7 +376,7 @@ func TestTasksUnknownFormat(t *testing.T) {
 	}
 	// A "v1:" value whose record says format 2.
 	rec := newTaskRecord("f2", time.Hour)
-	rec.Format = machine.TaskRecordFormat + 1
+	rec.Format = backend.TaskRecordFormat + 1
 	v, err := s.seal(rec)
 	if err != nil {
 		t.Fatal(err)

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/seal"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
 // TestConnectDonePageOnlyForItsUser: once alice's flow has finished,
@@ -22,7 +22,7 @@ func TestConnectDonePageOnlyForItsUser(t *testing.T) {
 	for _, outcome := range []string{"connected", "denied"} {
 		for _, opened := range []string{"link", "callback"} {
 			t.Run(outcome+"/"+opened, func(t *testing.T) {
-				s := connTStart(t, seal.RandomKeyring(), &machine.MemoryGrants{}, "", false, connTBrand,
+				s := connTStart(t, seal.RandomKeyring(), &backend.MemoryGrants{}, "", false, connTBrand,
 					func(o *ConnectOptions) { o.SignOutURL = "/logout" })
 				resultCode, doneH1, recorded, exchanges := http.StatusOK, "<h1>You're already connected</h1>", "alice", int64(1)
 				if outcome == "denied" {

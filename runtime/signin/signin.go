@@ -18,6 +18,7 @@ import (
 
 	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/seal"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 	"github.com/elicitgen/elicitgen/templates"
 )
 
@@ -31,7 +32,7 @@ type ConnectOptions struct {
 	Audience string
 	// Grants records finished flows and grants (nil: machine.DefaultGrants); the
 	// same store as the tools'.
-	Grants machine.GrantStore
+	Grants backend.GrantStore
 	// Authenticate says who the browser user is, from the request (for
 	// example a session cookie of your site): the subject as your MCP
 	// authorization knows it. ok false means nobody is signed in.
@@ -230,7 +231,7 @@ func NewConnectHandlers(opts ConnectOptions) ConnectHandlers {
 		opts.Keys = seal.DefaultKeyring()
 	}
 	if opts.Grants == nil {
-		opts.Grants = machine.DefaultGrants()
+		opts.Grants = backend.DefaultGrants()
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now

@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/seal"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 	"github.com/elicitgen/elicitgen/templates"
 )
 
@@ -37,7 +37,7 @@ type connTSite struct {
 	url      string // the pages' server
 	keys     *seal.Keyring
 	audience string
-	grants   *machine.MemoryGrants
+	grants   *backend.MemoryGrants
 	// exchanges counts Exchange calls; failExchange makes the next ones
 	// fail.
 	exchanges    atomic.Int64
@@ -50,7 +50,7 @@ type connTSite struct {
 
 // connTStart serves the pages for audience, over TLS when tls is set; edit
 // changes the options before the handlers are made.
-func connTStart(t *testing.T, keys *seal.Keyring, grants *machine.MemoryGrants, audience string, tls bool, edit ...func(*ConnectOptions)) *connTSite {
+func connTStart(t *testing.T, keys *seal.Keyring, grants *backend.MemoryGrants, audience string, tls bool, edit ...func(*ConnectOptions)) *connTSite {
 	t.Helper()
 	s := &connTSite{keys: keys, audience: audience, grants: grants}
 	var codes atomic.Int64
@@ -188,7 +188,7 @@ func (s *connTSite) assertNotCompleted(t *testing.T, f seal.ConnectFlow) {
 // completes the flow for its subject, exchanges once and clears the nonce
 // cookie.
 func TestConnectSignIn(t *testing.T) {
-	s := connTStart(t, seal.RandomKeyring(), &machine.MemoryGrants{}, "", false)
+	s := connTStart(t, seal.RandomKeyring(), &backend.MemoryGrants{}, "", false)
 	f, tok := s.token(t, "alice")
 	b := s.browser(t, "alice")
 	callback := s.connect(t, b, tok)
@@ -225,7 +225,7 @@ func TestConnectSignIn(t *testing.T) {
 // refused (the flow token is no state: 400; no nonce cookie: 403), no
 // exchange, no grant, no completion.
 func TestConnectCallbackWithoutConnect(t *testing.T) {
-	s := connTStart(t, seal.RandomKeyring(), &machine.MemoryGrants{}, "", false)
+	s := connTStart(t, seal.RandomKeyring(), &backend.MemoryGrants{}, "", false)
 	f, tok := s.token(t, "alice")
 	fresh := s.browser(t, "alice")
 	if code := s.status(t, fresh, s.url+"/callback?code=code-x&state="+url.QueryEscape(tok)); code != http.StatusBadRequest {
@@ -249,7 +249,7 @@ func TestConnectCallbackWithoutConnect(t *testing.T) {
 // a new visit of the connect link completes it again or exchanges again;
 // of concurrent callbacks of one sign-in exactly one completes.
 func TestConnectCallbackReplay(t *testing.T) {
-	s := connTStart(t, seal.RandomKeyring(), &machine.MemoryGrants{}, "", false)
+	s := connTStart(t, seal.RandomKeyring(), &backend.MemoryGrants{}, "", false)
 	_, tok := s.token(t, "alice")
 	b := s.browser(t, "alice")
 	callback := s.connect(t, b, tok)
@@ -277,7 +277,7 @@ func TestConnectCallbackReplay(t *testing.T) {
 	}
 
 	// Concurrent callbacks of one sign-in: one completes, one exchange.
-	s = connTStart(t, seal.RandomKeyring(), &machine.MemoryGrants{}, "", false)
+	s = connTStart(t, seal.RandomKeyring(), &backend.MemoryGrants{}, "", false)
 	_, tok = s.token(t, "alice")
 	b = s.browser(t, "alice")
 	callback = s.connect(t, b, tok)
@@ -308,7 +308,7 @@ func TestConnectCallbackReplay(t *testing.T) {
 // TestConnectFailedExchangeCanRetry: a failed exchange gives the claim
 // back: nothing is stored, and the user can go through the link again.
 func TestConnectFailedExchangeCanRetry(t *testing.T) {
-	s := connTStart(t, seal.RandomKeyring(), &machine.MemoryGrants{}, "", false)
+	s := connTStart(t, seal.RandomKeyring(), &backend.MemoryGrants{}, "", false)
 	f, tok := s.token(t, "alice")
 	b := s.browser(t, "alice")
 	s.failExchange.Store(true)
@@ -330,7 +330,7 @@ func TestConnectFailedExchangeCanRetry(t *testing.T) {
 // the cookie of an earlier visit of the same flow's link on the callback
 // of a later one.
 func TestConnectCookieOfAnotherFlow(t *testing.T) {
-	s := connTStart(t, seal.RandomKeyring(), &machine.MemoryGrants{}, "", false)
+	s := connTStart(t, seal.RandomKeyring(), &backend.MemoryGrants{}, "", false)
 	_, tokA := s.token(t, "alice")
 	fB, tokB := s.token(t, "alice")
 	withA := s.browser(t, "alice")
@@ -362,7 +362,7 @@ func TestConnectCookieOfAnotherFlow(t *testing.T) {
 // and the sign-in states of another audience that shares the keys and the
 // store.
 func TestConnectOtherAudience(t *testing.T) {
-	keys, grants := seal.RandomKeyring(), &machine.MemoryGrants{}
+	keys, grants := seal.RandomKeyring(), &backend.MemoryGrants{}
 	eu := connTStart(t, keys, grants, "billing-eu", false)
 	us := connTStart(t, keys, grants, "billing-us", false)
 	none := connTStart(t, keys, grants, "", false)
@@ -399,7 +399,7 @@ func TestConnectOtherAudience(t *testing.T) {
 // __Host-elicitgen_flow (Secure) over HTTPS or behind a proxy that says
 // so; the sign-in completes over HTTPS too.
 func TestConnectHeadersAndCookie(t *testing.T) {
-	s := connTStart(t, seal.RandomKeyring(), &machine.MemoryGrants{}, "", false)
+	s := connTStart(t, seal.RandomKeyring(), &backend.MemoryGrants{}, "", false)
 	_, tok := s.token(t, "alice")
 	b := s.browser(t, "alice")
 	check := func(what string, resp *http.Response, status int) {
@@ -454,7 +454,7 @@ func TestConnectHeadersAndCookie(t *testing.T) {
 	}
 
 	// Over TLS: the __Host- cookie, and the whole sign-in.
-	tls := connTStart(t, seal.RandomKeyring(), &machine.MemoryGrants{}, "", true)
+	tls := connTStart(t, seal.RandomKeyring(), &backend.MemoryGrants{}, "", true)
 	_, tok = tls.token(t, "alice")
 	b = tls.browser(t, "alice")
 	resp = connTGet(t, connTNoFollow(b), tls.url+"/connect?flow="+url.QueryEscape(tok))
@@ -484,7 +484,7 @@ func FuzzCallback(f *testing.F) {
 	f.Add("", "s1.AAAA", false, true)
 	f.Add("x", "y", false, false)
 	f.Fuzz(func(t *testing.T, state, cookie string, useState, useCookie bool) {
-		grants := &machine.MemoryGrants{}
+		grants := &backend.MemoryGrants{}
 		exchanges := 0
 		pages := NewConnectHandlers(ConnectOptions{Keys: keys, Grants: grants, Now: func() time.Time { return now },
 			Logger: slog.New(slog.DiscardHandler),
@@ -571,7 +571,7 @@ func connTBrand(o *ConnectOptions) {
 // exchanges nothing; another user, a tampered result or one of another
 // audience gets no result.
 func TestConnectResultPage(t *testing.T) {
-	s := connTStart(t, seal.RandomKeyring(), &machine.MemoryGrants{}, "", false, connTBrand)
+	s := connTStart(t, seal.RandomKeyring(), &backend.MemoryGrants{}, "", false, connTBrand)
 	_, tok := s.token(t, "alice")
 	b := s.browser(t, "alice")
 	callback := s.connect(t, b, tok)
@@ -610,7 +610,7 @@ func TestConnectResultPage(t *testing.T) {
 // link again get the done page that says the Deny ended it (409). The same
 // answer without the nonce cookie records nothing.
 func TestConnectProviderDenied(t *testing.T) {
-	s := connTStart(t, seal.RandomKeyring(), &machine.MemoryGrants{}, "", false, connTBrand)
+	s := connTStart(t, seal.RandomKeyring(), &backend.MemoryGrants{}, "", false, connTBrand)
 	denied := "access_denied"
 	s.providerError.Store(&denied)
 	f, tok := s.token(t, "alice")
@@ -652,7 +652,7 @@ func TestConnectProviderDenied(t *testing.T) {
 // choice: 502, a page that says so with a link to start again (the same
 // connect link), nothing recorded, and starting again works.
 func TestConnectProviderError(t *testing.T) {
-	s := connTStart(t, seal.RandomKeyring(), &machine.MemoryGrants{}, "", false, connTBrand)
+	s := connTStart(t, seal.RandomKeyring(), &backend.MemoryGrants{}, "", false, connTBrand)
 	failure := "temporarily_unavailable"
 	s.providerError.Store(&failure)
 	f, tok := s.token(t, "alice")
@@ -675,7 +675,7 @@ func TestConnectProviderError(t *testing.T) {
 // site; without LoginURL it gets the signed-out page (401). A browser
 // signed in as another account gets 403 with a sign-out link.
 func TestConnectNotSignedIn(t *testing.T) {
-	s := connTStart(t, seal.RandomKeyring(), &machine.MemoryGrants{}, "", false, connTBrand, func(o *ConnectOptions) {
+	s := connTStart(t, seal.RandomKeyring(), &backend.MemoryGrants{}, "", false, connTBrand, func(o *ConnectOptions) {
 		o.LoginURL, o.LoginReturnParam, o.SignOutURL = "/account/login?lang=en", "next", "/account/logout"
 	})
 	f, tok := s.token(t, "alice")
@@ -693,7 +693,7 @@ func TestConnectNotSignedIn(t *testing.T) {
 	}
 	s.assertNotCompleted(t, f)
 
-	bare := connTStart(t, s.keys, &machine.MemoryGrants{}, "", false)
+	bare := connTStart(t, s.keys, &backend.MemoryGrants{}, "", false)
 	code, _, body = connTBody(t, bare.browser(t, ""), bare.url+link)
 	if code != http.StatusUnauthorized || !strings.Contains(body, "<h1>Sign in to continue</h1>") || strings.Contains(body, "<a ") {
 		t.Fatalf("signed out, no LoginURL: %d %s", code, body)
@@ -704,7 +704,7 @@ func TestConnectNotSignedIn(t *testing.T) {
 // about to continue to which provider, sets no cookie and reaches no
 // provider; its Continue link starts the sign-in.
 func TestConnectConfirm(t *testing.T) {
-	s := connTStart(t, seal.RandomKeyring(), &machine.MemoryGrants{}, "", false, connTBrand, func(o *ConnectOptions) { o.Confirm = true })
+	s := connTStart(t, seal.RandomKeyring(), &backend.MemoryGrants{}, "", false, connTBrand, func(o *ConnectOptions) { o.Confirm = true })
 	_, tok := s.token(t, "alice")
 	b := s.browser(t, "alice")
 	resp, err := b.Get(s.url + "/connect?flow=" + url.QueryEscape(tok))
@@ -764,7 +764,7 @@ func TestConnectPages(t *testing.T) {
 	}()
 
 	custom := template.Must(templates.SignIn().Parse(`{{define "signin-brand"}}<p class="service">Acme Ledger™</p>{{end}}`))
-	s := connTStart(t, seal.RandomKeyring(), &machine.MemoryGrants{}, "", false, func(o *ConnectOptions) { o.Pages = custom })
+	s := connTStart(t, seal.RandomKeyring(), &backend.MemoryGrants{}, "", false, func(o *ConnectOptions) { o.Pages = custom })
 	if code, _, body := connTBody(t, s.browser(t, "alice"), s.url+"/connect?flow=bad"); code != http.StatusBadRequest || !strings.Contains(body, "Acme Ledger™") {
 		t.Fatalf("custom brand: %d %s", code, body)
 	}
@@ -844,7 +844,7 @@ func connTSignOutHref(t *testing.T, body string) string {
 // nothing, with the next step (ask the assistant again), never "You
 // didn't allow access", the opposite of the click just made.
 func TestConnectAllowAfterDeny(t *testing.T) {
-	s := connTStart(t, seal.RandomKeyring(), &machine.MemoryGrants{}, "", false, connTBrand)
+	s := connTStart(t, seal.RandomKeyring(), &backend.MemoryGrants{}, "", false, connTBrand)
 	denied := "access_denied"
 	s.providerError.Store(&denied)
 	f, tok := s.token(t, "alice")
@@ -875,7 +875,7 @@ func TestConnectAllowAfterDeny(t *testing.T) {
 // assistant); while another request holds the flow's claim, it says the
 // sign-in is finishing (reload), not that it is connected.
 func TestConnectDoneSaysConnected(t *testing.T) {
-	s := connTStart(t, seal.RandomKeyring(), &machine.MemoryGrants{}, "", false, connTBrand)
+	s := connTStart(t, seal.RandomKeyring(), &backend.MemoryGrants{}, "", false, connTBrand)
 	_, tok := s.token(t, "alice")
 	b := s.browser(t, "alice")
 	callback := s.connect(t, b, tok)
@@ -910,7 +910,7 @@ func TestConnectDoneSaysConnected(t *testing.T) {
 // has no link to return to; a request path that SameOriginPath refuses
 // gives a sign-out without return.
 func TestConnectSignOutReturnsToTheLink(t *testing.T) {
-	s := connTStart(t, seal.RandomKeyring(), &machine.MemoryGrants{}, "", false, connTBrand, func(o *ConnectOptions) {
+	s := connTStart(t, seal.RandomKeyring(), &backend.MemoryGrants{}, "", false, connTBrand, func(o *ConnectOptions) {
 		o.LoginURL, o.LoginReturnParam, o.SignOutURL, o.Confirm = "/account/login", "next", "/account/logout?lang=en", true
 	})
 	_, tok := s.token(t, "alice")
@@ -934,7 +934,7 @@ func TestConnectSignOutReturnsToTheLink(t *testing.T) {
 		t.Fatalf("alice's callback: %d", code)
 	}
 
-	pages := NewConnectHandlers(ConnectOptions{Keys: s.keys, Grants: &machine.MemoryGrants{}, SignOutURL: "/logout", Logger: slog.New(slog.DiscardHandler),
+	pages := NewConnectHandlers(ConnectOptions{Keys: s.keys, Grants: &backend.MemoryGrants{}, SignOutURL: "/logout", Logger: slog.New(slog.DiscardHandler),
 		Authenticate: func(*http.Request) (string, bool) { return "mallory", true }})
 	rec := httptest.NewRecorder()
 	pages.Connect.ServeHTTP(rec, httptest.NewRequest("GET", "//evil.example/connect?flow="+url.QueryEscape(tok), nil))
@@ -951,7 +951,7 @@ func TestConnectSignOutReturnsToTheLink(t *testing.T) {
 // oldest loses its nonce (other-browser, 403). A cookie of an earlier
 // release (one sign-in) still finishes its sign-in.
 func TestConnectTwoTabs(t *testing.T) {
-	s := connTStart(t, seal.RandomKeyring(), &machine.MemoryGrants{}, "", false, connTBrand)
+	s := connTStart(t, seal.RandomKeyring(), &backend.MemoryGrants{}, "", false, connTBrand)
 	b := s.browser(t, "alice")
 	_, tokA := s.token(t, "alice")
 	_, tokB := s.token(t, "alice")
@@ -1057,7 +1057,7 @@ func (l *connTLog) option(o *ConnectOptions) { o.Logger = slog.New(slog.NewTextH
 func TestConnectDeadEndsLogNoIdentity(t *testing.T) {
 	var logs connTLog
 	denied := "access_denied"
-	s := connTStart(t, seal.RandomKeyring(), &machine.MemoryGrants{}, "", false, connTBrand, logs.option, func(o *ConnectOptions) { o.SignOutURL = "/logout" })
+	s := connTStart(t, seal.RandomKeyring(), &backend.MemoryGrants{}, "", false, connTBrand, logs.option, func(o *ConnectOptions) { o.SignOutURL = "/logout" })
 	f, tok := s.token(t, "alice")
 	connTBody(t, s.browser(t, "mallory"), s.url+"/connect?flow="+url.QueryEscape(tok))
 	b := s.browser(t, "alice")

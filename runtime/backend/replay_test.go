@@ -1,4 +1,4 @@
-package runtime_test
+package backend_test
 
 import (
 	"context"
@@ -14,8 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/machine"
-	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
 // claimIDs returns n distinct ids shaped like the runtime's (43 characters
@@ -44,7 +43,7 @@ func BenchmarkMemoryReplayGuard(b *testing.B) {
 	ids := claimIDs(b.N)
 	ctx := context.Background()
 	until := 10 * time.Minute
-	g := &elicitrt.MemoryReplayGuard{MaxClaims: b.N}
+	g := &backend.MemoryReplayGuard{MaxClaims: b.N}
 	before := heapInUse()
 	b.ResetTimer()
 	for i := range b.N {
@@ -68,7 +67,7 @@ func (c *fakeClock) now() time.Time { return c.t }
 // first; a claim lasts until its expiry, then the id is free again.
 func TestMemoryReplayGuardOnce(t *testing.T) {
 	clock := &fakeClock{time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
-	g := &elicitrt.MemoryReplayGuard{Now: clock.now}
+	g := &backend.MemoryReplayGuard{Now: clock.now}
 	ctx := context.Background()
 	var firsts atomic.Int32
 	var wg sync.WaitGroup
@@ -95,7 +94,7 @@ func TestMemoryReplayGuardOnce(t *testing.T) {
 	}
 	// No time left to remember a claim: refused, never first.
 	for _, ttl := range []time.Duration{0, -time.Second} {
-		if first, err := g.Claim(ctx, "past", ttl); first || !errors.Is(err, machine.ErrClaimNoTime) || g.Len() != 1 {
+		if first, err := g.Claim(ctx, "past", ttl); first || !errors.Is(err, backend.ErrClaimNoTime) || g.Len() != 1 {
 			t.Fatalf("claim with ttl %v: first=%v err=%v, %d remembered; want ErrClaimNoTime", ttl, first, err, g.Len())
 		}
 	}
@@ -107,14 +106,14 @@ func TestMemoryReplayGuardOnce(t *testing.T) {
 // claimed.
 func TestMemoryReplayGuardFullRefuses(t *testing.T) {
 	clock := &fakeClock{time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
-	g := &elicitrt.MemoryReplayGuard{Now: clock.now, MaxClaims: 3}
+	g := &backend.MemoryReplayGuard{Now: clock.now, MaxClaims: 3}
 	ctx := context.Background()
 	for i, ttl := range []time.Duration{3 * time.Minute, time.Minute, 2 * time.Minute} {
 		if first, err := g.Claim(ctx, fmt.Sprint(i), ttl); !first || err != nil {
 			t.Fatalf("claim %d: %v %v", i, first, err)
 		}
 	}
-	if first, err := g.Claim(ctx, "new", time.Minute); first || !errors.Is(err, machine.ErrReplayGuardFull) {
+	if first, err := g.Claim(ctx, "new", time.Minute); first || !errors.Is(err, backend.ErrReplayGuardFull) {
 		t.Fatalf("claim over the cap: %v %v, want ErrReplayGuardFull", first, err)
 	}
 	for i := range 3 {
@@ -137,7 +136,7 @@ func TestMemoryReplayGuardFullRefuses(t *testing.T) {
 // back.
 func TestMemoryReplayGuardBounded(t *testing.T) {
 	clock := &fakeClock{time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
-	g := &elicitrt.MemoryReplayGuard{Now: clock.now}
+	g := &backend.MemoryReplayGuard{Now: clock.now}
 	ctx := context.Background()
 	ids := claimIDs(220_000)
 	base := heapInUse()

@@ -1,4 +1,4 @@
-package machine
+package backend
 
 import (
 	"context"
@@ -182,20 +182,3 @@ var defaultGrants = &MemoryGrants{}
 // DefaultGrants is the process-wide in-memory store that machines and
 // connect handlers use when their options name none.
 func DefaultGrants() GrantStore { return defaultGrants }
-
-// URLStep is the type of a URL step in a tool declaration, and its answer:
-// the flow that finished. The grant it produced is in the GrantStore,
-// under the user and the step's key.
-type URLStep struct {
-	// Flow is the flow's identifier.
-	Flow string
-}
-
-// URLAnswer reads a URL step's kept answer: nil when it was not answered.
-func URLAnswer(a map[string]any) *URLStep {
-	if a == nil {
-		return nil
-	}
-	flow, _ := a["flow"].(string)
-	return &URLStep{Flow: flow}
-}

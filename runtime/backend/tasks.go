@@ -1,4 +1,4 @@
-package machine
+package backend
 
 import (
 	"context"
@@ -147,14 +147,14 @@ type MemoryTaskStore struct {
 	tasks map[string]*memoryTask
 }
 
-// DefaultMaxTasks is a MemoryTaskStore's MaxTasks by default: twice
-// DefaultMaxRunningTasks, so that the tasks one process runs always fit,
+// DefaultMaxTasks is a MemoryTaskStore's MaxTasks by default: twice the
+// runtime's DefaultMaxRunningTasks (which is defined as half of it), so that the tasks one process runs always fit,
 // and ended ones keep their results until their TTL or until the room is
 // needed. An ended task holds only its record (the result, at most a few
 // KiB in the examples); a running or waiting one also holds two goroutines
 // and its call: about 68 KiB of resident memory (see
-// DefaultMaxRunningTasks, which bounds them).
-const DefaultMaxTasks = 2 * DefaultMaxRunningTasks
+// the runtime's DefaultMaxRunningTasks, which bounds them).
+const DefaultMaxTasks = 8192
 
 type memoryTask struct {
 	rec     *TaskRecord
@@ -305,4 +305,33 @@ func (s *MemoryTaskStore) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.tasks)
+}
+
+// TaskReplay is what a restartable task's record keeps to run again.
+type TaskReplay struct {
+	// Call is the creating tools/call's params: its name, arguments, and
+	// the client's capabilities and protocol version from _meta.
+	Call json.RawMessage `json:"call"`
+	// State is the flow's state when the task was created.
+	State json.RawMessage `json:"state"`
+	// Asked are the replies of the task's Asks, in the order asked.
+	Asked []RecordedAsk `json:"asked,omitempty"`
+	// Restarts counts the runs after the first.
+	Restarts int `json:"restarts,omitempty"`
+}
+
+// MaxRecordedAsks bounds the Asks a restartable task's record keeps (each
+// answer is at most MaxAnswersLen): a Run that asks more is no longer
+// restartable, and fails like any other task if its instance stops.
+const MaxRecordedAsks = 64
+
+// RecordedAsk is one Task.Ask and its reply, by step key.
+type RecordedAsk struct {
+	Steps   []string `json:"steps"`
+	// Outcome is "accept", "decline" or "cancel" (the runtime's Outcome).
+	Outcome string `json:"outcome"`
+	// Step is the step declined or cancelled.
+	Step string `json:"step,omitempty"`
+	// Contents are the accepted contents, by step.
+	Contents map[string]map[string]any `json:"contents,omitempty"`
 }

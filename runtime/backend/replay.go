@@ -1,17 +1,12 @@
-package machine
+package backend
 
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/base64"
-	"encoding/binary"
 	"errors"
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/elicitgen/elicitgen/internal/seal"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // ReplayGuard makes a flow that answered a Once step complete once: the
@@ -38,10 +33,6 @@ type ReplayGuard interface {
 // guard cannot remember it, so it refuses it rather than report a first
 // claim that a second one could repeat.
 var ErrClaimNoTime = errors.New("elicitgen: a single-use claim with no time left to remember it is refused")
-
-// ErrReplayed is the error of a retry of a flow that already completed
-// after answering a Once step, whichever of the flow's states it carries.
-var ErrReplayed = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "requestState already used"}
 
 // MemoryReplayGuard is the in-process ReplayGuard. The zero value is ready.
 //
@@ -193,15 +184,3 @@ var defaultReplay = &MemoryReplayGuard{}
 // DefaultReplayGuard is the process-wide in-memory guard that machines use
 // when their options name none.
 func DefaultReplayGuard() ReplayGuard { return defaultReplay }
-
-// flowClaimID names a flow for the replay guard: its identity (random,
-// from its first round) under its tool and binding.
-func flowClaimID(tool string, b seal.Binding, flow string) string {
-	h := sha256.New()
-	h.Write([]byte("elicitgen flow v1\x00"))
-	for _, s := range []string{tool, string(b.ArgsDigest[:]), b.Principal, b.Audience, flow} {
-		h.Write(binary.AppendUvarint(nil, uint64(len(s))))
-		h.Write([]byte(s))
-	}
-	return base64.RawURLEncoding.EncodeToString(h.Sum(nil))
-}
