@@ -327,7 +327,7 @@ const MaxRecordedAsks = 64
 
 // RecordedAsk is one Task.Ask and its reply, by step key.
 type RecordedAsk struct {
-	Steps   []string `json:"steps"`
+	Steps []string `json:"steps"`
 	// Outcome is "accept", "decline" or "cancel" (the runtime's Outcome).
 	Outcome string `json:"outcome"`
 	// Step is the step declined or cancelled.
