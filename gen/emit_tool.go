@@ -115,7 +115,7 @@ func typedMethods(pkg *pkgModel, t *toolModel) jen.Dict {
 			typed[jen.Id("Run")] = jen.Func().Params(
 				jen.Id("ctx").Qual("context", "Context"),
 				jen.Id("req").Add(requestType(t)),
-				jen.Id("t").Op("*").Qual(runtimePath, "Task"),
+				jen.Id("t").Qual(runtimePath, "Task"),
 				jen.Id("a").Add(argsExpr(pkg, t)),
 				jen.Id("ans").Id(t.Name+"Answers"),
 			).Parens(jen.List(resultType(t), jen.Error())).Block(
@@ -176,7 +176,7 @@ func registerBody(pkg *pkgModel, t *toolModel, steps []jen.Code, typed jen.Dict)
 func emitTask(f *jen.File, t *toolModel) {
 	typ := t.TaskType()
 	f.Commentf("%s is the running task of the %s tool: progress and the questions asked while it runs.", typ, t.MCPName)
-	f.Type().Id(typ).Struct(jen.Op("*").Qual(runtimePath, "Task"))
+	f.Type().Id(typ).Struct(jen.Qual(runtimePath, "Task"))
 	for _, a := range t.Askers() {
 		var results, decoded, idx []jen.Code
 		var keys []string

@@ -28,25 +28,32 @@ var layers = map[string]struct {
 	"runtime/backend": {0, nil},
 	"templates":       {0, nil},
 
+	// What users hold: the options, the task, the answers, the errors,
+	// the key ring (docs/design.md#packages). Below the interpreter,
+	// which is built on these types, as protobuf-go's proto is below its
+	// internal/impl.
+	"runtime": {1, []string{sdk}},
+
 	// The interpreter of step tables, on the SDK.
-	"internal/machine": {1, []string{sdk, jsonschema}},
+	"internal/machine": {2, []string{sdk, jsonschema}},
 
 	// Features in rooms of their own, above the interpreter: the
-	// transports (HTTP for both eras, legacy sessions, stdio). Tasks plug
-	// into the transport through its hooks (transport.Hooks), wired by
-	// runtime.
-	"internal/transport": {2, []string{sdk}},
-	"internal/tasks":     {2, []string{sdk}},
+	// transports (HTTP for both eras, legacy sessions). Tasks plug into
+	// the transport through its hooks (transport.Hooks), wired by
+	// runtime/serve.
+	"internal/transport": {3, []string{sdk}},
+	"internal/tasks":     {3, []string{sdk}},
 
-	// What servers import.
-	"runtime":            {3, []string{sdk}},
-	"runtime/elicitimpl": {3, []string{sdk}},
-	"runtime/signin":     {3, nil},
-	// The adapters, modules of their own (docs/modules.md).
-	"runtime/redisstore": {3, []string{"github.com/redis/go-redis/v9"}},
+	// The entry points and what generated code imports.
+	"runtime/serve":      {4, []string{sdk}},
+	"runtime/elicitimpl": {4, []string{sdk}},
+	"runtime/signin":     {4, nil},
+	// The adapters, modules of their own (docs/modules.md): they import
+	// the contract and the user package, never the interpreter.
+	"runtime/redisstore": {2, []string{"github.com/redis/go-redis/v9"}},
 	// The runtime's hooks as OpenTelemetry: the API only (its SDK and
 	// exporters are the server's choice, as in examples/deploy).
-	"runtime/otelelicit": {3, []string{otelAPI + "/"}},
+	"runtime/otelelicit": {2, []string{otelAPI + "/"}},
 }
 
 const (

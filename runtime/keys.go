@@ -10,7 +10,11 @@ import (
 // requestState, flow tokens, sealed store values): AES-256-GCM keys, newest
 // first; the first seals, all open, so keys rotate without dropping flows
 // in progress. Share one keyring among every instance of a server.
-type Keyring = seal.Keyring
+//
+// It is opaque: make one with LoadKeyring (or NewKeyring, RandomKeyring)
+// and pass it in ToolOptions.Keys and to the sign-in pages and the Redis
+// stores.
+type Keyring seal.Keyring
 
 // KeysEnv is the environment variable [LoadKeyring] reads: a
 // comma-separated list of base64-encoded 32-byte keys, newest first.
@@ -21,25 +25,23 @@ const KeysEnv = seal.KeysEnv
 // when it is unset. Call it in main, report an error and exit, and pass
 // the keyring in ToolOptions.Keys (and the sign-in pages' options). The
 // error is one line that names the entry at fault, never its contents.
-func LoadKeyring() (*Keyring, error) { return seal.LoadKeyring() }
+func LoadKeyring() (*Keyring, error) { return ring(seal.LoadKeyring()) }
 
 // NewKeyring returns a keyring of the given 32-byte keys, newest first.
-func NewKeyring(keys ...[]byte) (*Keyring, error) { return seal.NewKeyring(keys...) }
+func NewKeyring(keys ...[]byte) (*Keyring, error) { return ring(seal.NewKeyring(keys...)) }
 
 // RandomKeyring returns a keyring of one random key: states it seals open
 // only in this process, until it exits (tests, single-instance servers).
-func RandomKeyring() *Keyring { return seal.RandomKeyring() }
+func RandomKeyring() *Keyring { return (*Keyring)(seal.RandomKeyring()) }
 
 // KeyringFromEnv is [LoadKeyring] for another variable name, with its
 // warning logged to logger (nil: slog's default).
 func KeyringFromEnv(name string, logger *slog.Logger) (*Keyring, error) {
-	return seal.KeyringFromEnv(name, logger)
+	return ring(seal.KeyringFromEnv(name, logger))
 }
 
-// A Binding is what a sealed value is bound to: it opens only under the
-// same Binding, so a state of one tool, user or server never opens as
-// another's.
-type Binding = seal.Binding
+// ring converts what the seal package returns.
+func ring(k *seal.Keyring, err error) (*Keyring, error) { return (*Keyring)(k), err }
 
 // KeySize is the size of a key in bytes: 32, for AES-256-GCM.
 const KeySize = seal.KeySize

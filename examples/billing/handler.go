@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/url"
 
+	"github.com/elicitgen/elicitgen/runtime/backend"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
@@ -13,7 +15,7 @@ import (
 type invoices struct {
 	// base is this server's public address, for the connect link.
 	base   string
-	grants elicitrt.GrantStore
+	grants backend.GrantStore
 }
 
 var _ ListInvoicesHandler = (*invoices)(nil)

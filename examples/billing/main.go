@@ -39,7 +39,7 @@
 //
 // On SIGTERM or SIGINT the server stops taking connections and lets the
 // requests in progress finish for -drain (default 10s), then closes the
-// rest (elicitrt.Shutdown; docs/tasks.md#leases-and-shutdown).
+// rest (serve.Shutdown; docs/tasks.md#leases-and-shutdown).
 package main
 
 import (
@@ -55,10 +55,14 @@ import (
 	"os"
 	"time"
 
+	"github.com/elicitgen/elicitgen/runtime/backend"
+
+	"github.com/elicitgen/elicitgen/runtime/serve"
+
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/examples/internal/serve"
+	"github.com/elicitgen/elicitgen/examples/internal/signals"
 	"github.com/elicitgen/elicitgen/examples/internal/telemetry"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/redisstore"
@@ -69,7 +73,7 @@ import (
 type config struct {
 	base   string // public base URL, e.g. http://127.0.0.1:8080
 	keys   *elicitrt.Keyring
-	grants elicitrt.GrantStore
+	grants backend.GrantStore
 	// provider is the base URL of the stand-in provider's pages, when
 	// another server serves them (newProvider); "" means this app serves
 	// them, under base. A real provider is another site.
@@ -88,7 +92,7 @@ type config struct {
 	// logger and hooks are the server's telemetry (nil: slog's default,
 	// none).
 	logger *slog.Logger
-	hooks  elicitrt.Hooks
+	hooks  backend.Hooks
 }
 
 func newServer(cfg config) *mcp.Server {
@@ -113,7 +117,7 @@ func newApp(cfg config) http.Handler {
 		return &auth.TokenInfo{UserID: token, Expiration: time.Now().Add(time.Hour)}, nil
 	}
 	mux.Handle("/mcp", auth.RequireBearerToken(verify, nil)(
-		elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)))
+		serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)))
 
 	site := sessions{keys: cfg.keys}
 	provider := cfg.provider // the stand-in provider's site
@@ -174,7 +178,7 @@ func main() {
 	addr := flag.String("http", "", "serve at this address (MCP at /mcp)")
 	redisFlag := flag.String("redis", "", "share the grant store on Redis at this URL, redis://HOST:PORT/DB (default $ELICITGEN_REDIS_URL; none: in memory)")
 	telemetryFlags := telemetry.Register(flag.CommandLine)
-	drain := serve.Register(flag.CommandLine)
+	drain := signals.Register(flag.CommandLine)
 	flag.Parse()
 	if !*stdio && *addr == "" {
 		fmt.Fprintln(os.Stderr, "usage: billing -http 127.0.0.1:PORT | -stdio")
@@ -191,7 +195,7 @@ func main() {
 		os.Exit(1)
 	}
 	defer tel.Shutdown()
-	var grants elicitrt.GrantStore = &elicitrt.MemoryGrants{}
+	var grants backend.GrantStore = &backend.MemoryGrants{}
 	// With -redis or ELICITGEN_REDIS_URL, instances (and a -stdio process
 	// with the -http one serving the pages) share the sign-ins and grants,
 	// sealed with the shared keys.
@@ -219,7 +223,7 @@ func main() {
 			cfg.legacyURLWait = d
 		}
 		server := newServer(cfg)
-		if err := server.Run(context.Background(), &elicitrt.StdioTransport{Server: server}); err != nil {
+		if err := server.Run(context.Background(), &serve.StdioTransport{Server: server}); err != nil {
 			log.Fatalf("billing: %v", err)
 		}
 	default:
@@ -228,7 +232,7 @@ func main() {
 		if err != nil {
 			log.Fatalf("billing: %v", err)
 		}
-		if err := serve.HTTP("billing", ln, newApp(cfg), nil, *drain); err != nil {
+		if err := signals.HTTP("billing", ln, newApp(cfg), nil, *drain); err != nil {
 			log.Fatalf("billing: %v", err)
 		}
 	}

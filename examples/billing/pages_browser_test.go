@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitgen/elicitgen/runtime/backend"
+
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
@@ -22,7 +24,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
-	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/signin"
 )
 
@@ -212,7 +213,7 @@ func screenshots(t *testing.T, tab context.Context, name string) {
 
 // failingGrants is a grant store that cannot store grants: the server's
 // own failure, after the provider approved.
-type failingGrants struct{ *elicitrt.MemoryGrants }
+type failingGrants struct{ *backend.MemoryGrants }
 
 func (failingGrants) PutGrant(context.Context, string, string, []byte, time.Duration) error {
 	return errors.New("the grant store is down")
@@ -393,7 +394,7 @@ func TestSignInPagesInBrowser(t *testing.T) {
 	screenshots(t, anonymous, "signed-out")
 
 	// The server's own failure: the grant cannot be stored.
-	broken := startSiteWith(t, "", func(c *config) { c.grants = failingGrants{&elicitrt.MemoryGrants{}} })
+	broken := startSiteWith(t, "", func(c *config) { c.grants = failingGrants{&backend.MemoryGrants{}} })
 	token = sealFlow(keys, signin.ConnectFlow{ID: "flow-error", Subject: "dave", Tool: "list_invoices", Step: "billing"}, time.Now())
 	dave := newProfile(t, browser)
 	broken.signInWithForm(t, dave, "dave")

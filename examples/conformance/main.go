@@ -7,8 +7,8 @@
 //
 // ELICITGEN_STATE_KEYS holds the state keys (base64, comma-separated); a
 // malformed value is reported in one line at start, with exit status 1.
-// Stdio survives malformed lines (elicitrt.StdioTransport); HTTP is served
-// with timeouts (elicitrt.NewHTTPServer).
+// Stdio survives malformed lines (serve.StdioTransport); HTTP is served
+// with timeouts (serve.NewHTTPServer).
 package main
 
 import (
@@ -19,6 +19,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+
+	"github.com/elicitgen/elicitgen/runtime/serve"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -63,17 +65,17 @@ func main() {
 	}
 	server := newServer(&elicitrt.ToolOptions{Keys: keys})
 	if *stdio {
-		if err := server.Run(context.Background(), &elicitrt.StdioTransport{Server: server}); err != nil {
+		if err := server.Run(context.Background(), &serve.StdioTransport{Server: server}); err != nil {
 			log.Fatalf("conformance: %v", err)
 		}
 		return
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	mux.Handle("/mcp", serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		log.Fatalf("conformance: %v", err)
 	}
 	log.Printf("conformance: serving MCP at http://%s/mcp", ln.Addr())
-	log.Fatalf("conformance: %v", elicitrt.NewHTTPServer(*addr, mux).Serve(ln))
+	log.Fatalf("conformance: %v", serve.NewHTTPServer(*addr, mux).Serve(ln))
 }

@@ -18,8 +18,8 @@ import (
 // come from different versions of elicitgen: run the elicitgen of the same
 // module version as the runtime, then go generate.
 const (
-	_ = elicitimpl.EnforceVersion(4 - elicitimpl.MinVersion)
-	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 4)
+	_ = elicitimpl.EnforceVersion(5 - elicitimpl.MinVersion)
+	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 5)
 )
 
 // A "cannot convert" error here means DeleteConfirmation changed after elicitgen ran: run go generate.
@@ -256,7 +256,7 @@ type SlowComputeHandler interface {
 
 // SlowComputeTask is the running task of the slow_compute tool: progress and the questions asked while it runs.
 type SlowComputeTask struct {
-	*elicitrt.Task
+	elicitrt.Task
 }
 
 // elicitSlowComputeAnswers types the answers the machine keeps for the slow_compute tool.
@@ -270,7 +270,7 @@ func RegisterSlowCompute(server *mcp.Server, h SlowComputeHandler, opts *elicitr
 	base, err := jsonschema.For[SlowComputeArgs](nil)
 	m := elicitimpl.NewMachine("slow_compute", []elicitimpl.Step{}, elicitimpl.Typed[SlowComputeArgs, SlowComputeAnswers, SlowComputeStep]{
 		Answers: elicitSlowComputeAnswers,
-		Run: func(ctx context.Context, req *mcp.CallToolRequest, t *elicitrt.Task, a SlowComputeArgs, ans SlowComputeAnswers) (*mcp.CallToolResult, error) {
+		Run: func(ctx context.Context, req *mcp.CallToolRequest, t elicitrt.Task, a SlowComputeArgs, ans SlowComputeAnswers) (*mcp.CallToolResult, error) {
 			return h.Run(ctx, req, SlowComputeTask{t}, a, ans)
 		},
 		Tasks: elicitimpl.TaskOptional,
@@ -307,7 +307,7 @@ type FailingJobHandler interface {
 
 // FailingJobTask is the running task of the failing_job tool: progress and the questions asked while it runs.
 type FailingJobTask struct {
-	*elicitrt.Task
+	elicitrt.Task
 }
 
 // elicitFailingJobAnswers types the answers the machine keeps for the failing_job tool.
@@ -321,7 +321,7 @@ func RegisterFailingJob(server *mcp.Server, h FailingJobHandler, opts *elicitrt.
 	base, err := jsonschema.For[NoArgs](nil)
 	m := elicitimpl.NewMachine("failing_job", []elicitimpl.Step{}, elicitimpl.Typed[NoArgs, FailingJobAnswers, FailingJobStep]{
 		Answers: elicitFailingJobAnswers,
-		Run: func(ctx context.Context, req *mcp.CallToolRequest, t *elicitrt.Task, a NoArgs, ans FailingJobAnswers) (*mcp.CallToolResult, error) {
+		Run: func(ctx context.Context, req *mcp.CallToolRequest, t elicitrt.Task, a NoArgs, ans FailingJobAnswers) (*mcp.CallToolResult, error) {
 			return h.Run(ctx, req, FailingJobTask{t}, a, ans)
 		},
 		Tasks: elicitimpl.TaskRequired,
@@ -359,7 +359,7 @@ type ProtocolErrorJobHandler interface {
 
 // ProtocolErrorJobTask is the running task of the protocol_error_job tool: progress and the questions asked while it runs.
 type ProtocolErrorJobTask struct {
-	*elicitrt.Task
+	elicitrt.Task
 }
 
 // elicitProtocolErrorJobAnswers types the answers the machine keeps for the protocol_error_job tool.
@@ -373,7 +373,7 @@ func RegisterProtocolErrorJob(server *mcp.Server, h ProtocolErrorJobHandler, opt
 	base, err := jsonschema.For[NoArgs](nil)
 	m := elicitimpl.NewMachine("protocol_error_job", []elicitimpl.Step{}, elicitimpl.Typed[NoArgs, ProtocolErrorJobAnswers, ProtocolErrorJobStep]{
 		Answers: elicitProtocolErrorJobAnswers,
-		Run: func(ctx context.Context, req *mcp.CallToolRequest, t *elicitrt.Task, a NoArgs, ans ProtocolErrorJobAnswers) (*mcp.CallToolResult, error) {
+		Run: func(ctx context.Context, req *mcp.CallToolRequest, t elicitrt.Task, a NoArgs, ans ProtocolErrorJobAnswers) (*mcp.CallToolResult, error) {
 			return h.Run(ctx, req, ProtocolErrorJobTask{t}, a, ans)
 		},
 		Tasks: elicitimpl.TaskOptional,
@@ -421,7 +421,7 @@ type ConfirmDeleteHandler interface {
 
 // ConfirmDeleteTask is the running task of the confirm_delete tool: progress and the questions asked while it runs.
 type ConfirmDeleteTask struct {
-	*elicitrt.Task
+	elicitrt.Task
 }
 
 // AskConfirm asks the confirm step while the task runs and waits for the answer, which is
@@ -455,7 +455,7 @@ func RegisterConfirmDelete(server *mcp.Server, h ConfirmDeleteHandler, opts *eli
 		Params:   DeleteConfirmation{}.ElicitParams,
 	}}, elicitimpl.Typed[DeleteArgs, ConfirmDeleteAnswers, ConfirmDeleteStep]{
 		Answers: elicitConfirmDeleteAnswers,
-		Run: func(ctx context.Context, req *mcp.CallToolRequest, t *elicitrt.Task, a DeleteArgs, ans ConfirmDeleteAnswers) (*mcp.CallToolResult, error) {
+		Run: func(ctx context.Context, req *mcp.CallToolRequest, t elicitrt.Task, a DeleteArgs, ans ConfirmDeleteAnswers) (*mcp.CallToolResult, error) {
 			return h.Run(ctx, req, ConfirmDeleteTask{t}, a, ans)
 		},
 		Tasks: elicitimpl.TaskOptional,
@@ -507,7 +507,7 @@ type MultiInputHandler interface {
 
 // MultiInputTask is the running task of the multi_input tool: progress and the questions asked while it runs.
 type MultiInputTask struct {
-	*elicitrt.Task
+	elicitrt.Task
 }
 
 // AskName asks the name and confirm steps together while the task runs and waits for the
@@ -556,7 +556,7 @@ func RegisterMultiInput(server *mcp.Server, h MultiInputHandler, opts *elicitrt.
 		Together: true,
 	}}, elicitimpl.Typed[NoArgs, MultiInputAnswers, MultiInputStep]{
 		Answers: elicitMultiInputAnswers,
-		Run: func(ctx context.Context, req *mcp.CallToolRequest, t *elicitrt.Task, a NoArgs, ans MultiInputAnswers) (*mcp.CallToolResult, error) {
+		Run: func(ctx context.Context, req *mcp.CallToolRequest, t elicitrt.Task, a NoArgs, ans MultiInputAnswers) (*mcp.CallToolResult, error) {
 			return h.Run(ctx, req, MultiInputTask{t}, a, ans)
 		},
 		Tasks: elicitimpl.TaskOptional,
@@ -608,7 +608,7 @@ type ToolWithTaskHandler interface {
 
 // ToolWithTaskTask is the running task of the test_tool_with_task tool: progress and the questions asked while it runs.
 type ToolWithTaskTask struct {
-	*elicitrt.Task
+	elicitrt.Task
 }
 
 // elicitToolWithTaskAnswers types the answers the machine keeps for the test_tool_with_task tool.
@@ -633,7 +633,7 @@ func RegisterToolWithTask(server *mcp.Server, h ToolWithTaskHandler, opts *elici
 		Answers:   elicitToolWithTaskAnswers,
 		Cancelled: h.Cancelled,
 		Declined:  h.Declined,
-		Run: func(ctx context.Context, req *mcp.CallToolRequest, t *elicitrt.Task, a NoArgs, ans ToolWithTaskAnswers) (*mcp.CallToolResult, error) {
+		Run: func(ctx context.Context, req *mcp.CallToolRequest, t elicitrt.Task, a NoArgs, ans ToolWithTaskAnswers) (*mcp.CallToolResult, error) {
 			return h.Run(ctx, req, ToolWithTaskTask{t}, a, ans)
 		},
 		Tasks: elicitimpl.TaskRequired,

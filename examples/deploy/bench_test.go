@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitgen/elicitgen/runtime/backend"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -300,7 +302,7 @@ var newServers = []struct {
 	new  func() *mcp.Server
 }{
 	{"generated", func() *mcp.Server {
-		return newServer(&elicitrt.ToolOptions{Keys: keys, Replay: &elicitrt.MemoryReplayGuard{}})
+		return newServer(&elicitrt.ToolOptions{Keys: keys, Replay: &backend.MemoryReplayGuard{}})
 	}},
 	{"hand", func() *mcp.Server { return newHandServer(benchKey) }},
 }

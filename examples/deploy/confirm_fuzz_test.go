@@ -12,6 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitgen/elicitgen/runtime/backend"
+
+	"github.com/elicitgen/elicitgen/runtime/serve"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
@@ -71,11 +75,11 @@ func FuzzConfirmOnce(f *testing.F) {
 	const args, prefilled = `{"service":"api"}`, `{"service":"api","environment":"prod"}`
 	guard := &execGuard{}
 	server := newServer(&elicitrt.ToolOptions{Keys: keys, Replay: guard})
-	h := elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, &elicitrt.HTTPOptions{JSONResponse: true})
+	h := serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, &elicitrt.HTTPOptions{JSONResponse: true})
 	// flow gives the server a new guard, starts a production flow and
 	// returns its two states.
 	flow := func(tb testing.TB) [2]string {
-		guard.g.Store(&elicitrt.MemoryReplayGuard{})
+		guard.g.Store(&backend.MemoryReplayGuard{})
 		round1, _, _ := postDeploy(h, args, "", "")
 		if round1 == nil || round1.RequestState == "" {
 			tb.Fatalf("round 1: %+v", round1)
@@ -146,7 +150,7 @@ func FuzzConfirmOnce(f *testing.F) {
 // execGuard is FuzzConfirmOnce's replay guard: the MemoryReplayGuard of the
 // current exec.
 type execGuard struct {
-	g atomic.Pointer[elicitrt.MemoryReplayGuard]
+	g atomic.Pointer[backend.MemoryReplayGuard]
 }
 
 func (e *execGuard) Claim(ctx context.Context, id string, ttl time.Duration) (bool, error) {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/elicitgen/elicitgen/runtime/serve"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
@@ -190,7 +192,7 @@ func rawAnswersTo(t *testing.T, transport string, opts *elicitrt.ToolOptions, an
 	server := newServer(opts)
 	var ct mcp.Transport
 	if transport == "http" {
-		srv := httptest.NewServer(elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+		srv := httptest.NewServer(serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 		t.Cleanup(srv.Close)
 		ct = &mcp.StreamableClientTransport{Endpoint: srv.URL}
 	} else {

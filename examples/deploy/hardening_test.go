@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/elicitgen/elicitgen/runtime/backend"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
@@ -18,7 +20,7 @@ import (
 // reason.
 
 func TestOversizedAnswersAreNotKept(t *testing.T) {
-	cs := manual(t, &elicitrt.ToolOptions{Keys: keys, Replay: &elicitrt.MemoryReplayGuard{}})
+	cs := manual(t, &elicitrt.ToolOptions{Keys: keys, Replay: &backend.MemoryReplayGuard{}})
 	args := map[string]any{"service": "api"}
 	pad := strings.Repeat("A", 50_000)
 	padded := mcp.InputResponseMap{"target": &mcp.ElicitResult{Action: "accept",
@@ -63,7 +65,7 @@ func TestOversizedAnswersAreNotKept(t *testing.T) {
 func TestConfirmationIsAskedOnce(t *testing.T) {
 	for _, transport := range mcptest.Transports {
 		t.Run(transport, func(t *testing.T) {
-			opts := &elicitrt.ToolOptions{Keys: keys, Replay: &elicitrt.MemoryReplayGuard{}}
+			opts := &elicitrt.ToolOptions{Keys: keys, Replay: &backend.MemoryReplayGuard{}}
 			cs := mcptest.Connect(t, func() *mcp.Server { return newServer(opts) }, transport, "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
 			confirm := mcp.InputResponseMap{"confirm": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}}
 
@@ -137,7 +139,7 @@ func TestPreviewTokenAndFormConfirmOnce(t *testing.T) {
 	for _, transport := range mcptest.Transports {
 		for _, era := range mcptest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
-				opts := &elicitrt.ToolOptions{Keys: keys, Replay: &elicitrt.MemoryReplayGuard{}}
+				opts := &elicitrt.ToolOptions{Keys: keys, Replay: &backend.MemoryReplayGuard{}}
 				connect := func(u *user) *mcp.ClientSession {
 					return mcptest.Connect(t, func() *mcp.Server { return newServer(opts) }, transport, era, mcptest.Options{User: u})
 				}

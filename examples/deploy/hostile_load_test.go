@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitgen/elicitgen/runtime/serve"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
@@ -87,7 +89,7 @@ type loadTarget struct {
 func newLoadTarget(tb testing.TB) *loadTarget {
 	tb.Helper()
 	server := newServer(&elicitrt.ToolOptions{Keys: keys})
-	srv := httptest.NewServer(elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	srv := httptest.NewServer(serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 	tb.Cleanup(srv.Close)
 	lt := &loadTarget{url: srv.URL, client: &http.Client{
 		Timeout:   60 * time.Second,
@@ -101,7 +103,7 @@ func newLoadTarget(tb testing.TB) *loadTarget {
 	if status != http.StatusOK || state == "" {
 		tb.Fatalf("first round: %d %.300s", status, data)
 	}
-	const limit = elicitrt.DefaultMaxRequestBodyBytes
+	const limit = serve.DefaultMaxRequestBodyBytes
 	formats := []string{
 		procCall(`{"service":"api"}`, state, `{"target":{"action":"accept","content":{"environment":"prod","pad":"%s"}}}`),
 		procCall(`{"service":"api"}`, "", `{"target":{"action":"accept","content":{"environment":"prod","pad":"%s"}}}`),
@@ -193,7 +195,7 @@ func TestHostileLoadMemoryIsBounded(t *testing.T) {
 	}
 	elapsed := time.Since(start)
 	peak := sampler.Stop()
-	const limit = elicitrt.DefaultMaxRequestBodyBytes
+	const limit = serve.DefaultMaxRequestBodyBytes
 	bound := uint64(loadConcurrency * limit * 8)
 	t.Logf("%d waves of %d concurrent %d KiB requests in %v: heap baseline %.1f MiB, peak %.1f MiB, peak above baseline %.1f MiB (bound %d MiB; bodies in flight %d MiB)",
 		waves, loadConcurrency, limit>>10, elapsed.Round(time.Millisecond), mib(base), mib(peak), mib(peak-min(base, peak)), bound>>20, loadConcurrency*limit>>20)

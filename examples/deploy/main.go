@@ -7,8 +7,8 @@
 //	deploy -http 127.0.0.1:8080    serve MCP at /mcp, for clients of both protocol eras
 //
 // Over stdio a line that is not JSON-RPC is answered with a JSON-RPC error
-// and the server reads on (elicitrt.StdioTransport). Over HTTP the server
-// has read, header and idle timeouts (elicitrt.NewHTTPServer) and a 256 KiB
+// and the server reads on (serve.StdioTransport). Over HTTP the server
+// has read, header and idle timeouts (serve.NewHTTPServer) and a 256 KiB
 // body limit; "-http 127.0.0.1:0" picks a free port and logs the address.
 //
 // ELICITGEN_STATE_KEYS holds the requestState keys (base64, comma-separated,
@@ -27,7 +27,7 @@
 //
 // On SIGTERM or SIGINT the server stops taking connections and lets the
 // requests in progress finish for -drain (default 10s), then closes the
-// rest (elicitrt.Shutdown; docs/tasks.md#leases-and-shutdown).
+// rest (serve.Shutdown; docs/tasks.md#leases-and-shutdown).
 package main
 
 import (
@@ -39,9 +39,11 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/elicitgen/elicitgen/runtime/serve"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/examples/internal/serve"
+	"github.com/elicitgen/elicitgen/examples/internal/signals"
 	"github.com/elicitgen/elicitgen/examples/internal/telemetry"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/redisstore"
@@ -58,7 +60,7 @@ func main() {
 	addr := flag.String("http", "", "serve streamable HTTP at this address, MCP at /mcp")
 	redisFlag := flag.String("redis", "", "share the replay guard on Redis at this URL, redis://HOST:PORT/DB (default $ELICITGEN_REDIS_URL; none: in memory)")
 	telemetryFlags := telemetry.Register(flag.CommandLine)
-	drain := serve.Register(flag.CommandLine)
+	drain := signals.Register(flag.CommandLine)
 	flag.Parse()
 	if !*stdio && *addr == "" {
 		fmt.Fprintln(os.Stderr, "usage: deploy -stdio | -http 127.0.0.1:PORT")
@@ -88,18 +90,18 @@ func main() {
 	}
 	server := newServer(opts)
 	if *stdio {
-		if err := server.Run(context.Background(), &elicitrt.StdioTransport{Server: server}); err != nil {
+		if err := server.Run(context.Background(), &serve.StdioTransport{Server: server}); err != nil {
 			log.Fatalf("deploy: %v", err)
 		}
 		return
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	mux.Handle("/mcp", serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		log.Fatalf("deploy: %v", err)
 	}
-	if err := serve.HTTP("deploy", ln, mux, nil, *drain); err != nil {
+	if err := signals.HTTP("deploy", ln, mux, nil, *drain); err != nil {
 		log.Fatalf("deploy: %v", err)
 	}
 }

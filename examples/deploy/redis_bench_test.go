@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/elicitgen/elicitgen/runtime/backend"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
@@ -20,9 +22,9 @@ import (
 // loopback): what sharing the guard costs per flow.
 func BenchmarkProductionDeployGuard(b *testing.B) {
 	keys := elicitrt.RandomKeyring()
-	guards := map[string]func(b *testing.B) elicitrt.ReplayGuard{
-		"memory": func(b *testing.B) elicitrt.ReplayGuard { return &elicitrt.MemoryReplayGuard{} },
-		"redis": func(b *testing.B) elicitrt.ReplayGuard {
+	guards := map[string]func(b *testing.B) backend.ReplayGuard{
+		"memory": func(b *testing.B) backend.ReplayGuard { return &backend.MemoryReplayGuard{} },
+		"redis": func(b *testing.B) backend.ReplayGuard {
 			srv := redistest.Start(b)
 			c, err := redisstore.NewClient(srv.URL)
 			if err != nil {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitgen/elicitgen/runtime/backend"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -88,7 +90,7 @@ func TestStateIsSealedAndBound(t *testing.T) {
 	}
 	// The state is ciphertext: what it carries (the answer "prod", the
 	// flow's identity), read back by opening it, is nowhere in its bytes.
-	wantSealed(t, second.RequestState, elicitrt.Binding{Tool: "deploy", ArgsDigest: seal.DigestArguments(json.RawMessage(`{"service":"api"}`))}, now, `"environment":"prod"`)
+	wantSealed(t, second.RequestState, seal.Binding{Tool: "deploy", ArgsDigest: seal.DigestArguments(json.RawMessage(`{"service":"api"}`))}, now, `"environment":"prod"`)
 	// An instance with a different key cannot open it.
 	stranger, _ := elicitrt.NewKeyring([]byte("fedcba9876543210fedcba9876543210"))
 	_, err = retry(manual(t, &elicitrt.ToolOptions{Keys: stranger, Now: clock}), args, s, answer)
@@ -114,9 +116,9 @@ func TestStateIsSealedAndBound(t *testing.T) {
 // (so that the check proves something) and no 8 bytes of the payload in a
 // row appear in the state's bytes, base64-decoded: what a client reading
 // the state would see of the payload.
-func wantSealed(t *testing.T, state string, b elicitrt.Binding, now time.Time, want string) {
+func wantSealed(t *testing.T, state string, b seal.Binding, now time.Time, want string) {
 	t.Helper()
-	_, payload, err := keys.Open(b, state, now)
+	_, payload, err := (*seal.Keyring)(keys).Open(b, state, now)
 	if err != nil || !bytes.Contains(payload, []byte(want)) {
 		t.Fatalf("opened state: %q %v; want a payload holding %s", payload, err, want)
 	}
@@ -245,7 +247,7 @@ func TestStateBoundToAudience(t *testing.T) {
 // deploy: the second one is refused, on this instance and on another one
 // sharing the replay guard: Complete, which deploys, runs once.
 func TestConfirmationIsSingleUse(t *testing.T) {
-	guard := &elicitrt.MemoryReplayGuard{}
+	guard := &backend.MemoryReplayGuard{}
 	opts := &elicitrt.ToolOptions{Keys: keys, Replay: guard}
 	cs := manual(t, opts)
 	args := map[string]any{"service": "api", "environment": "prod"}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/elicitgen/elicitgen/runtime/backend"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
@@ -24,14 +26,14 @@ func BenchmarkRoundTripHooks(b *testing.B) {
 	}
 	for _, c := range []struct {
 		name  string
-		hooks func(b *testing.B) elicitrt.Hooks
+		hooks func(b *testing.B) backend.Hooks
 	}{
-		{"none", func(*testing.B) elicitrt.Hooks { return nil }},
-		{"otel-noop", func(*testing.B) elicitrt.Hooks { return noop }},
-		{"otel-sdk", func(b *testing.B) elicitrt.Hooks { return oteltest.New(b).Hooks }},
+		{"none", func(*testing.B) backend.Hooks { return nil }},
+		{"otel-noop", func(*testing.B) backend.Hooks { return noop }},
+		{"otel-sdk", func(b *testing.B) backend.Hooks { return oteltest.New(b).Hooks }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			opts := &elicitrt.ToolOptions{Keys: keys, Replay: &elicitrt.MemoryReplayGuard{}, Hooks: c.hooks(b)}
+			opts := &elicitrt.ToolOptions{Keys: keys, Replay: &backend.MemoryReplayGuard{}, Hooks: c.hooks(b)}
 			cs := connectBench(b, newServer(opts), answer)
 			params := &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "api"}}
 			ctx := context.Background()

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitgen/elicitgen/runtime/backend"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
@@ -19,7 +21,7 @@ import (
 // telemetryOptions are the options of a deploy server whose hooks record
 // into rec and whose log (when logs is not nil) goes to logs, at debug.
 func telemetryOptions(rec *oteltest.Recorder, logs *bytes.Buffer) *elicitrt.ToolOptions {
-	opts := &elicitrt.ToolOptions{Keys: keys, Hooks: rec.Hooks, Replay: &elicitrt.MemoryReplayGuard{}}
+	opts := &elicitrt.ToolOptions{Keys: keys, Hooks: rec.Hooks, Replay: &backend.MemoryReplayGuard{}}
 	if logs != nil {
 		opts.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		opts.Principal = func(*mcp.CallToolRequest) string { return "user-p9k2z" }
@@ -329,10 +331,10 @@ func TestTelemetryOnceAndStoreErrors(t *testing.T) {
 	replies := []*mcp.ElicitResult{accept(map[string]any{"environment": "prod"}), accept(map[string]any{"confirm": true})}
 	for _, c := range []struct {
 		name  string
-		guard elicitrt.ReplayGuard
+		guard backend.ReplayGuard
 		event string
 		errs  float64
-	}{{"won", &elicitrt.MemoryReplayGuard{}, "elicitgen.once", 0}, {"guard down", downGuard{}, "elicitgen.store_error", 1}} {
+	}{{"won", &backend.MemoryReplayGuard{}, "elicitgen.once", 0}, {"guard down", downGuard{}, "elicitgen.store_error", 1}} {
 		t.Run(c.name, func(t *testing.T) {
 			rec := oteltest.New(t)
 			opts := telemetryOptions(rec, nil)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/elicitgen/elicitgen/runtime/serve"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/testkit/formcheck"
@@ -68,7 +70,7 @@ func toolCallBody(tool, requestState, inputResponses string) string {
 // in plain JSON.
 func newFuzzHandler() http.Handler {
 	server := newServer()
-	return elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, &elicitrt.HTTPOptions{JSONResponse: true})
+	return serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, &elicitrt.HTTPOptions{JSONResponse: true})
 }
 
 // firstState is the requestState of tool's first round.

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/elicitgen/elicitgen/runtime/serve"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -121,7 +123,7 @@ func TestFallbacks(t *testing.T) {
 // declares no elicitation to the poll tool over HTTP.
 func TestMissingCapabilityIsHTTP400(t *testing.T) {
 	server := newServer()
-	srv := httptest.NewServer(elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	srv := httptest.NewServer(serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 	defer srv.Close()
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"poll","arguments":{"topic":"tea"},` +
 		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`

@@ -10,10 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/elicitgen/elicitgen/runtime/serve"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
-	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
 // TestHostileAnswers sends, over HTTP, every kind of bad content a client
@@ -96,7 +97,7 @@ func TestHostileAnswers(t *testing.T) {
 // result, never a complete result.
 func TestMalformedInputResponses(t *testing.T) {
 	server := newServer()
-	srv := httptest.NewServer(elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	srv := httptest.NewServer(serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 	defer srv.Close()
 	for _, ir := range []string{`12345`, `"x"`, `[1,2]`, `null`, `{"everything":12345}`, `{"everything":null}`, `{"everything":{"action":7}}`, `{"everything":[]}`} {
 		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"strict","arguments":{"topic":"t"},"inputResponses":` + ir +

@@ -60,10 +60,12 @@ import (
 	"os"
 	"time"
 
+	"github.com/elicitgen/elicitgen/runtime/serve"
+
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/examples/internal/serve"
+	"github.com/elicitgen/elicitgen/examples/internal/signals"
 	"github.com/elicitgen/elicitgen/examples/internal/telemetry"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/redisstore"
@@ -86,7 +88,7 @@ func newHandler(server *mcp.Server) http.Handler {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", auth.RequireBearerToken(verify, nil)(
-		elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)))
+		serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)))
 	return mux
 }
 
@@ -97,7 +99,7 @@ func main() {
 	limits := &elicitrt.TaskLimits{}
 	flag.IntVar(&limits.PerPrincipal, "max-tasks-per-user", elicitrt.DefaultMaxTasksPerPrincipal, "tasks one user may have running or waiting for an answer")
 	flag.IntVar(&limits.MaxRunning, "max-running-tasks", elicitrt.DefaultMaxRunningTasks, "tasks this process runs at once, of every user, whatever the store")
-	drain := serve.Register(flag.CommandLine)
+	drain := signals.Register(flag.CommandLine)
 	lease := flag.Duration("task-lease", elicitrt.DefaultTaskLease, "how soon another instance takes over a task of this one once this one stops renewing it (it died)")
 	restarts := flag.Int("task-restarts", elicitrt.DefaultTaskRestarts, "how often a report task is written again after its instance stopped; -1: never, the task fails")
 	telemetryFlags := telemetry.Register(flag.CommandLine)
@@ -133,7 +135,7 @@ func main() {
 	}
 	server := newServer(opts)
 	if *stdio {
-		if err := server.Run(context.Background(), &elicitrt.StdioTransport{Server: server}); err != nil {
+		if err := server.Run(context.Background(), &serve.StdioTransport{Server: server}); err != nil {
 			log.Fatalf("report: %v", err)
 		}
 		return
@@ -142,7 +144,7 @@ func main() {
 	if err != nil {
 		log.Fatalf("report: %v", err)
 	}
-	if err := serve.HTTP("report", ln, newHandler(server), limits, *drain); err != nil {
+	if err := signals.HTTP("report", ln, newHandler(server), limits, *drain); err != nil {
 		log.Fatalf("report: %v", err)
 	}
 }

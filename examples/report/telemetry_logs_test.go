@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitgen/elicitgen/runtime/backend"
+
 	"github.com/elicitgen/elicitgen/internal/testkit/syncbuf"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/otelelicit/oteltest"
@@ -17,11 +19,11 @@ import (
 
 // flakyTasks is a task store whose first Update fails.
 type flakyTasks struct {
-	elicitrt.TaskStore
+	backend.TaskStore
 	failed atomic.Bool
 }
 
-func (f *flakyTasks) Update(ctx context.Context, id string, change func(*elicitrt.TaskRecord) error) (*elicitrt.TaskRecord, error) {
+func (f *flakyTasks) Update(ctx context.Context, id string, change func(*backend.TaskRecord) error) (*backend.TaskRecord, error) {
 	if f.failed.CompareAndSwap(false, true) {
 		return nil, errors.New("store down")
 	}
@@ -36,7 +38,7 @@ func TestTelemetryTaskLogs(t *testing.T) {
 	rec := oteltest.New(t)
 	var logs syncbuf.Buffer
 	w := memoryWire(t, newServer(&elicitrt.ToolOptions{Keys: reportKeys, Hooks: rec.Hooks,
-		Tasks:  &flakyTasks{TaskStore: &elicitrt.MemoryTaskStore{}},
+		Tasks:  &flakyTasks{TaskStore: &backend.MemoryTaskStore{}},
 		Logger: slog.New(slog.NewJSONHandler(&logs, nil))}))
 	w.must("server/discover", nil)
 	id := w.createTask(map[string]any{"topic": "topic-x7q2", "seconds": 1}, "html")

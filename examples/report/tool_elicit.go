@@ -18,8 +18,8 @@ import (
 // come from different versions of elicitgen: run the elicitgen of the same
 // module version as the runtime, then go generate.
 const (
-	_ = elicitimpl.EnforceVersion(4 - elicitimpl.MinVersion)
-	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 4)
+	_ = elicitimpl.EnforceVersion(5 - elicitimpl.MinVersion)
+	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 5)
 )
 
 // A "cannot convert" error here means FormatChoice changed after elicitgen ran: run go generate.
@@ -196,7 +196,7 @@ type ReportHandler interface {
 
 // ReportTask is the running task of the report tool: progress and the questions asked while it runs.
 type ReportTask struct {
-	*elicitrt.Task
+	elicitrt.Task
 }
 
 // AskSalaries asks the salaries step while the task runs and waits for the answer, which is
@@ -247,7 +247,7 @@ func RegisterReport(server *mcp.Server, h ReportHandler, opts *elicitrt.ToolOpti
 		Cancelled:   h.Cancelled,
 		Declined:    h.Declined,
 		Restartable: true,
-		Run: func(ctx context.Context, req *mcp.CallToolRequest, t *elicitrt.Task, a ReportArgs, ans ReportAnswers) (*mcp.CallToolResult, error) {
+		Run: func(ctx context.Context, req *mcp.CallToolRequest, t elicitrt.Task, a ReportArgs, ans ReportAnswers) (*mcp.CallToolResult, error) {
 			return h.Run(ctx, req, ReportTask{t}, a, ans)
 		},
 		Tasks: elicitimpl.TaskOptional,

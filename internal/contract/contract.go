@@ -8,7 +8,7 @@ package contract
 
 // GenVersion is the version of the code the current elicitgen writes
 // (runtime.GenVersion: the version lock).
-const GenVersion = 4
+const GenVersion = 5
 
 // DefaultMaxRounds is the most input_required results one call returns by
 // default (runtime.DefaultMaxRounds).
@@ -26,6 +26,10 @@ const PreviewTokenDescription = "Only to confirm a previewed action: the confirm
 // has: the generator recognizes the field by them, whatever alias a
 // server's code spells it with (runtime.URLStep).
 const (
-	URLStepPackage = "github.com/elicitgen/elicitgen/internal/machine"
+	URLStepPackage = "github.com/elicitgen/elicitgen/runtime"
 	URLStepType    = "URLStep"
 )
+
+// PrincipalKey is the context key under which the interpreter binds a
+// call's principal, which runtime.PrincipalFrom reads.
+type PrincipalKey struct{}

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/elicitgen/elicitgen/internal/seal"
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -79,7 +80,7 @@ func TestRawArgumentsMatchSDK(t *testing.T) {
 					notify = fmt.Sprint(*a.Notify)
 				}
 				a.Notify = nil
-				return Text(fmt.Sprintf("%+v notify=%s", a, notify)), nil
+				return elicitrt.Text(fmt.Sprintf("%+v notify=%s", a, notify)), nil
 			}
 			if raw {
 				addRawTool(server, tool, newArgsDecoder[argsFlat](schema), h)
@@ -186,9 +187,9 @@ func TestNullArgumentsNested(t *testing.T) {
 	server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v0"}, nil)
 	m := NewMachine("t", nil, Flow{
 		Complete: func(ctx context.Context, req *mcp.CallToolRequest, args any, a Answers) (*mcp.CallToolResult, error) {
-			return Text(fmt.Sprintf("%+v", args)), nil
+			return elicitrt.Text(fmt.Sprintf("%+v", args)), nil
 		},
-	}, &ToolOptions{Keys: seal.RandomKeyring()})
+	}, &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring()})
 	AddTool[nested](server, &mcp.Tool{Name: "t", InputSchema: schema}, m)
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(t.Context(), st, nil)

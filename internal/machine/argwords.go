@@ -11,6 +11,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/elicitgen/elicitgen/internal/format"
@@ -73,17 +75,17 @@ func newArgWords(schema any, m *Machine) *argWords {
 // library refused with err: every property it can word, or, when it can
 // word none (a keyword it does not know), the library's text.
 func (w *argWords) explain(args map[string]any, err error) string {
-	var bad []FieldError
+	var bad []elicitrt.FieldError
 	for _, name := range w.order {
 		v, ok := args[name]
 		if !ok {
 			if w.required[name] {
-				bad = append(bad, FieldError{Property: name, Reason: ReasonRequired})
+				bad = append(bad, elicitrt.FieldError{Property: name, Reason: ReasonRequired})
 			}
 			continue
 		}
 		if reason := w.reason(name, v); reason != "" {
-			bad = append(bad, FieldError{Property: name, Reason: reason})
+			bad = append(bad, elicitrt.FieldError{Property: name, Reason: reason})
 		}
 	}
 	if w.closed {
@@ -96,16 +98,16 @@ func (w *argWords) explain(args map[string]any, err error) string {
 		slices.Sort(unknown)
 		for i, k := range unknown {
 			if i == maxUnknownNamed {
-				bad = append(bad, FieldError{Property: fmt.Sprintf("and %d more", len(unknown)-i), Reason: "are not arguments of this tool"})
+				bad = append(bad, elicitrt.FieldError{Property: fmt.Sprintf("and %d more", len(unknown)-i), Reason: "are not arguments of this tool"})
 				break
 			}
-			bad = append(bad, FieldError{Property: cut(k, 64), Reason: "is not an argument of this tool (it takes " + strings.Join(w.order, ", ") + ")"})
+			bad = append(bad, elicitrt.FieldError{Property: cut(k, 64), Reason: "is not an argument of this tool (it takes " + strings.Join(w.order, ", ") + ")"})
 		}
 	}
 	if len(bad) == 0 {
 		return cut("invalid arguments: "+strings.TrimPrefix(err.Error(), "validating root: "), maxArgsErrorLen)
 	}
-	return cut("invalid arguments: "+strings.TrimPrefix((&ContentError{Fields: bad}).Error(), "invalid content: "), maxArgsErrorLen)
+	return cut("invalid arguments: "+strings.TrimPrefix((&elicitrt.ContentError{Fields: bad}).Error(), "invalid content: "), maxArgsErrorLen)
 }
 
 // maxUnknownNamed bounds the unknown arguments an error names, and
@@ -118,7 +120,7 @@ const (
 // reason says why v is not a valid value of property name, or "".
 func (w *argWords) reason(name string, v any) string {
 	if check := w.forms[name]; check != nil {
-		var ce *ContentError
+		var ce *elicitrt.ContentError
 		if errors.As(check(map[string]any{name: v}), &ce) {
 			if r := ce.Reason(name); r != "" {
 				return r

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
 // TestArgWords: each schema keyword a form's property can carry is worded
@@ -24,7 +26,7 @@ func TestArgWords(t *testing.T) {
 	},"additionalProperties":false}`)
 	steps := []Step{{Key: "f", Prefill: []string{"env"}, Check: func(c map[string]any) error {
 		if c["env"] != "dev" {
-			return &ContentError{Fields: []FieldError{{Property: "env", Reason: "must be one of dev"}}}
+			return &elicitrt.ContentError{Fields: []elicitrt.FieldError{{Property: "env", Reason: "must be one of dev"}}}
 		}
 		return nil
 	}}}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
 // The defaults of this call (docs/runtime.md, "Defaults of this call"): a
@@ -72,7 +74,7 @@ func (c *call) withCallDefaults(j int, content map[string]any) map[string]any {
 func (c *call) keepValid(j int, content map[string]any, err error) {
 	t := &c.st.Steps[j]
 	t.Kept = nil
-	var ce *ContentError
+	var ce *elicitrt.ContentError
 	if !errors.As(err, &ce) || c.m.steps[j].During {
 		return
 	}
@@ -107,14 +109,14 @@ func badPrefill(step *Step, content map[string]any, all bool) string {
 	if err == nil {
 		return ""
 	}
-	var ce *ContentError
+	var ce *elicitrt.ContentError
 	if !errors.As(err, &ce) {
 		if all {
 			return strings.TrimPrefix(err.Error(), "invalid content: ")
 		}
 		return ""
 	}
-	var bad []FieldError
+	var bad []elicitrt.FieldError
 	for _, f := range ce.Fields {
 		if _, held := content[f.Property]; all || held {
 			bad = append(bad, f)
@@ -123,7 +125,7 @@ func badPrefill(step *Step, content map[string]any, all bool) string {
 	if len(bad) == 0 {
 		return ""
 	}
-	return strings.TrimPrefix((&ContentError{Fields: bad}).Error(), "invalid content: ")
+	return strings.TrimPrefix((&elicitrt.ContentError{Fields: bad}).Error(), "invalid content: ")
 }
 
 // withDefaults returns schema, a form's requestedSchema, with d's values as

@@ -3,6 +3,8 @@ package machine
 import (
 	"time"
 
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/seal"
@@ -63,7 +65,7 @@ func (c *call) link(j int) (handled bool, res mcp.Result, err error) {
 		return true, res, err
 	}
 	expires := time.Unix(0, (window+2)*int64(ttl))
-	token, err := m.opts.Keys.SealLinkFlow(seal.ConnectFlow{ID: open, Subject: c.bind.Principal, Tool: m.tool, Step: m.steps[j].Key}, m.opts.Audience, expires)
+	token, err := m.keys.SealLinkFlow(seal.ConnectFlow{ID: open, Subject: c.bind.Principal, Tool: m.tool, Step: m.steps[j].Key}, m.opts.Audience, expires)
 	if err != nil {
 		c.log().Warn("elicitgen: cannot seal a flow token", "err", err)
 		return true, nil, ErrInternal
@@ -77,7 +79,7 @@ func (c *call) link(j int) (handled bool, res mcp.Result, err error) {
 func (c *call) linkFlow(j int, w int64) (flow string, finished bool, err error) {
 	m := c.m
 	for n := range linkAttempts {
-		flow = m.opts.Keys.LinkFlowID(m.tool, m.steps[j].Key, c.bind.Principal, m.opts.Audience, w, n)
+		flow = m.keys.LinkFlowID(m.tool, m.steps[j].Key, c.bind.Principal, m.opts.Audience, w, n)
 		finished, denied, err := m.flowFinished(c.ctx, flow, c.bind.Principal)
 		if err != nil {
 			c.storeError(err, "grants", "FlowSubject")
@@ -93,5 +95,5 @@ func (c *call) linkFlow(j int, w int64) (flow string, finished bool, err error) 
 // LinkResult is the result of a link fallback: what to do, the link on a
 // line of its own, and how to go on.
 func LinkResult(message, link string) *mcp.CallToolResult {
-	return Text(message + "\n\n" + link + "\n\n" + LinkResultText)
+	return elicitrt.Text(message + "\n\n" + link + "\n\n" + LinkResultText)
 }

@@ -52,10 +52,6 @@ const PreviewTokenArgument = contract.PreviewTokenArgument
 // PreviewTokenArgument, for the model.
 const PreviewTokenDescription = contract.PreviewTokenDescription
 
-// DefaultPreviewTTL is how long a confirmation token stays valid by
-// default: a short while, the time for the host to ask its user.
-const DefaultPreviewTTL = 5 * time.Minute
-
 // previewGrant is the payload of a confirmation token.
 type previewGrant struct {
 	Flow string `json:"f"` // the identity of the flow it completes
@@ -121,7 +117,7 @@ func (c *call) previewArgs() (token string, present bool, bind seal.Binding) {
 // valid but was made for other questions (another release of the tool)
 // is not: other is then true.
 func (c *call) openPreview(bind seal.Binding, token string, j int) (g previewGrant, ok, other bool) {
-	_, payload, err := c.m.opts.Keys.Open(bind, token, c.now)
+	_, payload, err := c.m.keys.Open(bind, token, c.now)
 	if err != nil || json.Unmarshal(payload, &g) != nil || g.Flow == "" {
 		return g, false, false
 	}
@@ -165,7 +161,7 @@ func (c *call) preview(j int) (handled bool, res mcp.Result, err error) {
 	if err != nil {
 		return true, nil, ErrInternal
 	}
-	sealed, err := m.opts.Keys.Seal(bind, 0, payload, c.now, m.opts.PreviewTTL)
+	sealed, err := m.keys.Seal(bind, 0, payload, c.now, m.opts.PreviewTTL)
 	if err != nil {
 		c.log().Warn("elicitgen: cannot seal a confirmation token", "err", err)
 		return true, nil, ErrInternal

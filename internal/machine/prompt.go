@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -89,7 +91,7 @@ func (t TypedPrompt[A, T, S]) hooks() hooks {
 // (no tool's or resource's state opens for it), its arguments, the
 // principal and the audience, as a tool's are. A FallbackPreview step
 // does not apply to a prompt: the generator refuses it.
-func NewPromptMachine[A, T any, S ~int](prompt string, steps []Step, t TypedPrompt[A, T, S], opts *ToolOptions) *Machine {
+func NewPromptMachine[A, T any, S ~int](prompt string, steps []Step, t TypedPrompt[A, T, S], opts *elicitrt.ToolOptions) *Machine {
 	return newMachine(kindPrompt, "prompt:"+prompt, steps, t.hooks(), opts)
 }
 
@@ -129,15 +131,15 @@ func AddPrompt[A any](server *mcp.Server, prompt *mcp.Prompt, m *Machine) {
 // promptArguments decodes a prompt's string arguments into A.
 func promptArguments[A any](raw map[string]string, required []string) (A, error) {
 	var args A
-	var missing []FieldError
+	var missing []elicitrt.FieldError
 	for _, name := range required {
 		if raw[name] == "" {
-			missing = append(missing, FieldError{Property: name, Reason: ReasonRequired})
+			missing = append(missing, elicitrt.FieldError{Property: name, Reason: ReasonRequired})
 		}
 	}
 	if missing != nil {
 		// In the form decoders' words, as a tool's arguments are.
-		text := strings.TrimPrefix((&ContentError{Fields: missing}).Error(), "invalid content: ")
+		text := strings.TrimPrefix((&elicitrt.ContentError{Fields: missing}).Error(), "invalid content: ")
 		return args, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid arguments: " + text}
 	}
 	if len(raw) == 0 {
@@ -151,10 +153,4 @@ func promptArguments[A any](raw map[string]string, required []string) (A, error)
 		return args, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid arguments: " + bounded(err.Error())}
 	}
 	return args, nil
-}
-
-// PromptText is a complete prompt result: description, and one user
-// message with text.
-func PromptText(description, text string) *mcp.GetPromptResult {
-	return &mcp.GetPromptResult{Description: description, Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}}}
 }

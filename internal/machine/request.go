@@ -225,3 +225,48 @@ func (m *Machine) missingCapability(mode Mode) error {
 	}
 	return err
 }
+
+// principal names the user of req (see PrincipalOf).
+func (m *Machine) principal(req *request) string {
+	call, _ := req.raw.(*mcp.CallToolRequest)
+	return PrincipalOf(m.opts.Principal, call, req.Session, req.Extra)
+}
+
+// PrincipalOf names the user a request acts for, the one rule for every
+// request kind: ToolOptions.Principal's answer (given the tools/call, or
+// for any other request a tools/call request holding only its session and
+// extra), or else the user id of its verified bearer token.
+func PrincipalOf(p func(*mcp.CallToolRequest) string, call *mcp.CallToolRequest, session *mcp.ServerSession, extra *mcp.RequestExtra) string {
+	if p != nil {
+		if call == nil {
+			call = &mcp.CallToolRequest{Session: session, Extra: extra}
+		}
+		return p(call)
+	}
+	if extra != nil && extra.TokenInfo != nil {
+		return extra.TokenInfo.UserID
+	}
+	return ""
+}
+
+// isLegacy reports whether the request comes from a client of a protocol
+// revision before MRTR (2025-11-25 and earlier), which the machine asks
+// with server-to-client elicitation requests instead.
+func isLegacy(req *request) bool {
+	v := req.ProtocolVersion()
+	return v != "" && v < LatestProtocolVersion && req.Session != nil
+}
+
+// canShow reports whether the request declared the elicitation mode. An
+// empty elicitation capability means form mode only.
+func canShow(req *request, mode Mode) bool {
+	caps := req.ClientCapabilities()
+	if caps == nil || caps.Elicitation == nil {
+		return false
+	}
+	e := caps.Elicitation
+	if mode == ModeURL {
+		return e.URL != nil
+	}
+	return e.Form != nil || e.URL == nil
+}

@@ -3,6 +3,8 @@ package machine
 import (
 	"context"
 
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -86,7 +88,7 @@ func (t TypedResource[T, S]) hooks() hooks {
 // bound to the URI read (a state of one URI of a template does not open
 // for another), the principal and the audience. Steps cannot prefill (a
 // resource has no arguments) or preview: the generator refuses both.
-func NewResourceMachine[T any, S ~int](uri string, steps []Step, t TypedResource[T, S], opts *ToolOptions) *Machine {
+func NewResourceMachine[T any, S ~int](uri string, steps []Step, t TypedResource[T, S], opts *elicitrt.ToolOptions) *Machine {
 	return newMachine(kindResource, "resource:"+uri, steps, t.hooks(), opts)
 }
 
@@ -110,9 +112,4 @@ func AddResource(server *mcp.Server, resource *mcp.Resource, m *Machine) {
 func AddResourceTemplate(server *mcp.Server, template *mcp.ResourceTemplate, m *Machine) {
 	server.AddSendingMiddleware(keepRawAnswers)
 	server.AddResourceTemplate(template, m.ReadResource)
-}
-
-// ResourceText is a complete resource result: one text content of uri.
-func ResourceText(uri, mimeType, text string) *mcp.ReadResourceResult {
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mimeType, Text: text}}}
 }

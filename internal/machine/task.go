@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -48,37 +50,6 @@ const (
 	// TaskRequired: a task; a request without the extension gets -32021.
 	TaskRequired
 )
-
-// DefaultTaskTTL is how long a task lives by default (ToolOptions.TaskTTL):
-// its work is cancelled and the task forgotten after it.
-const DefaultTaskTTL = time.Hour
-
-// DefaultTaskPollInterval is the pollIntervalMs a task suggests by default
-// (ToolOptions.TaskPollInterval).
-const DefaultTaskPollInterval = time.Second
-
-// Outcome is how the user answered the questions of a Task.Ask.
-type Outcome string
-
-const (
-	Accepted  Outcome = ActionAccept
-	Declined  Outcome = ActionDecline
-	Cancelled Outcome = ActionCancel
-)
-
-// Reply is the answer to a Task.Ask: Accepted with every step's content,
-// or the outcome of the first step (in step order) that was declined or
-// cancelled, in Step.
-type Reply struct {
-	Outcome Outcome
-	// Step is the step that was declined or cancelled; -1 when Accepted.
-	Step     int
-	contents map[int]map[string]any
-}
-
-// Content is the accepted content of step (its form's declared
-// properties, valid for its decoder); nil unless Accepted.
-func (r Reply) Content(step int) map[string]any { return r.contents[step] }
 
 // Task is what a task tool's Run gets: the running task (ID, Progress) and
 // the questions it may ask (Ask). In the foreground (a client without the
@@ -142,23 +113,6 @@ func (t *Task) Progress(ctx context.Context, message string) error {
 	return ctx.Err()
 }
 
-// ErrNotAsked is Task.Ask's error, in the foreground, for a step that was
-// not asked before Run (its Ask hook skipped it).
-var ErrNotAsked = errors.New("elicitrt: the step was not asked before Run")
-
-// GaveUpError is Task.Ask's error when a step got MaxAttempts invalid
-// answers in a row. A Run that returns it completes the task with a tool
-// error saying so.
-type GaveUpError struct {
-	Step   string
-	Tries  int
-	Reason string
-}
-
-func (e *GaveUpError) Error() string {
-	return fmt.Sprintf("%s: gave up after %d invalid answers: %s", e.Step, e.Tries, e.Reason)
-}
-
 // Ask asks the During steps together and waits for the answers: the task
 // is input_required with one input request per step until tasks/update
 // answers them all (in any number of updates). An invalid answer is asked
@@ -167,11 +121,11 @@ func (e *GaveUpError) Error() string {
 // of any step ends Ask with that Outcome. Ask returns ctx's error when the
 // task is cancelled or expires while it waits. Generated code calls it
 // through the typed Ask methods of the tool's task type.
-func (t *Task) Ask(ctx context.Context, steps ...int) (Reply, error) {
+func (t *Task) Ask(ctx context.Context, steps ...int) (elicitrt.Reply, error) {
 	m := t.m
 	for _, j := range steps {
 		if j < 0 || j >= len(m.steps) || !m.steps[j].During {
-			return Reply{}, fmt.Errorf("elicitrt: Task.Ask: step %d of %s is not a during step", j, m.tool)
+			return elicitrt.Reply{}, fmt.Errorf("elicitrt: Task.Ask: step %d of %s is not a during step", j, m.tool)
 		}
 	}
 	if t.id == "" {
@@ -179,21 +133,21 @@ func (t *Task) Ask(ctx context.Context, steps ...int) (Reply, error) {
 		for _, j := range steps {
 			a := t.c.st.Answers[j]
 			if a == nil {
-				return Reply{}, fmt.Errorf("%w: %s", ErrNotAsked, m.steps[j].Key)
+				return elicitrt.Reply{}, fmt.Errorf("%w: %s", elicitrt.ErrNotAsked, m.steps[j].Key)
 			}
 			if o, ok := a[duringOutcomeKey].(string); ok {
-				return Reply{Outcome: Outcome(o), Step: j}, nil
+				return elicitrt.Reply{Outcome: elicitrt.Outcome(o), Step: j}, nil
 			}
 			contents[j] = a
 		}
-		return Reply{Outcome: Accepted, Step: -1, contents: contents}, nil
+		return elicitrt.Reply{Outcome: elicitrt.Accepted, Step: -1, Contents: contents}, nil
 	}
 	return t.ask(ctx, steps)
 }
 
 // ask is Ask in a task: replayed from the record after a restart, else
 // asked, and recorded for a restart.
-func (t *Task) ask(ctx context.Context, steps []int) (Reply, error) {
+func (t *Task) ask(ctx context.Context, steps []int) (elicitrt.Reply, error) {
 	if r, ok, err := t.replayed(steps); ok {
 		return r, err
 	}
@@ -205,26 +159,26 @@ func (t *Task) ask(ctx context.Context, steps []int) (Reply, error) {
 }
 
 // askPerson asks the steps through the task's input requests.
-func (t *Task) askPerson(ctx context.Context, steps []int) (Reply, error) {
+func (t *Task) askPerson(ctx context.Context, steps []int) (elicitrt.Reply, error) {
 	contents := make(map[int]map[string]any, len(steps))
 	pending := slices.Clone(steps)
 	for len(pending) > 0 {
 		if err := t.gaveUp(pending); err != nil {
-			return Reply{}, err
+			return elicitrt.Reply{}, err
 		}
 		if !canShow(t.c.req, ModeForm) {
 			if err := t.defaults(pending, contents); err != nil {
-				return Reply{}, err
+				return elicitrt.Reply{}, err
 			}
 			break
 		}
 		keys, version, err := t.publish(ctx, pending)
 		if err != nil {
-			return Reply{}, err
+			return elicitrt.Reply{}, err
 		}
 		answers, err := t.await(ctx, keys, version)
 		if err != nil {
-			return Reply{}, err
+			return elicitrt.Reply{}, err
 		}
 		next, end, ended := t.judge(pending, answers, contents)
 		if ended {
@@ -232,7 +186,7 @@ func (t *Task) askPerson(ctx context.Context, steps []int) (Reply, error) {
 		}
 		pending = next
 	}
-	return Reply{Outcome: Accepted, Step: -1, contents: contents}, t.answered(ctx)
+	return elicitrt.Reply{Outcome: elicitrt.Accepted, Step: -1, Contents: contents}, t.answered(ctx)
 }
 
 // answered turns the task, whose question was answered, back to working.
@@ -254,7 +208,7 @@ func (t *Task) answered(ctx context.Context) error {
 func (t *Task) gaveUp(pending []int) error {
 	for _, j := range pending {
 		if s := t.c.st.Steps[j]; s.Tries >= t.m.opts.MaxAttempts {
-			return &GaveUpError{Step: t.m.steps[j].Key, Tries: s.Tries, Reason: s.Reason}
+			return &elicitrt.GaveUpError{Step: t.m.steps[j].Key, Tries: s.Tries, Reason: s.Reason}
 		}
 	}
 	return nil
@@ -322,10 +276,10 @@ func (t *Task) publish(ctx context.Context, pending []int) (map[string]int, uint
 }
 
 // judge judges each pending step's answer as in a round, keeping accepted
-// contents in contents: it returns the steps to ask again, or, ended, the
+// contents in Contents: it returns the steps to ask again, or, ended, the
 // Reply of the first (in step order) declined or cancelled, which ends the
 // ask.
-func (t *Task) judge(pending []int, answers map[string]json.RawMessage, contents map[int]map[string]any) (next []int, end Reply, ended bool) {
+func (t *Task) judge(pending []int, answers map[string]json.RawMessage, contents map[int]map[string]any) (next []int, end elicitrt.Reply, ended bool) {
 	m, c := t.m, t.c
 	next = pending[:0:0]
 	for _, j := range pending {
@@ -340,7 +294,7 @@ func (t *Task) judge(pending []int, answers map[string]json.RawMessage, contents
 		switch resp.Action {
 		case ActionDecline, ActionCancel:
 			c.answered(j, resp.Action)
-			return nil, Reply{Outcome: Outcome(resp.Action), Step: j}, true
+			return nil, elicitrt.Reply{Outcome: elicitrt.Outcome(resp.Action), Step: j}, true
 		case ActionAccept:
 			if c.keepForm(j, resp.Content) {
 				c.answered(j, backend.OutcomeAccept)
@@ -354,7 +308,7 @@ func (t *Task) judge(pending []int, answers map[string]json.RawMessage, contents
 		}
 		next = append(next, j)
 	}
-	return next, Reply{}, false
+	return next, elicitrt.Reply{}, false
 }
 
 // duringOutcomeKey holds, in the kept answer of a During step declined or
@@ -557,7 +511,7 @@ func (c *call) admitTask(id string) (*taskTicket, *jsonrpc.Error) {
 		c.admitted = nil
 		return t, nil
 	}
-	ticket, refused := c.m.opts.TaskLimits.admit(c.bind.Principal, id)
+	ticket, refused := LimiterOf(c.m.opts.TaskLimits).admit(c.bind.Principal, id)
 	if refused != nil {
 		c.log().Debug("elicitgen: task refused", "limit", string(refused.Data))
 	}
@@ -629,7 +583,7 @@ func (t *Task) work(ctx context.Context, cancel context.CancelFunc) {
 // outcome is how a task whose Run returned (res, err) ends: its result
 // (completed) or its JSON-RPC error (failed).
 func (t *Task) outcome(res *mcp.CallToolResult, err error) (result, rpcErr json.RawMessage) {
-	var gaveUp *GaveUpError
+	var gaveUp *elicitrt.GaveUpError
 	switch {
 	case err != nil && t.shutDown.Load():
 		rpcErr, _ = json.Marshal(ErrServerShutDown)

@@ -20,7 +20,7 @@ import (
 //
 // Call it from the signal handling of the program, beside the HTTP
 // server's Shutdown (runtime.Shutdown does both).
-func (l *TaskLimits) Drain(ctx context.Context) int {
+func (l *Limiter) Drain(ctx context.Context) int {
 	l.mu.Lock()
 	l.draining = true
 	l.mu.Unlock()
@@ -51,7 +51,7 @@ func pause(ctx context.Context, d time.Duration) bool {
 
 // stopAll stops every task running under l, and any admitted from now on
 // as soon as it starts, and returns their tickets.
-func (l *TaskLimits) stopAll() []*taskTicket {
+func (l *Limiter) stopAll() []*taskTicket {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.stopping = true

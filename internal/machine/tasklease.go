@@ -19,11 +19,6 @@ import (
 // with ErrServerStopped: the client learns within the lease plus one poll
 // that its task will not move, instead of polling it until its TTL.
 
-// DefaultTaskLease is ToolOptions.TaskLease by default: a dead instance's
-// tasks fail within 20 s (plus the client's poll interval), and a live one
-// rides out a store outage of up to 15 s without losing its tasks.
-const DefaultTaskLease = 20 * time.Second
-
 // ErrServerStopped is the error of a task whose instance stopped renewing
 // its lease: it died (a crash, a kill, a deploy), or could not reach the
 // store for longer than the lease.

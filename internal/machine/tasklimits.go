@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
 
-	"github.com/elicitgen/elicitgen/runtime/backend"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // Bounds on tasks (docs/tasks.md#bounds). A task that runs or waits for an
@@ -15,25 +15,6 @@ import (
 // counts the tasks this process runs, in all, per principal, and the
 // status streams each principal holds open. An ended task (completed,
 // failed, cancelled) counts against nothing.
-
-// Defaults of TaskLimits.
-const (
-	// DefaultMaxRunningTasks bounds the tasks running or waiting in one
-	// process. A task waiting for an answer costs the process 67 to 68 KiB
-	// of resident memory over HTTP (examples/report
-	// BenchmarkWaitingTaskRSS: VmRSS of the built server, 2,000 tasks), 54
-	// to 62 KiB in memory (BenchmarkWaitingTask; 18.8 KB of it live heap,
-	// 11.6 KB stacks); so at the bound a flood of tasks holds about
-	// 270 MiB (4,096 × 68 KiB).
-	DefaultMaxRunningTasks = backend.DefaultMaxTasks / 2
-	// DefaultMaxTasksPerPrincipal bounds the tasks of one principal
-	// running or waiting in one process.
-	DefaultMaxTasksPerPrincipal = 100
-	// DefaultMaxTaskStreamsPerPrincipal bounds the status streams
-	// (subscriptions/listen with taskIds) one principal holds open on one
-	// process; each follows up to MaxListenTaskIDs tasks.
-	DefaultMaxTaskStreamsPerPrincipal = 8
-)
 
 // CodeTaskLimit is the JSON-RPC error code of a refusal by a task bound
 // (-32029, as HTTP's 429 Too Many Requests): the message names the bound
@@ -50,21 +31,11 @@ const (
 	LimitShuttingDown            = "shuttingDown"
 )
 
-// TaskLimits bounds the tasks of the task tools that share it, and their
-// status streams. Share one per process (ToolOptions.TaskLimits; the
-// default, DefaultTaskLimits, is): each process sharing a TaskStore bounds
-// its own. The zero value is ready; set the bounds before first use.
-type TaskLimits struct {
-	// MaxRunning bounds the tasks running or waiting, of every
-	// principal; 0 means DefaultMaxRunningTasks.
-	MaxRunning int
-	// PerPrincipal bounds those of one principal (ToolOptions.Principal,
-	// by default the bearer token's user; all unauthenticated callers are
-	// one principal, ""); 0 means DefaultMaxTasksPerPrincipal.
-	PerPrincipal int
-	// StreamsPerPrincipal bounds the status streams one principal holds
-	// open; 0 means DefaultMaxTaskStreamsPerPrincipal.
-	StreamsPerPrincipal int
+// Limiter is the state of the bounds of one elicitrt.TaskLimits: the
+// tasks and status streams counted against them in this process
+// (LimiterOf).
+type Limiter struct {
+	cfg *elicitrt.TaskLimits
 
 	mu      sync.Mutex
 	running int
@@ -78,11 +49,23 @@ type TaskLimits struct {
 	stopping bool
 }
 
-var defaultTaskLimits = &TaskLimits{}
+// limiters holds the Limiter of each TaskLimits in use: a process has
+// one or a few (elicitrt.DefaultTaskLimits, or the server's own).
+var limiters sync.Map // *elicitrt.TaskLimits -> *Limiter
 
-// DefaultTaskLimits is the process-wide TaskLimits task tools use when
-// ToolOptions.TaskLimits is nil.
-func DefaultTaskLimits() *TaskLimits { return defaultTaskLimits }
+// LimiterOf is the state of the bounds l (nil: elicitrt.DefaultTaskLimits)
+// in this process: the same for every tool and request that shares l, kept
+// for the life of the process.
+func LimiterOf(l *elicitrt.TaskLimits) *Limiter {
+	if l == nil {
+		l = elicitrt.DefaultTaskLimits()
+	}
+	if v, ok := limiters.Load(l); ok {
+		return v.(*Limiter)
+	}
+	v, _ := limiters.LoadOrStore(l, &Limiter{cfg: l})
+	return v.(*Limiter)
+}
 
 func orDefault(n, d int) int {
 	if n <= 0 {
@@ -95,7 +78,7 @@ func orDefault(n, d int) int {
 // against its principal until the task ends, and against the process
 // until its goroutines return.
 type taskTicket struct {
-	l         *TaskLimits
+	l         *Limiter
 	id        string
 	principal string
 	owned     bool // still counted against principal (l.mu)
@@ -107,17 +90,17 @@ type taskTicket struct {
 
 // admit counts a new task id of principal, or refuses it with a
 // CodeTaskLimit error.
-func (l *TaskLimits) admit(principal, id string) (*taskTicket, *jsonrpc.Error) {
+func (l *Limiter) admit(principal, id string) (*taskTicket, *jsonrpc.Error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.draining {
 		return nil, limitError(LimitShuttingDown, 0, "the server is shutting down and takes no new tasks; call again")
 	}
-	if max := orDefault(l.PerPrincipal, DefaultMaxTasksPerPrincipal); l.owned[principal] >= max {
+	if max := orDefault(l.cfg.PerPrincipal, elicitrt.DefaultMaxTasksPerPrincipal); l.owned[principal] >= max {
 		return nil, limitError(LimitTasksPerPrincipal, max, fmt.Sprintf(
 			"too many tasks: you have %d tasks running or waiting for an answer, the most one user may have; wait for one to end, or cancel one with tasks/cancel, and call again", max))
 	}
-	if max := orDefault(l.MaxRunning, DefaultMaxRunningTasks); l.running >= max {
+	if max := orDefault(l.cfg.MaxRunning, elicitrt.DefaultMaxRunningTasks); l.running >= max {
 		return nil, limitError(LimitRunningTasks, max, fmt.Sprintf(
 			"the server is busy: it runs %d tasks, the most it may; call again later", max))
 	}
@@ -166,7 +149,7 @@ func (t *taskTicket) release() {
 
 // TaskEnded stops counting task id against its principal if it runs
 // here: tasks/cancel ended it.
-func (l *TaskLimits) TaskEnded(id string) {
+func (l *Limiter) TaskEnded(id string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if t := l.tickets[id]; t != nil {
@@ -176,10 +159,10 @@ func (l *TaskLimits) TaskEnded(id string) {
 
 // OpenStream counts a status stream of principal until close is called,
 // or refuses it with a CodeTaskLimit error.
-func (l *TaskLimits) OpenStream(principal string) (close func(), refused *jsonrpc.Error) {
+func (l *Limiter) OpenStream(principal string) (close func(), refused *jsonrpc.Error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if max := orDefault(l.StreamsPerPrincipal, DefaultMaxTaskStreamsPerPrincipal); l.streams[principal] >= max {
+	if max := orDefault(l.cfg.StreamsPerPrincipal, elicitrt.DefaultMaxTaskStreamsPerPrincipal); l.streams[principal] >= max {
 		return nil, limitError(LimitTaskStreamsPerPrincipal, max, fmt.Sprintf(
 			"too many status streams: you have %d subscriptions/listen streams with taskIds open, the most one user may have; close one, or follow up to %d tasks on one stream", max, MaxListenTaskIDs))
 	}
@@ -212,14 +195,14 @@ func errTaskStoreFull() *jsonrpc.Error {
 }
 
 // Running is the number of tasks running or waiting in this process.
-func (l *TaskLimits) Running() int {
+func (l *Limiter) Running() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.running
 }
 
 // Streams is the number of status streams principal holds open.
-func (l *TaskLimits) Streams(principal string) int {
+func (l *Limiter) Streams(principal string) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.streams[principal]

@@ -8,9 +8,12 @@ import (
 	"slices"
 	"strings"
 
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitgen/elicitgen/internal/contract"
 	"github.com/elicitgen/elicitgen/internal/seal"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
@@ -26,11 +29,6 @@ import (
 // reply at once, the person is not asked again; an Ask of other steps
 // than recorded fails the task (errReplayDiverged); the first Ask past
 // the record asks the person, as the first run would have.
-
-// DefaultTaskRestarts is ToolOptions.TaskRestarts by default: the runs of
-// one task after its first are bounded, so a task whose work kills its
-// instance does not take down the next ones too.
-const DefaultTaskRestarts = 3
 
 // errReplayDiverged fails a restarted task whose Run asked other steps
 // than its first run did at the same point.
@@ -70,24 +68,24 @@ func (c *call) replayRecord() (*backend.TaskReplay, error) {
 
 // replayed answers the task's next Ask from its record, after a restart;
 // ok is false once the recorded Asks are used up.
-func (t *Task) replayed(steps []int) (r Reply, ok bool, err error) {
+func (t *Task) replayed(steps []int) (r elicitrt.Reply, ok bool, err error) {
 	i := t.asks
 	t.asks++
 	if i >= len(t.replay) {
-		return Reply{}, false, nil
+		return elicitrt.Reply{}, false, nil
 	}
 	rec := t.replay[i]
 	keys := t.m.stepKeys(steps)
 	if !slices.Equal(keys, rec.Steps) {
-		return Reply{}, true, errReplayDiverged(keys, rec.Steps)
+		return elicitrt.Reply{}, true, errReplayDiverged(keys, rec.Steps)
 	}
-	if Outcome(rec.Outcome) != Accepted {
-		return Reply{Outcome: Outcome(rec.Outcome), Step: t.m.stepIndex(rec.Step)}, true, nil
+	if elicitrt.Outcome(rec.Outcome) != elicitrt.Accepted {
+		return elicitrt.Reply{Outcome: elicitrt.Outcome(rec.Outcome), Step: t.m.stepIndex(rec.Step)}, true, nil
 	}
-	r = Reply{Outcome: Accepted, Step: -1, contents: make(map[int]map[string]any, len(steps))}
+	r = elicitrt.Reply{Outcome: elicitrt.Accepted, Step: -1, Contents: make(map[int]map[string]any, len(steps))}
 	for _, j := range steps {
-		r.contents[j] = rec.Contents[t.m.steps[j].Key]
-		t.c.st.Answers[j] = r.contents[j]
+		r.Contents[j] = rec.Contents[t.m.steps[j].Key]
+		t.c.st.Answers[j] = r.Contents[j]
 	}
 	return r, true, nil
 }
@@ -103,15 +101,15 @@ func (m *Machine) stepIndex(key string) int {
 }
 
 // recordAsk appends the reply r to steps to a restartable task's record.
-func (t *Task) recordAsk(ctx context.Context, steps []int, r Reply) error {
+func (t *Task) recordAsk(ctx context.Context, steps []int, r elicitrt.Reply) error {
 	if t.m.restart == nil {
 		return nil
 	}
 	entry := backend.RecordedAsk{Steps: t.m.stepKeys(steps), Outcome: string(r.Outcome)}
-	if r.Outcome == Accepted {
+	if r.Outcome == elicitrt.Accepted {
 		entry.Contents = make(map[string]map[string]any, len(steps))
 		for _, j := range steps {
-			entry.Contents[t.m.steps[j].Key] = r.contents[j]
+			entry.Contents[t.m.steps[j].Key] = r.Contents[j]
 		}
 	} else {
 		entry.Step = t.m.steps[r.Step].Key
@@ -146,7 +144,7 @@ func (m *Machine) Restart(ctx context.Context, rec *backend.TaskRecord) (*backen
 	if m.restart == nil || rec.Replay == nil || rec.Replay.Restarts >= o.TaskRestarts {
 		return FailLapsed(ctx, o.Tasks, rec.ID, o.Now)
 	}
-	ticket, refused := o.TaskLimits.admit(rec.Principal, rec.ID)
+	ticket, refused := LimiterOf(o.TaskLimits).admit(rec.Principal, rec.ID)
 	if refused != nil {
 		return rec, nil
 	}
@@ -202,7 +200,7 @@ func (m *Machine) resume(rec *backend.TaskRecord, ticket *taskTicket) error {
 	if err != nil {
 		return err
 	}
-	base := context.WithValue(context.Background(), principalKey{}, rec.Principal)
+	base := context.WithValue(context.Background(), contract.PrincipalKey{}, rec.Principal)
 	ctx, cancel := context.WithTimeout(base, rec.Expires.Sub(m.opts.Now()))
 	c := &call{m: m, ctx: ctx, req: toolView(&mcp.CallToolRequest{Params: &p}), args: args,
 		bind: seal.Binding{Tool: m.tool, Principal: rec.Principal}, now: m.opts.Now(), st: st, task: true}

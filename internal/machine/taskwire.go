@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/elicitgen/elicitgen/runtime/backend"
@@ -73,4 +75,4 @@ func (m *Machine) TaskSupport() TaskSupport { return m.tasks }
 
 // Options are m's options, their defaults filled in; the tasks room reads
 // the task store, limits, principal rule and logger of a task tool.
-func (m *Machine) Options() *ToolOptions { return &m.opts }
+func (m *Machine) Options() *elicitrt.ToolOptions { return &m.opts }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -17,7 +19,7 @@ type Typed[A, T any, S ~int] struct {
 
 	Complete func(context.Context, *mcp.CallToolRequest, A, T) (*mcp.CallToolResult, error)
 	// Run replaces Complete for a task tool (Tasks is not TaskForbidden).
-	Run   func(context.Context, *mcp.CallToolRequest, *Task, A, T) (*mcp.CallToolResult, error)
+	Run   func(context.Context, *mcp.CallToolRequest, elicitrt.Task, A, T) (*mcp.CallToolResult, error)
 	Tasks TaskSupport
 	// Restartable: the task's Run may run again from the start on another
 	// instance, with the answers recorded, once its instance died

@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/seal"
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
@@ -17,7 +18,7 @@ func TestAwaitFlow(t *testing.T) {
 	ctx := context.Background()
 	machine := func(wait time.Duration) (*Machine, *backend.MemoryGrants) {
 		g := &backend.MemoryGrants{}
-		return NewMachine("t", nil, Flow{}, &ToolOptions{Keys: seal.RandomKeyring(), Grants: g, LegacyURLWait: wait}), g
+		return NewMachine("t", nil, Flow{}, &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring(), Grants: g, LegacyURLWait: wait}), g
 	}
 
 	m, g := machine(time.Minute)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+
 	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/testkit/syncbuf"
 	"github.com/elicitgen/elicitgen/runtime/backend"
@@ -22,8 +24,8 @@ import (
 // a listen naming 65 is refused with -32602 saying so, and opens no
 // stream; one naming 64 is acknowledged.
 func TestTaskListenAtMost64(t *testing.T) {
-	limits := &machine.TaskLimits{}
-	url := httpTServeAuth(t, brewTool(machine.TaskOptional, &machine.ToolOptions{TaskLimits: limits}, nil))
+	limits := &elicitrt.TaskLimits{}
+	url := httpTServeAuth(t, brewTool(machine.TaskOptional, &elicitrt.ToolOptions{TaskLimits: limits}, nil))
 	alice := httpWireAt(t, url, capsTasks, "tok-alice")
 	mine := startBrew(t, alice, map[string]any{})["taskId"].(string)
 	ids := []string{mine}
@@ -38,7 +40,7 @@ func TestTaskListenAtMost64(t *testing.T) {
 		resp.Error.Message != "subscriptions/listen: at most 64 taskIds" {
 		t.Fatalf("a listen of %d task ids: HTTP %d %s", len(ids), status, data)
 	}
-	if n := limits.Streams("alice"); n != 0 {
+	if n := machine.LimiterOf(limits).Streams("alice"); n != 0 {
 		t.Errorf("a refused listen holds %d streams", n)
 	}
 	ack := next(t, listenTasks(t, url, "tok-alice", ids[:machine.MaxListenTaskIDs]...))
@@ -52,7 +54,7 @@ func TestTaskListenAtMost64(t *testing.T) {
 func TestTaskRefusalLogNamesTheBoundNotTheUser(t *testing.T) {
 	var logs syncbuf.Buffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	opts := &machine.ToolOptions{TaskLimits: &machine.TaskLimits{PerPrincipal: 1}, Tasks: &backend.MemoryTaskStore{}, Logger: logger}
+	opts := &elicitrt.ToolOptions{TaskLimits: &elicitrt.TaskLimits{PerPrincipal: 1}, Tasks: &backend.MemoryTaskStore{}, Logger: logger}
 	url := httpTServeAuth(t, brewTool(machine.TaskOptional, opts, nil))
 	alice := httpWireAt(t, url, capsTasks, "tok-alice")
 	startBrew(t, alice, map[string]any{})
@@ -88,7 +90,7 @@ func TestTaskRefusalLogNamesTheBoundNotTheUser(t *testing.T) {
 // none, bob's goes.
 func TestTaskStoreDropsTheCreatorsEndedTasksFirst(t *testing.T) {
 	store := &backend.MemoryTaskStore{MaxTasks: 3}
-	url := httpTServeAuth(t, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: store, Logger: discardLogger()}, nil))
+	url := httpTServeAuth(t, brewTool(machine.TaskOptional, &elicitrt.ToolOptions{Tasks: store, Logger: discardLogger()}, nil))
 	alice, bob := httpWireAt(t, url, capsTasks, "tok-alice"), httpWireAt(t, url, capsTasks, "tok-bob")
 	bobs := startBrew(t, bob, map[string]any{})["taskId"].(string)
 	pollUntil(t, bob, bobs, hasStatus(backend.TaskInputRequired))
@@ -137,7 +139,7 @@ func TestTaskStoreDropsTheCreatorsEndedTasksFirst(t *testing.T) {
 func TestTaskRefusedRetryWorksLater(t *testing.T) {
 	t.Run("brew", func(t *testing.T) {
 		store := &backend.MemoryTaskStore{}
-		opts := &machine.ToolOptions{Tasks: store, TaskLimits: &machine.TaskLimits{PerPrincipal: 1}, Logger: discardLogger()}
+		opts := &elicitrt.ToolOptions{Tasks: store, TaskLimits: &elicitrt.TaskLimits{PerPrincipal: 1}, Logger: discardLogger()}
 		w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, opts, nil))
 		first := startBrew(t, w, map[string]any{})["taskId"].(string)
 		round := w.must("tools/call", map[string]any{"name": "brew", "arguments": map[string]any{}})
@@ -167,7 +169,7 @@ func TestTaskRefusedRetryWorksLater(t *testing.T) {
 	})
 	t.Run("once", func(t *testing.T) {
 		store := &backend.MemoryTaskStore{}
-		opts := &machine.ToolOptions{Tasks: store, TaskLimits: &machine.TaskLimits{PerPrincipal: 1}, Replay: &backend.MemoryReplayGuard{}, Logger: discardLogger()}
+		opts := &elicitrt.ToolOptions{Tasks: store, TaskLimits: &elicitrt.TaskLimits{PerPrincipal: 1}, Replay: &backend.MemoryReplayGuard{}, Logger: discardLogger()}
 		w := memoryWire(t, capsTasks, launchTool(opts))
 		launch := func() (map[string]any, func() (map[string]any, *jsonrpc.Error)) {
 			round := w.must("tools/call", map[string]any{"name": "launch", "arguments": map[string]any{}})
@@ -206,12 +208,12 @@ func TestTaskRefusedRetryWorksLater(t *testing.T) {
 
 // launchTool is a task tool whose one step, before the task, is a once
 // confirmation; its Run waits until the task is cancelled.
-func launchTool(opts *machine.ToolOptions) func(*mcp.Server) {
+func launchTool(opts *elicitrt.ToolOptions) func(*mcp.Server) {
 	return func(s *mcp.Server) {
 		steps := []machine.Step{{Key: "go", Mode: machine.ModeForm, Message: "Launch?", Once: true, Params: brewForm("go", "boolean"), Check: brewCheck("go", isBool)}}
 		flow := machine.Flow{Tasks: machine.TaskOptional,
 			Ended: func(context.Context, *mcp.CallToolRequest, any, int, string, machine.Answers) (*mcp.CallToolResult, error) {
-				return machine.Text("not launched"), nil
+				return elicitrt.Text("not launched"), nil
 			},
 			Run: func(ctx context.Context, _ *machine.Task, _ *mcp.CallToolRequest, _ any, _ machine.Answers) (*mcp.CallToolResult, error) {
 				<-ctx.Done()

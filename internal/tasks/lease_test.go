@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+
 	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
@@ -21,7 +23,7 @@ func taskError(task map[string]any) string {
 // A running task's lease is renewed: with a lease of 200 ms, a task
 // waiting for an answer for six leases is still waiting, then completes.
 func TestTaskLeaseRenewed(t *testing.T) {
-	opts := &machine.ToolOptions{TaskLease: 200 * time.Millisecond, Logger: discardLogger()}
+	opts := &elicitrt.ToolOptions{TaskLease: 200 * time.Millisecond, Logger: discardLogger()}
 	bothWires(t, capsTasks, brewTool(machine.TaskOptional, opts, nil), func(t *testing.T, w *taskWire) {
 		id := startBrew(t, w, map[string]any{})["taskId"].(string)
 		pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
@@ -44,8 +46,8 @@ func TestTaskLeaseLapses(t *testing.T) {
 	parted := &flakyStore{TaskStore: shared}
 	const lease = 300 * time.Millisecond
 	runs := &brewRun{ended: make(chan error, 1)}
-	a := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: parted, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}, runs))
-	b := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}, nil))
+	a := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &elicitrt.ToolOptions{Tasks: parted, TaskLease: lease, TaskLimits: &elicitrt.TaskLimits{}, Logger: discardLogger()}, runs))
+	b := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &elicitrt.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: &elicitrt.TaskLimits{}, Logger: discardLogger()}, nil))
 	id := startBrew(t, a, map[string]any{})["taskId"].(string)
 	pollUntil(t, b, id, hasStatus(backend.TaskInputRequired))
 	parted.down.Store(true)
@@ -79,7 +81,7 @@ func TestTaskLeaseLapses(t *testing.T) {
 // cancels it; a record of a release before leases (no lease) never fails.
 func TestTaskLeaseLapsedRecord(t *testing.T) {
 	store := &backend.MemoryTaskStore{}
-	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: store, Logger: discardLogger()}, nil))
+	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &elicitrt.ToolOptions{Tasks: store, Logger: discardLogger()}, nil))
 	now := time.Now()
 	for id, lease := range map[string]time.Time{"dead": now.Add(-time.Second), "old": {}, "dropped": now.Add(-time.Second)} {
 		rec := &backend.TaskRecord{Format: backend.TaskRecordFormat, ID: id, Tool: "brew", Status: backend.TaskInputRequired,
@@ -109,9 +111,9 @@ func TestTaskLeaseLapsedRecord(t *testing.T) {
 // the period completes; no task starts during the drain; Drain returns
 // within the period and a second, with the number failed.
 func TestTaskDrain(t *testing.T) {
-	limits := &machine.TaskLimits{}
+	limits := &elicitrt.TaskLimits{}
 	runs := &brewRun{ended: make(chan error, 2)}
-	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{TaskLimits: limits, Logger: discardLogger()}, runs))
+	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &elicitrt.ToolOptions{TaskLimits: limits, Logger: discardLogger()}, runs))
 	stays := startBrew(t, w, map[string]any{})["taskId"].(string)
 	ends := startBrew(t, w, map[string]any{})["taskId"].(string)
 	pollUntil(t, w, ends, hasStatus(backend.TaskInputRequired))
@@ -122,7 +124,7 @@ func TestTaskDrain(t *testing.T) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), drain)
 		defer cancel()
-		drained <- limits.Drain(ctx)
+		drained <- machine.LimiterOf(limits).Drain(ctx)
 	}()
 	time.Sleep(50 * time.Millisecond)
 	_, err := createBrew(t, w, map[string]any{})
@@ -148,7 +150,7 @@ func TestTaskDrain(t *testing.T) {
 			t.Fatal("a Run had not returned when Drain did")
 		}
 	}
-	if n := limits.Running(); n != 0 {
+	if n := machine.LimiterOf(limits).Running(); n != 0 {
 		t.Errorf("%d tasks still counted as running", n)
 	}
 }
@@ -161,8 +163,8 @@ func TestTaskStreamLeases(t *testing.T) {
 	shared := &backend.MemoryTaskStore{}
 	parted := &flakyStore{TaskStore: shared}
 	const lease = 200 * time.Millisecond
-	urlA := httpTServeAuth(t, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: parted, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}, nil))
-	urlB := httpTServeAuth(t, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}, nil))
+	urlA := httpTServeAuth(t, brewTool(machine.TaskOptional, &elicitrt.ToolOptions{Tasks: parted, TaskLease: lease, TaskLimits: &elicitrt.TaskLimits{}, Logger: discardLogger()}, nil))
+	urlB := httpTServeAuth(t, brewTool(machine.TaskOptional, &elicitrt.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: &elicitrt.TaskLimits{}, Logger: discardLogger()}, nil))
 	a := httpWireAt(t, urlA, capsTasks, "tok-alice")
 	id := startBrew(t, a, map[string]any{})["taskId"].(string)
 	pollUntil(t, a, id, hasStatus(backend.TaskInputRequired))

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -47,7 +49,7 @@ func surveySteps() []machine.Step {
 	}
 }
 
-func (s *survey) tool(opts *machine.ToolOptions) func(*mcp.Server) {
+func (s *survey) tool(opts *elicitrt.ToolOptions) func(*mcp.Server) {
 	return func(srv *mcp.Server) {
 		steps := surveySteps()
 		flow := machine.Flow{Tasks: machine.TaskOptional, Run: s.run,
@@ -97,7 +99,7 @@ func (s *survey) run(ctx context.Context, task *machine.Task, req *mcp.CallToolR
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	return machine.Text(fmt.Sprintf("sugar=%v milk=%v runs=%d", got[0], got[1], n)), nil
+	return elicitrt.Text(fmt.Sprintf("sugar=%v milk=%v runs=%d", got[0], got[1], n)), nil
 }
 
 // twoInstances serves s on two instances sharing a store; the first can be
@@ -105,8 +107,8 @@ func (s *survey) run(ctx context.Context, task *machine.Task, req *mcp.CallToolR
 func twoInstances(t *testing.T, s *survey, lease time.Duration) (a, b *taskWire, cut *atomic.Bool) {
 	shared := &backend.MemoryTaskStore{}
 	parted := &flakyStore{TaskStore: shared}
-	a = memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: parted, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
-	b = memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
+	a = memoryWire(t, capsTasks, s.tool(&elicitrt.ToolOptions{Tasks: parted, TaskLease: lease, TaskLimits: &elicitrt.TaskLimits{}, Logger: discardLogger()}))
+	b = memoryWire(t, capsTasks, s.tool(&elicitrt.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: &elicitrt.TaskLimits{}, Logger: discardLogger()}))
 	return a, b, &parted.down
 }
 
@@ -239,11 +241,11 @@ func TestTaskRestartDiverged(t *testing.T) {
 func TestTaskRestartsBounded(t *testing.T) {
 	store := &backend.MemoryTaskStore{}
 	s := &survey{}
-	w := memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: store, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
+	w := memoryWire(t, capsTasks, s.tool(&elicitrt.ToolOptions{Tasks: store, TaskLimits: &elicitrt.TaskLimits{}, Logger: discardLogger()}))
 	now := time.Now()
 	call := json.RawMessage(`{"name":"survey","arguments":{},"_meta":{"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}`)
 	state := json.RawMessage(`{"v":"` + machine.QuestionsDigest(surveySteps()) + `","s":0,"a":[null,null],"q":[{},{}]}`)
-	for id, restarts := range map[string]int{"spent": machine.DefaultTaskRestarts, "fresh": machine.DefaultTaskRestarts - 1} {
+	for id, restarts := range map[string]int{"spent": elicitrt.DefaultTaskRestarts, "fresh": elicitrt.DefaultTaskRestarts - 1} {
 		rec := &backend.TaskRecord{Format: backend.TaskRecordFormat, ID: id, Tool: "survey", Status: backend.TaskWorking,
 			CreatedAt: now, UpdatedAt: now, Expires: now.Add(time.Hour), LeaseUntil: now.Add(-time.Second), Runner: "dead",
 			Replay: &backend.TaskReplay{Call: call, State: state, Restarts: restarts}}
@@ -252,15 +254,15 @@ func TestTaskRestartsBounded(t *testing.T) {
 		}
 	}
 	if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": "spent"}); taskError(got) != machine.ErrServerStopped.Message {
-		t.Errorf("a task restarted %d times: %v", machine.DefaultTaskRestarts, got)
+		t.Errorf("a task restarted %d times: %v", elicitrt.DefaultTaskRestarts, got)
 	}
 	pollUntil(t, w, "fresh", asking("sugar"))
 	if n := s.runs.Load(); n != 1 {
 		t.Errorf("%d runs, want the one restart", n)
 	}
 	rec, _ := store.Get(context.Background(), "fresh")
-	if rec.Replay.Restarts != machine.DefaultTaskRestarts {
-		t.Errorf("restarts recorded %d, want %d", rec.Replay.Restarts, machine.DefaultTaskRestarts)
+	if rec.Replay.Restarts != elicitrt.DefaultTaskRestarts {
+		t.Errorf("restarts recorded %d, want %d", rec.Replay.Restarts, elicitrt.DefaultTaskRestarts)
 	}
 }
 
@@ -271,14 +273,14 @@ func TestTaskRestartsBounded(t *testing.T) {
 func TestTaskDrainHandsBack(t *testing.T) {
 	s := &survey{}
 	shared := &backend.MemoryTaskStore{}
-	limitsA := &machine.TaskLimits{}
+	limitsA := &elicitrt.TaskLimits{}
 	const lease = time.Hour // a takeover now is a hand-back, not a lapse
-	a := memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: limitsA, Logger: discardLogger()}))
-	b := memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
+	a := memoryWire(t, capsTasks, s.tool(&elicitrt.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: limitsA, Logger: discardLogger()}))
+	b := memoryWire(t, capsTasks, s.tool(&elicitrt.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: &elicitrt.TaskLimits{}, Logger: discardLogger()}))
 	id := toMilk(t, a, b, map[string]any{}, true)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	if n := limitsA.Drain(ctx); n != 1 {
+	if n := machine.LimiterOf(limitsA).Drain(ctx); n != 1 {
 		t.Errorf("Drain stopped %d tasks, want 1", n)
 	}
 	got := b.must(machine.MethodTasksGet, map[string]any{"taskId": id})
@@ -323,7 +325,7 @@ func TestTaskRestartStopsLostRun(t *testing.T) {
 func TestTaskRecordedAsksBounded(t *testing.T) {
 	store := &backend.MemoryTaskStore{}
 	s := &survey{}
-	w := memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: store, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
+	w := memoryWire(t, capsTasks, s.tool(&elicitrt.ToolOptions{Tasks: store, TaskLimits: &elicitrt.TaskLimits{}, Logger: discardLogger()}))
 	id := w.must("tools/call", map[string]any{"name": "survey", "arguments": map[string]any{"sugars": backend.MaxRecordedAsks + 1}})["taskId"].(string)
 	for asked := 1; asked <= backend.MaxRecordedAsks+1; asked++ {
 		got := pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
@@ -376,7 +378,7 @@ type runContext struct {
 func TestTaskRestartKeepsOnlyPrincipal(t *testing.T) {
 	seen := make(chan runContext, 4)
 	started := func(ctx context.Context, req *mcp.CallToolRequest) {
-		seen <- runContext{principal: machine.PrincipalFrom(ctx), mark: ctx.Value(requestMark{}), token: auth.TokenInfoFromContext(ctx),
+		seen <- runContext{principal: elicitrt.PrincipalFrom(ctx), mark: ctx.Value(requestMark{}), token: auth.TokenInfoFromContext(ctx),
 			session: req.Session != nil, extra: req.Extra != nil && req.Extra.TokenInfo != nil}
 	}
 	sa, sb := &survey{started: started}, &survey{started: started}
@@ -384,7 +386,7 @@ func TestTaskRestartKeepsOnlyPrincipal(t *testing.T) {
 	parted := &flakyStore{TaskStore: shared}
 	const lease = 300 * time.Millisecond
 	serve := func(s *survey, store backend.TaskStore) string {
-		opts := &machine.ToolOptions{Tasks: store, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}
+		opts := &elicitrt.ToolOptions{Tasks: store, TaskLease: lease, TaskLimits: &elicitrt.TaskLimits{}, Logger: discardLogger()}
 		tool := s.tool(opts)
 		return httpTServeAuth(t, func(srv *mcp.Server) { tool(srv); markRequests(srv) })
 	}
@@ -429,13 +431,13 @@ func TestTaskRestartKeepsOnlyPrincipal(t *testing.T) {
 func TestTaskTakeoverOtherRelease(t *testing.T) {
 	store := &backend.MemoryTaskStore{}
 	s := &survey{}
-	w := memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: store, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
+	w := memoryWire(t, capsTasks, s.tool(&elicitrt.ToolOptions{Tasks: store, TaskLimits: &elicitrt.TaskLimits{}, Logger: discardLogger()}))
 	before := surveySteps()
 	before[1].Message, before[1].Digest = "Any milk at all?", "the release before"
 	now := time.Now()
 	call := json.RawMessage(`{"name":"survey","arguments":{},"_meta":{"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}`)
 	state := json.RawMessage(`{"v":"` + machine.QuestionsDigest(before) + `","s":0,"a":[null,null],"q":[{},{}]}`)
-	asked := []backend.RecordedAsk{{Steps: []string{"sugar"}, Outcome: string(machine.Accepted), Contents: map[string]map[string]any{"sugar": {"sugar": true}}}}
+	asked := []backend.RecordedAsk{{Steps: []string{"sugar"}, Outcome: string(elicitrt.Accepted), Contents: map[string]map[string]any{"sugar": {"sugar": true}}}}
 	rec := &backend.TaskRecord{Format: backend.TaskRecordFormat, ID: "lapsed", Tool: "survey", Status: backend.TaskInputRequired,
 		CreatedAt: now, UpdatedAt: now, Expires: now.Add(time.Hour), LeaseUntil: now.Add(-time.Second), Runner: "dead",
 		Replay: &backend.TaskReplay{Call: call, State: state, Asked: asked}}

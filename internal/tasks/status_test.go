@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
@@ -14,7 +16,7 @@ import (
 
 // pauseTool is a task tool whose Run asks sugar, tells the test the
 // outcome it got, and waits for the test to let it end.
-func pauseTool(got chan<- machine.Outcome, release <-chan struct{}) func(*mcp.Server) {
+func pauseTool(got chan<- elicitrt.Outcome, release <-chan struct{}) func(*mcp.Server) {
 	return func(s *mcp.Server) {
 		steps := []machine.Step{{Key: "sugar", Mode: machine.ModeForm, Message: "Sugar?", During: true, Params: brewForm("sugar", "boolean"), Check: brewCheck("sugar", isBool)}}
 		flow := machine.Flow{Tasks: machine.TaskOptional,
@@ -25,9 +27,9 @@ func pauseTool(got chan<- machine.Outcome, release <-chan struct{}) func(*mcp.Se
 				}
 				got <- r.Outcome
 				<-release
-				return machine.Text(string(r.Outcome)), nil
+				return elicitrt.Text(string(r.Outcome)), nil
 			}}
-		m := machine.NewMachine("pause", steps, flow, &machine.ToolOptions{Logger: discardLogger()})
+		m := machine.NewMachine("pause", steps, flow, &elicitrt.ToolOptions{Logger: discardLogger()})
 		Enable(s, m)
 		machine.AddTool[struct{}](s, &mcp.Tool{Name: "pause", InputSchema: json.RawMessage(`{"type":"object"}`)}, m)
 	}
@@ -41,7 +43,7 @@ func pauseTool(got chan<- machine.Outcome, release <-chan struct{}) func(*mcp.Se
 // read "Waiting for your answer").
 func TestTaskStatusSaysWhatIsTrue(t *testing.T) {
 	for _, reply := range []map[string]any{accept(map[string]any{"sugar": true}), {"action": "decline"}} {
-		got, release := make(chan machine.Outcome, 1), make(chan struct{})
+		got, release := make(chan elicitrt.Outcome, 1), make(chan struct{})
 		w := memoryWire(t, capsTasks, pauseTool(got, release))
 		id := w.must("tools/call", map[string]any{"name": "pause", "arguments": map[string]any{}})["taskId"].(string)
 		asked := pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
@@ -72,7 +74,7 @@ func TestTaskStatusSaysWhatIsTrue(t *testing.T) {
 // working and resuming (before: working, "Waiting for your answer").
 func TestTaskResumingAfterAnswer(t *testing.T) {
 	store := &backend.MemoryTaskStore{}
-	w := memoryWire(t, capsTasks, (&survey{}).tool(&machine.ToolOptions{Tasks: store, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
+	w := memoryWire(t, capsTasks, (&survey{}).tool(&elicitrt.ToolOptions{Tasks: store, TaskLimits: &elicitrt.TaskLimits{}, Logger: discardLogger()}))
 	now := time.Now()
 	rec := &backend.TaskRecord{Format: backend.TaskRecordFormat, ID: "gone", Tool: "survey", Status: backend.TaskInputRequired,
 		StatusMessage: machine.WaitingPrefix + "Sugar?", CreatedAt: now, UpdatedAt: now, Expires: now.Add(time.Hour),

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+
 	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
@@ -18,8 +20,8 @@ func TestTaskTakeoverToolNotServed(t *testing.T) {
 	shared := &backend.MemoryTaskStore{}
 	parted := &flakyStore{TaskStore: shared}
 	const lease = 300 * time.Millisecond
-	a := memoryWire(t, capsTasks, s.tool(&machine.ToolOptions{Tasks: parted, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
-	b := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}, nil))
+	a := memoryWire(t, capsTasks, s.tool(&elicitrt.ToolOptions{Tasks: parted, TaskLease: lease, TaskLimits: &elicitrt.TaskLimits{}, Logger: discardLogger()}))
+	b := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &elicitrt.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: &elicitrt.TaskLimits{}, Logger: discardLogger()}, nil))
 	id := toMilk(t, a, b, map[string]any{}, true)
 	parted.down.Store(true)
 	defer parted.down.Store(false)
@@ -41,9 +43,9 @@ func TestTaskTakeoverAtLimit(t *testing.T) {
 	shared := &backend.MemoryTaskStore{}
 	parted := &flakyStore{TaskStore: shared}
 	const lease = 300 * time.Millisecond
-	limitsB := &machine.TaskLimits{MaxRunning: 1}
-	a := memoryWire(t, capsTasks, sa.tool(&machine.ToolOptions{Tasks: parted, TaskLease: lease, TaskLimits: &machine.TaskLimits{}, Logger: discardLogger()}))
-	b := memoryWire(t, capsTasks, sb.tool(&machine.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: limitsB, Logger: discardLogger()}))
+	limitsB := &elicitrt.TaskLimits{MaxRunning: 1}
+	a := memoryWire(t, capsTasks, sa.tool(&elicitrt.ToolOptions{Tasks: parted, TaskLease: lease, TaskLimits: &elicitrt.TaskLimits{}, Logger: discardLogger()}))
+	b := memoryWire(t, capsTasks, sb.tool(&elicitrt.ToolOptions{Tasks: shared, TaskLease: lease, TaskLimits: limitsB, Logger: discardLogger()}))
 	own := b.must("tools/call", map[string]any{"name": "survey", "arguments": map[string]any{}})["taskId"].(string)
 	pollUntil(t, b, own, asking("sugar"))
 	waitRunning(t, limitsB, 1)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+
 	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
@@ -23,7 +25,7 @@ import (
 func TestTaskWaitingGoroutines(t *testing.T) {
 	const tasks, perTask = 8, 2
 	runs := &brewRun{ended: make(chan error, tasks)}
-	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: &backend.MemoryTaskStore{}, TaskTTL: time.Hour}, runs))
+	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &elicitrt.ToolOptions{Tasks: &backend.MemoryTaskStore{}, TaskTTL: time.Hour}, runs))
 	var ids []string
 	for range tasks {
 		ids = append(ids, startBrew(t, w, map[string]any{})["taskId"].(string))

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+
 	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/transport"
 	"github.com/elicitgen/elicitgen/runtime/backend"
@@ -58,7 +60,7 @@ func brewForm(prop, typ string, enum ...string) func(string) *mcp.ElicitParams {
 func brewCheck(prop string, valid func(any) bool) func(map[string]any) error {
 	return func(c map[string]any) error {
 		if v, ok := c[prop]; !ok || !valid(v) {
-			return &machine.ContentError{Fields: []machine.FieldError{{Property: prop, Reason: "is missing or invalid"}}}
+			return &elicitrt.ContentError{Fields: []elicitrt.FieldError{{Property: prop, Reason: "is missing or invalid"}}}
 		}
 		return nil
 	}
@@ -71,7 +73,7 @@ type brewRun struct {
 	ended chan error // Run's error (nil when it returned a result)
 }
 
-func brewTool(support machine.TaskSupport, opts *machine.ToolOptions, runs *brewRun) func(*mcp.Server) {
+func brewTool(support machine.TaskSupport, opts *elicitrt.ToolOptions, runs *brewRun) func(*mcp.Server) {
 	return func(s *mcp.Server) {
 		steps := []machine.Step{
 			{Key: "size", Mode: machine.ModeForm, Message: "Which size?", Params: brewForm("size", "string", "small", "large"),
@@ -83,7 +85,7 @@ func brewTool(support machine.TaskSupport, opts *machine.ToolOptions, runs *brew
 		flow := machine.Flow{
 			Tasks: support,
 			Ended: func(_ context.Context, _ *mcp.CallToolRequest, _ any, step int, action string, _ machine.Answers) (*mcp.CallToolResult, error) {
-				return machine.Text(fmt.Sprintf("ended at %d: %s", step, action)), nil
+				return elicitrt.Text(fmt.Sprintf("ended at %d: %s", step, action)), nil
 			},
 			Run: func(ctx context.Context, task *machine.Task, _ *mcp.CallToolRequest, a any, answers machine.Answers) (res *mcp.CallToolResult, err error) {
 				args := a.(brewArgs)
@@ -115,14 +117,14 @@ func brewTool(support machine.TaskSupport, opts *machine.ToolOptions, runs *brew
 				if err != nil {
 					return nil, err
 				}
-				if r.Outcome != machine.Accepted {
-					return machine.Text(fmt.Sprintf("%s at %d", r.Outcome, r.Step)), nil
+				if r.Outcome != elicitrt.Accepted {
+					return elicitrt.Text(fmt.Sprintf("%s at %d", r.Outcome, r.Step)), nil
 				}
 				text := fmt.Sprintf("%s coffee, sugar=%v", answers[0]["size"], r.Content(1)["sugar"])
 				if args.Both {
 					text += fmt.Sprintf(", milk=%v", r.Content(2)["milk"])
 				}
-				return machine.Text(text + ", task=" + task.ID()), nil
+				return elicitrt.Text(text + ", task=" + task.ID()), nil
 			},
 		}
 		m := machine.NewMachine("brew", steps, flow, opts)
@@ -329,7 +331,7 @@ func TestTaskLifecycle(t *testing.T) {
 				t.Errorf("%s: %v", ts, err)
 			}
 		}
-		if created["ttlMs"] != float64(machine.DefaultTaskTTL.Milliseconds()) || created["pollIntervalMs"] != float64(machine.DefaultTaskPollInterval.Milliseconds()) {
+		if created["ttlMs"] != float64(elicitrt.DefaultTaskTTL.Milliseconds()) || created["pollIntervalMs"] != float64(elicitrt.DefaultTaskPollInterval.Milliseconds()) {
 			t.Errorf("ttlMs %v pollIntervalMs %v", created["ttlMs"], created["pollIntervalMs"])
 		}
 		id := created["taskId"].(string)
@@ -422,7 +424,7 @@ func TestTaskDecline(t *testing.T) {
 // Errors: a JSON-RPC error fails the task with it; a panic or any other
 // error fails it with an internal error (details in the log only).
 func TestTaskFailures(t *testing.T) {
-	bothWires(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Logger: discardLogger()}, nil), func(t *testing.T, w *taskWire) {
+	bothWires(t, capsTasks, brewTool(machine.TaskOptional, &elicitrt.ToolOptions{Logger: discardLogger()}, nil), func(t *testing.T, w *taskWire) {
 		for _, c := range []struct {
 			args map[string]any
 			code float64
@@ -572,7 +574,7 @@ func TestTaskNeverAnswered(t *testing.T) {
 	before := runtime.NumGoroutine()
 	runs := &brewRun{ended: make(chan error, 8)}
 	store := &backend.MemoryTaskStore{}
-	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: store, TaskTTL: 400 * time.Millisecond}, runs))
+	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &elicitrt.ToolOptions{Tasks: store, TaskTTL: 400 * time.Millisecond}, runs))
 	var ids []string
 	for range 8 {
 		ids = append(ids, startBrew(t, w, map[string]any{})["taskId"].(string))
@@ -615,7 +617,7 @@ func TestTaskNeverAnswered(t *testing.T) {
 // tools/call gets machine.CodeTaskLimit (taskStore), nothing runs.
 func TestTaskStoreFull(t *testing.T) {
 	store := &backend.MemoryTaskStore{MaxTasks: 1}
-	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: store, Logger: discardLogger()}, nil))
+	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &elicitrt.ToolOptions{Tasks: store, Logger: discardLogger()}, nil))
 	startBrew(t, w, map[string]any{})
 	first := w.must("tools/call", map[string]any{"name": "brew", "arguments": map[string]any{}})
 	_, err := w.call("tools/call", map[string]any{"name": "brew", "arguments": map[string]any{},
@@ -751,7 +753,7 @@ func (s *flakyStore) Wait(ctx context.Context, id string, version uint64) error 
 // once the store is back, and tasks/get fails closed meanwhile.
 func TestTaskOutlastsStoreOutage(t *testing.T) {
 	store := &flakyStore{TaskStore: &backend.MemoryTaskStore{}}
-	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: store, Logger: discardLogger()}, nil))
+	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &elicitrt.ToolOptions{Tasks: store, Logger: discardLogger()}, nil))
 	id := startBrew(t, w, map[string]any{"wait": 300})["taskId"].(string)
 	pollUntil(t, w, id, func(m map[string]any) bool { return m["statusMessage"] == "grinding" })
 	store.down.Store(true)
@@ -781,7 +783,7 @@ func FuzzTaskAnswer(f *testing.F) {
 		f.Add(seed)
 	}
 	store := &backend.MemoryTaskStore{MaxTasks: 1 << 20}
-	w := memoryWire(f, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: store, TaskTTL: time.Minute, Logger: discardLogger()}, nil))
+	w := memoryWire(f, capsTasks, brewTool(machine.TaskOptional, &elicitrt.ToolOptions{Tasks: store, TaskTTL: time.Minute, Logger: discardLogger()}, nil))
 	f.Fuzz(func(t *testing.T, answer string) {
 		if !json.Valid([]byte(answer)) || len(answer) > maxTaskAnswerLen {
 			return // refused by tasks/update itself: TestTaskOversizedAnswer
@@ -999,7 +1001,7 @@ func TestTaskRequestsOverTheBodyLimit(t *testing.T) {
 // the tools/call (-32021), before a task is created that could never ask.
 func TestTaskDuringStepNeedsElicitation(t *testing.T) {
 	store := &backend.MemoryTaskStore{}
-	bothWires(t, `{"extensions":{"io.modelcontextprotocol/tasks":{}}}`, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: store}, nil), func(t *testing.T, w *taskWire) {
+	bothWires(t, `{"extensions":{"io.modelcontextprotocol/tasks":{}}}`, brewTool(machine.TaskOptional, &elicitrt.ToolOptions{Tasks: store}, nil), func(t *testing.T, w *taskWire) {
 		_, err := w.call("tools/call", map[string]any{"name": "brew", "arguments": map[string]any{"size": "large"}})
 		if err == nil || err.Code != mcp.CodeMissingRequiredClientCapabilities || !strings.Contains(string(err.Data), `"form"`) {
 			t.Fatalf("tools/call: %v", err)
@@ -1042,8 +1044,8 @@ func TestTaskListenRebinding(t *testing.T) {
 // behind machine.DefaultMaxRunningTasks is of
 // go test ./runtime -run '^$' -bench WaitingTask -benchtime=2000x -count 3.
 func BenchmarkWaitingTask(b *testing.B) {
-	limits := &machine.TaskLimits{MaxRunning: 1 << 20, PerPrincipal: 1 << 20}
-	w := memoryWire(b, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: &backend.MemoryTaskStore{MaxTasks: 1 << 20}, TaskLimits: limits}, nil))
+	limits := &elicitrt.TaskLimits{MaxRunning: 1 << 20, PerPrincipal: 1 << 20}
+	w := memoryWire(b, capsTasks, brewTool(machine.TaskOptional, &elicitrt.ToolOptions{Tasks: &backend.MemoryTaskStore{MaxTasks: 1 << 20}, TaskLimits: limits}, nil))
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -1137,7 +1139,7 @@ func errData(err *jsonrpc.Error) string {
 // cancels one, she gets a task again at once. The store (4 tasks) never
 // refuses: the cancelled task's slot is taken back.
 func TestTaskBoundPerPrincipal(t *testing.T) {
-	opts := &machine.ToolOptions{Tasks: &backend.MemoryTaskStore{MaxTasks: 4}, TaskLimits: &machine.TaskLimits{PerPrincipal: 3}, Logger: discardLogger()}
+	opts := &elicitrt.ToolOptions{Tasks: &backend.MemoryTaskStore{MaxTasks: 4}, TaskLimits: &elicitrt.TaskLimits{PerPrincipal: 3}, Logger: discardLogger()}
 	url := httpTServeAuth(t, brewTool(machine.TaskOptional, opts, nil))
 	alice, bob := httpWireAt(t, url, capsTasks, "tok-alice"), httpWireAt(t, url, capsTasks, "tok-bob")
 	var ids []string
@@ -1165,7 +1167,7 @@ func TestTaskBoundPerPrincipal(t *testing.T) {
 func TestTaskEndedTasksFreeTheStore(t *testing.T) {
 	runs := &brewRun{ended: make(chan error, 8)}
 	store := &backend.MemoryTaskStore{MaxTasks: 3}
-	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: store, Logger: discardLogger()}, runs))
+	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &elicitrt.ToolOptions{Tasks: store, Logger: discardLogger()}, runs))
 	failed := startBrew(t, w, map[string]any{"fail": "rpc"})["taskId"].(string)
 	<-runs.ended
 	pollUntil(t, w, failed, hasStatus(backend.TaskFailed))
@@ -1201,8 +1203,8 @@ func TestTaskEndedTasksFreeTheStore(t *testing.T) {
 // a task ends and its goroutines return, the room is there again.
 func TestTaskBoundPerProcess(t *testing.T) {
 	runs := &brewRun{ended: make(chan error, 8)}
-	limits := &machine.TaskLimits{MaxRunning: 2}
-	url := httpTServeAuth(t, brewTool(machine.TaskOptional, &machine.ToolOptions{TaskLimits: limits, Logger: discardLogger()}, runs))
+	limits := &elicitrt.TaskLimits{MaxRunning: 2}
+	url := httpTServeAuth(t, brewTool(machine.TaskOptional, &elicitrt.ToolOptions{TaskLimits: limits, Logger: discardLogger()}, runs))
 	alice, bob, carol := httpWireAt(t, url, capsTasks, "tok-alice"), httpWireAt(t, url, capsTasks, "tok-bob"), httpWireAt(t, url, capsTasks, "tok-carol")
 	id := startBrew(t, alice, map[string]any{})["taskId"].(string)
 	startBrew(t, bob, map[string]any{})
@@ -1217,10 +1219,10 @@ func TestTaskBoundPerProcess(t *testing.T) {
 }
 
 // waitRunning waits (at most 10 s) until l counts n running tasks.
-func waitRunning(t *testing.T, l *machine.TaskLimits, n int) {
+func waitRunning(t *testing.T, l *elicitrt.TaskLimits, n int) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		got := l.Running()
+		got := machine.LimiterOf(l).Running()
 		if got == n {
 			return
 		}
@@ -1244,8 +1246,8 @@ func TestTaskListenAcknowledgesNone(t *testing.T) {
 // (machine.CodeTaskLimit, taskStreamsPerPrincipal) while bob opens his; once
 // alice closes one, she opens another.
 func TestTaskListenBoundPerPrincipal(t *testing.T) {
-	limits := &machine.TaskLimits{StreamsPerPrincipal: 2}
-	url := httpTServeAuth(t, brewTool(machine.TaskOptional, &machine.ToolOptions{TaskLimits: limits}, nil))
+	limits := &elicitrt.TaskLimits{StreamsPerPrincipal: 2}
+	url := httpTServeAuth(t, brewTool(machine.TaskOptional, &elicitrt.ToolOptions{TaskLimits: limits}, nil))
 	alice, bob := httpWireAt(t, url, capsTasks, "tok-alice"), httpWireAt(t, url, capsTasks, "tok-bob")
 	mine := startBrew(t, alice, map[string]any{})["taskId"].(string)
 	theirs := startBrew(t, bob, map[string]any{})["taskId"].(string)
@@ -1264,7 +1266,7 @@ func TestTaskListenBoundPerPrincipal(t *testing.T) {
 	next(t, listenTasks(t, url, "tok-bob", theirs))
 	cancelFirst()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		open := limits.Streams("alice")
+		open := machine.LimiterOf(limits).Streams("alice")
 		if open == 1 {
 			break
 		}
@@ -1281,7 +1283,7 @@ func TestTaskListenBoundPerPrincipal(t *testing.T) {
 func TestTaskFixedClock(t *testing.T) {
 	fixed := func() time.Time { return time.Date(2020, 1, 1, 12, 0, 0, 0, time.UTC) }
 	runs := &brewRun{ended: make(chan error, 1)}
-	opts := &machine.ToolOptions{Now: fixed, Tasks: &backend.MemoryTaskStore{Now: fixed}}
+	opts := &elicitrt.ToolOptions{Now: fixed, Tasks: &backend.MemoryTaskStore{Now: fixed}}
 	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, opts, runs))
 	created := startBrew(t, w, map[string]any{})
 	id := created["taskId"].(string)
@@ -1302,13 +1304,13 @@ func TestTaskFixedClock(t *testing.T) {
 // registering one with another panics, at registration.
 func TestTaskToolsShareTheirLimits(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "tasks", Version: "v0"}, nil)
-	brewTool(machine.TaskOptional, &machine.ToolOptions{TaskLimits: &machine.TaskLimits{}}, nil)(srv)
+	brewTool(machine.TaskOptional, &elicitrt.ToolOptions{TaskLimits: &elicitrt.TaskLimits{}}, nil)(srv)
 	defer func() {
 		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "TaskLimits") {
 			t.Errorf("a second task tool with other TaskLimits: recovered %v", r)
 		}
 	}()
-	brewTool(machine.TaskOptional, &machine.ToolOptions{TaskLimits: &machine.TaskLimits{}}, nil)(srv)
+	brewTool(machine.TaskOptional, &elicitrt.ToolOptions{TaskLimits: &elicitrt.TaskLimits{}}, nil)(srv)
 }
 
 // After ToolOptions.MaxAttempts (3) invalid answers in a row to a question
@@ -1318,7 +1320,7 @@ func TestTaskToolsShareTheirLimits(t *testing.T) {
 // the task with a tool error saying so.
 func TestTaskGivesUpAfterMaxAttempts(t *testing.T) {
 	runs := &brewRun{ended: make(chan error, 1)}
-	bothWires(t, capsTasks, brewTool(machine.TaskOptional, &machine.ToolOptions{Logger: discardLogger()}, runs), func(t *testing.T, w *taskWire) {
+	bothWires(t, capsTasks, brewTool(machine.TaskOptional, &elicitrt.ToolOptions{Logger: discardLogger()}, runs), func(t *testing.T, w *taskWire) {
 		id := startBrew(t, w, map[string]any{})["taskId"].(string)
 		for _, key := range []string{"sugar", "sugar.2", "sugar.3"} {
 			pollUntil(t, w, id, func(m map[string]any) bool {
@@ -1339,7 +1341,7 @@ func TestTaskGivesUpAfterMaxAttempts(t *testing.T) {
 		}
 		select {
 		case err := <-runs.ended:
-			var gaveUp *machine.GaveUpError
+			var gaveUp *elicitrt.GaveUpError
 			if !errors.As(err, &gaveUp) || gaveUp.Step != "sugar" || gaveUp.Tries != 3 {
 				t.Errorf("Run's Ask ended with %v, want a GaveUpError of sugar after 3 tries", err)
 			}
@@ -1351,7 +1353,7 @@ func TestTaskGivesUpAfterMaxAttempts(t *testing.T) {
 
 // brewRunning is brewTool's tool ("size" before the task, "sugar" during
 // it) with run as its Run.
-func brewRunning(opts *machine.ToolOptions, run func(ctx context.Context, task *machine.Task) (*mcp.CallToolResult, error)) func(*mcp.Server) {
+func brewRunning(opts *elicitrt.ToolOptions, run func(ctx context.Context, task *machine.Task) (*mcp.CallToolResult, error)) func(*mcp.Server) {
 	return func(s *mcp.Server) {
 		steps := []machine.Step{
 			{Key: "size", Mode: machine.ModeForm, Message: "Which size?", Params: brewForm("size", "string", "small", "large"),
@@ -1378,11 +1380,11 @@ func TestTaskCancelledWhateverRunReturns(t *testing.T) {
 		res  *mcp.CallToolResult
 		err  error
 	}{
-		{"result", machine.Text("brewed anyway"), nil},
+		{"result", elicitrt.Text("brewed anyway"), nil},
 		{"rpc error", nil, &jsonrpc.Error{Code: 4242, Message: "no beans"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			limits := &machine.TaskLimits{MaxRunning: 1, PerPrincipal: 1}
+			limits := &elicitrt.TaskLimits{MaxRunning: 1, PerPrincipal: 1}
 			cancelled, release := make(chan struct{}), make(chan struct{})
 			run := func(ctx context.Context, _ *machine.Task) (*mcp.CallToolResult, error) {
 				<-ctx.Done() // seen, and ignored: the work goes on
@@ -1390,7 +1392,7 @@ func TestTaskCancelledWhateverRunReturns(t *testing.T) {
 				<-release
 				return c.res, c.err
 			}
-			w := memoryWire(t, capsTasks, brewRunning(&machine.ToolOptions{TaskLimits: limits, Tasks: &backend.MemoryTaskStore{}, Logger: discardLogger()}, run))
+			w := memoryWire(t, capsTasks, brewRunning(&elicitrt.ToolOptions{TaskLimits: limits, Tasks: &backend.MemoryTaskStore{}, Logger: discardLogger()}, run))
 			id := startBrew(t, w, map[string]any{})["taskId"].(string)
 			w.must(machine.MethodTasksCancel, map[string]any{"taskId": id})
 			select {
@@ -1398,7 +1400,7 @@ func TestTaskCancelledWhateverRunReturns(t *testing.T) {
 			case <-time.After(5 * time.Second):
 				t.Fatal("Run's context did not end on tasks/cancel")
 			}
-			if n := limits.Running(); n != 1 {
+			if n := machine.LimiterOf(limits).Running(); n != 1 {
 				t.Errorf("a cancelled task whose Run goes on: %d running, want 1", n)
 			}
 			// Its user's place is free, the process's is not.
@@ -1418,12 +1420,12 @@ func TestTaskCancelledWhateverRunReturns(t *testing.T) {
 // another store panics, at registration, naming the option.
 func TestTaskToolsShareTheirStore(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "tasks", Version: "v0"}, nil)
-	limits := &machine.TaskLimits{}
-	brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: &backend.MemoryTaskStore{}, TaskLimits: limits}, nil)(srv)
+	limits := &elicitrt.TaskLimits{}
+	brewTool(machine.TaskOptional, &elicitrt.ToolOptions{Tasks: &backend.MemoryTaskStore{}, TaskLimits: limits}, nil)(srv)
 	defer func() {
 		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "ToolOptions.Tasks") {
 			t.Errorf("a second task tool with another TaskStore: recovered %v", r)
 		}
 	}()
-	brewTool(machine.TaskOptional, &machine.ToolOptions{Tasks: &backend.MemoryTaskStore{}, TaskLimits: limits}, nil)(srv)
+	brewTool(machine.TaskOptional, &elicitrt.ToolOptions{Tasks: &backend.MemoryTaskStore{}, TaskLimits: limits}, nil)(srv)
 }

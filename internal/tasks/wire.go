@@ -28,7 +28,7 @@ import (
 // taskService serves the tasks methods of one server.
 type taskService struct {
 	store     backend.TaskStore
-	limits    *machine.TaskLimits
+	limits    *machine.Limiter
 	principal func(req *mcp.CallToolRequest) string // nil: the bearer token's user
 	logger    *slog.Logger
 	hooks     backend.Hooks    // nil: none
@@ -42,10 +42,10 @@ var taskServices sync.Map // *mcp.Server → *taskService
 
 // Enable installs the tasks wire on server, once, for the task tool
 // of machine m. It panics, at registration, when another task tool of
-// the server uses another store or machine.TaskLimits.
+// the server uses another store or TaskLimits.
 func Enable(server *mcp.Server, m *machine.Machine) {
 	o := m.Options()
-	svc := &taskService{store: o.Tasks, limits: o.TaskLimits, principal: o.Principal, logger: o.Logger, hooks: o.Hooks, now: o.Now}
+	svc := &taskService{store: o.Tasks, limits: machine.LimiterOf(o.TaskLimits), principal: o.Principal, logger: o.Logger, hooks: o.Hooks, now: o.Now}
 	prev, loaded := taskServices.LoadOrStore(server, svc)
 	if loaded {
 		p := prev.(*taskService)

@@ -15,11 +15,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/tasks"
-	"github.com/elicitgen/elicitgen/internal/testkit/httpt"
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/internal/tasks"
+	"github.com/elicitgen/elicitgen/internal/testkit/httpt"
 )
 
 // Helpers in this file are prefixed httpT so they cannot clash with other
@@ -109,7 +112,7 @@ func httpTConfirmTool(rec *httpTRecorder) func(*mcp.Server) {
 
 // httpTServe starts the router on 127.0.0.1 with one server and returns its
 // URL. wrap, if set, wraps the router (for auth middleware).
-func httpTServe(t *testing.T, opts *HTTPOptions, wrap func(http.Handler) http.Handler, setup ...func(*mcp.Server)) string {
+func httpTServe(t *testing.T, opts *elicitrt.HTTPOptions, wrap func(http.Handler) http.Handler, setup ...func(*mcp.Server)) string {
 	t.Helper()
 	srv := httpt.NewServer(setup...)
 	h := NewHTTPHandler(func(*http.Request) *mcp.Server { return srv }, opts, Hooks{Listen: tasks.ServeListen})
@@ -184,7 +187,7 @@ func TestHTTPHandlerModernClientCompletesElicitation(t *testing.T) {
 	for _, jsonResponse := range []bool{false, true} {
 		t.Run(fmt.Sprintf("JSONResponse=%v", jsonResponse), func(t *testing.T) {
 			rec := &httpTRecorder{}
-			url := httpTServe(t, &HTTPOptions{JSONResponse: jsonResponse}, nil, httpTConfirmTool(rec))
+			url := httpTServe(t, &elicitrt.HTTPOptions{JSONResponse: jsonResponse}, nil, httpTConfirmTool(rec))
 			asked := &httpTAsked{}
 			cs := httpTConnect(t, url, "", nil, &mcp.ClientOptions{ElicitationHandler: asked.handle})
 			if got := cs.InitializeResult().ProtocolVersion; got != "2026-07-28" {
@@ -240,7 +243,7 @@ func TestHTTPHandlerLegacyClientCompletesElicitation(t *testing.T) {
 	for _, jsonResponse := range []bool{false, true} {
 		t.Run(fmt.Sprintf("JSONResponse=%v", jsonResponse), func(t *testing.T) {
 			rec := &httpTRecorder{}
-			url := httpTServe(t, &HTTPOptions{JSONResponse: jsonResponse}, nil, httpTConfirmTool(rec))
+			url := httpTServe(t, &elicitrt.HTTPOptions{JSONResponse: jsonResponse}, nil, httpTConfirmTool(rec))
 			asked := &httpTAsked{}
 			cs := httpTConnect(t, url, "2025-11-25", nil, &mcp.ClientOptions{ElicitationHandler: asked.handle})
 			if got := cs.InitializeResult().ProtocolVersion; got != "2025-11-25" {
@@ -294,7 +297,7 @@ func TestHTTPHandlerMissingCapabilityIs400(t *testing.T) {
 	}
 	for _, jsonResponse := range []bool{false, true} {
 		t.Run(fmt.Sprintf("JSONResponse=%v", jsonResponse), func(t *testing.T) {
-			url := httpTServe(t, &HTTPOptions{JSONResponse: jsonResponse}, nil, needsElicitation)
+			url := httpTServe(t, &elicitrt.HTTPOptions{JSONResponse: jsonResponse}, nil, needsElicitation)
 
 			header, body := httpTModernCall("needs-elicitation", `{}`)
 			status, respHeader, msg := httpt.Post(t, url, header, body)
@@ -423,7 +426,7 @@ func TestHTTPHandlerSessionlessAndUnknownSession(t *testing.T) {
 
 // The body limit applies to the router's own read.
 func TestHTTPHandlerBodyLimit(t *testing.T) {
-	url := httpTServe(t, &HTTPOptions{MaxRequestBodyBytes: 64}, nil)
+	url := httpTServe(t, &elicitrt.HTTPOptions{MaxRequestBodyBytes: 64}, nil)
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + strings.Repeat("a", 100) + `"}}`
 	if status, _, msg := httpt.Post(t, url, nil, body); status != http.StatusRequestEntityTooLarge {
 		t.Errorf("status %d (%s), want 413", status, msg)
@@ -780,7 +783,7 @@ func TestHTTPHandlerDefaultBodyLimit(t *testing.T) {
 // Without the option the same foreign Origin is served (the control).
 func TestHTTPHandlerAllowedOrigins(t *testing.T) {
 	rec := &httpTRecorder{}
-	url := httpTServe(t, &HTTPOptions{AllowedOrigins: []string{"https://app.example.com", "http://localhost:5173/"}}, nil, httpTConfirmTool(rec))
+	url := httpTServe(t, &elicitrt.HTTPOptions{AllowedOrigins: []string{"https://app.example.com", "http://localhost:5173/"}}, nil, httpTConfirmTool(rec))
 	open := httpTServe(t, nil, nil, httpTConfirmTool(&httpTRecorder{}))
 	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
 	send := func(url, method string, origins ...string) (int, string) {

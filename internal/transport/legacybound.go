@@ -8,8 +8,11 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/machine"
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/elicitgen/elicitgen/internal/machine"
 )
 
 // Bounds on the legacy (2025-11-25) sessions an HTTPHandler holds. Each is
@@ -67,7 +70,7 @@ type sessionBounds struct {
 }
 
 // newSessionBounds reads the bounds of opts.
-func newSessionBounds(opts *HTTPOptions) sessionBounds {
+func newSessionBounds(opts *elicitrt.HTTPOptions) sessionBounds {
 	return sessionBounds{
 		perUser: orBound(opts.MaxSessionsPerPrincipal, DefaultMaxSessionsPerPrincipal),
 		perAddr: orBound(opts.MaxAnonymousSessionsPerAddress, DefaultMaxAnonymousSessionsPerAddress),

@@ -9,10 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/machine"
-	"github.com/elicitgen/elicitgen/internal/testkit/httpt"
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/internal/testkit/httpt"
 )
 
 // TestHTTPHandlerDefaultSessionTimeout: issue 24, finding 4. Legacy
@@ -22,25 +24,25 @@ import (
 // negative value keeps sessions until DELETE. Likewise each principal's
 // sessions are bounded by default.
 func TestHTTPHandlerDefaultSessionTimeout(t *testing.T) {
-	if DefaultSessionTimeout <= 0 || DefaultSessionTimeout < machine.DefaultLegacyAnswerWait {
-		t.Fatalf("DefaultSessionTimeout = %v, want > 0 and >= DefaultLegacyAnswerWait (%v)", DefaultSessionTimeout, machine.DefaultLegacyAnswerWait)
+	if DefaultSessionTimeout <= 0 || DefaultSessionTimeout < elicitrt.DefaultLegacyAnswerWait {
+		t.Fatalf("DefaultSessionTimeout = %v, want > 0 and >= DefaultLegacyAnswerWait (%v)", DefaultSessionTimeout, elicitrt.DefaultLegacyAnswerWait)
 	}
 	get := func(*http.Request) *mcp.Server { return nil }
 	for _, c := range []struct {
-		opts *HTTPOptions
+		opts *elicitrt.HTTPOptions
 		want time.Duration
 	}{
 		{nil, DefaultSessionTimeout},
-		{&HTTPOptions{}, DefaultSessionTimeout},
-		{&HTTPOptions{SessionTimeout: time.Minute}, time.Minute},
-		{&HTTPOptions{SessionTimeout: -1}, 0},
+		{&elicitrt.HTTPOptions{}, DefaultSessionTimeout},
+		{&elicitrt.HTTPOptions{SessionTimeout: time.Minute}, time.Minute},
+		{&elicitrt.HTTPOptions{SessionTimeout: -1}, 0},
 	} {
 		if got := NewHTTPHandler(get, c.opts, Hooks{}).sessions.idle; got != c.want {
 			t.Errorf("%+v: idle timeout %v, want %v", c.opts, got, c.want)
 		}
 	}
 	for n, want := range map[int]int{0: DefaultMaxSessionsPerPrincipal, 5: 5, -1: 0} {
-		if got := NewHTTPHandler(get, &HTTPOptions{MaxSessionsPerPrincipal: n}, Hooks{}).sessions.bounds.perUser; got != want {
+		if got := NewHTTPHandler(get, &elicitrt.HTTPOptions{MaxSessionsPerPrincipal: n}, Hooks{}).sessions.bounds.perUser; got != want {
 			t.Errorf("MaxSessionsPerPrincipal %d: bound %d, want %d", n, got, want)
 		}
 	}
@@ -62,7 +64,7 @@ func TestHTTPHandlerIdleSessionsEnd(t *testing.T) {
 	before := goruntime.NumGoroutine()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "idle", Version: "v0"}, nil)
 	ts := httptest.NewServer(NewHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&HTTPOptions{SessionTimeout: timeout, MaxAnonymousSessionsPerAddress: -1}, Hooks{}))
+		&elicitrt.HTTPOptions{SessionTimeout: timeout, MaxAnonymousSessionsPerAddress: -1}, Hooks{}))
 	defer ts.Close()
 	ids := make([]string, sessions)
 	for i := range ids {
@@ -101,7 +103,7 @@ func TestHTTPHandlerSessionsPerPrincipal(t *testing.T) {
 	verify := func(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
 		return &auth.TokenInfo{UserID: tok, Expiration: time.Now().Add(time.Hour)}, nil
 	}
-	url := httpTServe(t, &HTTPOptions{MaxSessionsPerPrincipal: 3, SessionTimeout: time.Second}, auth.RequireBearerToken(verify, nil))
+	url := httpTServe(t, &elicitrt.HTTPOptions{MaxSessionsPerPrincipal: 3, SessionTimeout: time.Second}, auth.RequireBearerToken(verify, nil))
 	open := func(user string) (int, string, string) {
 		status, header, body := httpt.Post(t, url, map[string]string{"Authorization": "Bearer " + user}, legacyInitialize)
 		return status, header.Get("Mcp-Session-Id"), string(body)

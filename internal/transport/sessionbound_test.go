@@ -11,10 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/machine"
-	"github.com/elicitgen/elicitgen/internal/testkit/httpt"
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/internal/testkit/httpt"
 )
 
 // Bounds on the sessions opened without a token (issue 35, finding 2),
@@ -177,7 +180,7 @@ func releaseOnce(t *testing.T, release chan struct{}) func() {
 // closed and nothing refused.
 func TestHTTPHandlerAnonymousSessionsEvictIdleLongest(t *testing.T) {
 	entered, release := make(chan struct{}, 16), make(chan struct{})
-	url := httpTServe(t, &HTTPOptions{MaxAnonymousSessions: 6, MaxAnonymousSessionsPerAddress: 3}, nil, waitTool(entered, release))
+	url := httpTServe(t, &elicitrt.HTTPOptions{MaxAnonymousSessions: 6, MaxAnonymousSessionsPerAddress: 3}, nil, waitTool(entered, release))
 	free := releaseOnce(t, release)
 	a, b, c := newBoundClient(t, url, "127.0.0.2", ""), newBoundClient(t, url, "127.0.0.3", ""), newBoundClient(t, url, "127.0.0.4", "")
 	ids := map[*boundClient][]string{}
@@ -250,7 +253,7 @@ func optionalBearer(next http.Handler) http.Handler {
 // stayed open; with the anonymous bound at the total, Alice was refused.
 func TestHTTPHandlerAuthenticatedBesideAnonymous(t *testing.T) {
 	entered, release := make(chan struct{}, 16), make(chan struct{})
-	url := httpTServe(t, &HTTPOptions{MaxSessions: 6, MaxAnonymousSessions: 4}, optionalBearer, waitTool(entered, release))
+	url := httpTServe(t, &elicitrt.HTTPOptions{MaxSessions: 6, MaxAnonymousSessions: 4}, optionalBearer, waitTool(entered, release))
 	free := releaseOnce(t, release)
 	anon := newBoundClient(t, url, "127.0.0.1", "")
 	var ids []string

@@ -3,9 +3,12 @@ package elicitimpl
 import (
 	"encoding/json"
 
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/tasks"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The step table of a tool, a prompt or a resource, and its interpreter.
@@ -63,17 +66,17 @@ const (
 )
 
 // NewMachine returns the machine of a tool's step table.
-func NewMachine(tool string, steps []Step, flow Flow, opts *machine.ToolOptions) *Machine {
+func NewMachine(tool string, steps []Step, flow Flow, opts *elicitrt.ToolOptions) *Machine {
 	return machine.NewMachine(tool, steps, flow, opts)
 }
 
 // NewPromptMachine returns the machine of a prompt's step table.
-func NewPromptMachine[A, T any, S ~int](prompt string, steps []Step, t TypedPrompt[A, T, S], opts *machine.ToolOptions) *Machine {
+func NewPromptMachine[A, T any, S ~int](prompt string, steps []Step, t TypedPrompt[A, T, S], opts *elicitrt.ToolOptions) *Machine {
 	return machine.NewPromptMachine(prompt, steps, t, opts)
 }
 
 // NewResourceMachine returns the machine of a resource's step table.
-func NewResourceMachine[T any, S ~int](uri string, steps []Step, t TypedResource[T, S], opts *machine.ToolOptions) *Machine {
+func NewResourceMachine[T any, S ~int](uri string, steps []Step, t TypedResource[T, S], opts *elicitrt.ToolOptions) *Machine {
 	return machine.NewResourceMachine(uri, steps, t, opts)
 }
 
@@ -125,7 +128,7 @@ func Decoded[T any, P interface {
 }
 
 // URLAnswer is the answer of a URL step, nil when it was not asked.
-func URLAnswer(a map[string]any) *machine.URLStep { return machine.URLAnswer(a) }
+func URLAnswer(a map[string]any) *elicitrt.URLStep { return machine.URLAnswer(a) }
 
 // Bool returns a pointer to b, for tool annotations.
 func Bool(b bool) *bool { return &b }

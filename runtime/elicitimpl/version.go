@@ -31,7 +31,7 @@ const (
 	// GenVersion is the version of the code the current elicitgen writes.
 	GenVersion = contract.GenVersion
 	// MinVersion is the oldest generated code this runtime still supports.
-	MinVersion = 4
+	MinVersion = 5
 	// MaxVersion is the newest generated code this runtime supports.
 	MaxVersion = GenVersion
 )

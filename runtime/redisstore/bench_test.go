@@ -13,7 +13,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
@@ -38,7 +37,7 @@ func BenchmarkReplayGuardClaim(b *testing.B) {
 	ctx := context.Background()
 	b.Run("memory", func(b *testing.B) {
 		ids := benchIDs(b.N)
-		g := &elicitrt.MemoryReplayGuard{MaxClaims: b.N}
+		g := &backend.MemoryReplayGuard{MaxClaims: b.N}
 		until := 10 * time.Minute
 		before := liveHeap()
 		b.ResetTimer()
@@ -108,10 +107,10 @@ func BenchmarkTaskUpdate(b *testing.B) {
 	ctx := context.Background()
 	stores := []struct {
 		name string
-		new  func(b *testing.B) elicitrt.TaskStore
+		new  func(b *testing.B) backend.TaskStore
 	}{
-		{"memory", func(*testing.B) elicitrt.TaskStore { return &elicitrt.MemoryTaskStore{} }},
-		{"redis", func(b *testing.B) elicitrt.TaskStore {
+		{"memory", func(*testing.B) backend.TaskStore { return &backend.MemoryTaskStore{} }},
+		{"redis", func(b *testing.B) backend.TaskStore {
 			s, err := NewTasks(newClient(b, redistest.Start(b)), &Options{Keys: testKeys(b)})
 			if err != nil {
 				b.Fatal(err)
@@ -123,17 +122,17 @@ func BenchmarkTaskUpdate(b *testing.B) {
 		b.Run(st.name, func(b *testing.B) {
 			s := st.new(b)
 			now := time.Now()
-			rec := &elicitrt.TaskRecord{Format: backend.TaskRecordFormat, ID: "bench", Principal: "alice", Tool: "report",
+			rec := &backend.TaskRecord{Format: backend.TaskRecordFormat, ID: "bench", Principal: "alice", Tool: "report",
 				Status: backend.TaskWorking, CreatedAt: now, UpdatedAt: now, Expires: now.Add(time.Hour), PollInterval: time.Second}
 			if err := s.Create(ctx, rec); err != nil {
 				b.Fatal(err)
 			}
-			if _, err := s.Update(ctx, "bench", func(*elicitrt.TaskRecord) error { return nil }); err != nil { // connection, script load
+			if _, err := s.Update(ctx, "bench", func(*backend.TaskRecord) error { return nil }); err != nil { // connection, script load
 				b.Fatal(err)
 			}
 			b.ResetTimer()
 			for i := range b.N {
-				r, err := s.Update(ctx, "bench", func(r *elicitrt.TaskRecord) error {
+				r, err := s.Update(ctx, "bench", func(r *backend.TaskRecord) error {
 					r.StatusMessage = "step " + strconv.Itoa(i)
 					return nil
 				})

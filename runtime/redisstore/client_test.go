@@ -8,9 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitgen/elicitgen/runtime/backend"
+
 	"github.com/redis/go-redis/v9"
 
-	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
 
@@ -336,7 +337,7 @@ func exerciseStores(t *testing.T, c redis.UniversalClient) {
 	woke := make(chan error, 1)
 	go func() { woke <- tasks.Wait(ctx, "acl-task", 1) }()
 	time.Sleep(50 * time.Millisecond)
-	if r, err := tasks.Update(ctx, "acl-task", func(r *elicitrt.TaskRecord) error { r.StatusMessage = "x"; return nil }); r == nil || err != nil {
+	if r, err := tasks.Update(ctx, "acl-task", func(r *backend.TaskRecord) error { r.StatusMessage = "x"; return nil }); r == nil || err != nil {
 		t.Fatalf("Update: %v %v", r, err)
 	}
 	select {

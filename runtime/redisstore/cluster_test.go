@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitgen/elicitgen/runtime/backend"
+
 	"github.com/redis/go-redis/v9"
 
-	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
 
@@ -182,7 +183,7 @@ func crossNodeWake(t *testing.T, cl *redistest.Cluster, a, b redis.UniversalClie
 	if list, err := cl.Nodes[there].Do("CLIENT", "LIST", "TYPE", "pubsub"); err != nil || strings.Contains(list, "id=") {
 		t.Fatalf("node %d, the second task's master, has a subscription connection: %q %v", there, list, err)
 	}
-	if r, err := sb.Update(ctx, second, func(r *elicitrt.TaskRecord) error { r.StatusMessage = "answered"; return nil }); r == nil || err != nil {
+	if r, err := sb.Update(ctx, second, func(r *backend.TaskRecord) error { r.StatusMessage = "answered"; return nil }); r == nil || err != nil {
 		t.Fatalf("Update: %v %v", r, err)
 	}
 	select {

@@ -10,9 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitgen/elicitgen/runtime/backend"
+
 	"github.com/redis/go-redis/v9"
 
-	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
 
@@ -82,7 +83,7 @@ func writeFailoverState(t *testing.T, cl *redistest.Cluster, a, b *failoverSide)
 	if err := a.tasks.Create(ctx, newTaskRecord(st.taskID, time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if r, err := b.tasks.Update(ctx, st.taskID, func(r *elicitrt.TaskRecord) error { r.StatusMessage = "before"; return nil }); r == nil || err != nil || r.Version != 2 {
+	if r, err := b.tasks.Update(ctx, st.taskID, func(r *backend.TaskRecord) error { r.StatusMessage = "before"; return nil }); r == nil || err != nil || r.Version != 2 {
 		t.Fatalf("Update: %v %v", r, err)
 	}
 	return st
@@ -244,7 +245,7 @@ func wakeAfterFailover(t *testing.T, b *failoverSide, st *failoverState, kill ti
 		t.Fatalf("the Wait returned before the update: %v", err)
 	default:
 	}
-	r, err := b.tasks.Update(context.Background(), st.taskID, func(r *elicitrt.TaskRecord) error { r.StatusMessage = "after"; return nil })
+	r, err := b.tasks.Update(context.Background(), st.taskID, func(r *backend.TaskRecord) error { r.StatusMessage = "after"; return nil })
 	if r == nil || err != nil || r.Version != 3 {
 		t.Fatalf("Update after the failover: %v %v", r, err)
 	}

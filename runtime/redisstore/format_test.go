@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/elicitgen/elicitgen/internal/seal"
-	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
@@ -96,12 +95,12 @@ func TestTaskFormatV1Opens(t *testing.T) {
 		string(rec.Answers["format"]) != `{"action":"accept","content":{"format":"pdf"}}` {
 		t.Fatalf("v1 task read as %+v", rec)
 	}
-	if r, err := s.Update(ctx, "task-v1", func(r *elicitrt.TaskRecord) error { r.Answers = nil; return nil }); err != nil || r.Version != 4 {
+	if r, err := s.Update(ctx, "task-v1", func(r *backend.TaskRecord) error { r.Answers = nil; return nil }); err != nil || r.Version != 4 {
 		t.Fatalf("v1 task update: %v %v", r, err)
 	}
 
 	js := `{"v":1,"id":"by-hand","tool":"report","status":"working","created":"2026-12-01T00:00:00Z","updated":"2026-12-01T00:00:00Z","expires":"2126-01-01T00:00:00Z","ver":1}`
-	sealed, err := testKeys(t).Seal(seal.Binding{Tool: "elicitgen task record", ArgsDigest: digest("elicitgen task record v1", "by-hand", "1")},
+	sealed, err := (*seal.Keyring)(testKeys(t)).Seal(seal.Binding{Tool: "elicitgen task record", ArgsDigest: digest("elicitgen task record v1", "by-hand", "1")},
 		0, []byte(js), time.Now(), 100*365*24*time.Hour)
 	if err != nil {
 		t.Fatal(err)

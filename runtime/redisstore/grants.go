@@ -96,7 +96,7 @@ func (g *Grants) CompleteFlow(ctx context.Context, flowID, subject string, ttl t
 	if ttl <= 0 {
 		ttl = g.o.GrantTTL
 	}
-	sealed, err := g.o.Keys.Seal(flowBinding(flowID), 0, []byte(subject), g.o.Now(), ttl)
+	sealed, err := (*seal.Keyring)(g.o.Keys).Seal(flowBinding(flowID), 0, []byte(subject), g.o.Now(), ttl)
 	if err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func (g *Grants) FlowSubject(ctx context.Context, flowID string) (string, bool, 
 	case !strings.HasPrefix(v, flowDone):
 		return "", false, errUnknownFormat(&g.o, "flow record", v)
 	}
-	_, subject, err := g.o.Keys.Open(flowBinding(flowID), v[len(flowDone):], g.o.Now())
+	_, subject, err := (*seal.Keyring)(g.o.Keys).Open(flowBinding(flowID), v[len(flowDone):], g.o.Now())
 	if err != nil {
 		g.o.Logger.Warn("elicitgen: redisstore: a flow record does not open (key ring changed?); taken as not done")
 		return "", false, nil
@@ -148,7 +148,7 @@ func (g *Grants) PutGrant(ctx context.Context, subject, name string, grant []byt
 		ttl = g.o.GrantTTL
 	}
 	b := grantBinding(subject, name)
-	sealed, err := g.o.Keys.Seal(b, 0, grant, g.o.Now(), ttl)
+	sealed, err := (*seal.Keyring)(g.o.Keys).Seal(b, 0, grant, g.o.Now(), ttl)
 	if err != nil {
 		return err
 	}
@@ -176,7 +176,7 @@ func (g *Grants) Grant(ctx context.Context, subject, name string) ([]byte, bool,
 	case !strings.HasPrefix(v, formatV1):
 		return nil, false, errUnknownFormat(&g.o, "grant", v)
 	}
-	_, grant, err := g.o.Keys.Open(b, v[len(formatV1):], g.o.Now())
+	_, grant, err := (*seal.Keyring)(g.o.Keys).Open(b, v[len(formatV1):], g.o.Now())
 	if err != nil {
 		g.o.Logger.Warn("elicitgen: redisstore: a grant does not open (key ring changed?); taken as absent")
 		return nil, false, nil

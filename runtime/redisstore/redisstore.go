@@ -86,7 +86,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/seal"
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+
 	"github.com/redis/go-redis/v9"
 )
 
@@ -123,7 +124,7 @@ type Options struct {
 	// (ELICITGEN_STATE_KEYS). Dropping a key from the ring makes what it
 	// sealed unreadable: a grant reads as absent, and the user signs in
 	// again; a task reads as gone.
-	Keys *seal.Keyring
+	Keys *elicitrt.Keyring
 	// GrantTTL is the lifetime of a grant stored with ttl 0 ("no expiry"),
 	// DefaultGrantTTL when zero.
 	GrantTTL time.Duration

@@ -276,10 +276,10 @@ func TestEveryKeyHasATTL(t *testing.T) {
 	g.PutGrant(ctx, "u", "n", []byte("g"), 0)
 	tasks, _ := NewTasks(c, &Options{Keys: testKeys(t), Prefix: "p:"})
 	now := time.Now()
-	if err := tasks.Create(ctx, &elicitrt.TaskRecord{ID: "task", Status: backend.TaskWorking, CreatedAt: now, Expires: now.Add(time.Hour)}); err != nil {
+	if err := tasks.Create(ctx, &backend.TaskRecord{ID: "task", Status: backend.TaskWorking, CreatedAt: now, Expires: now.Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
-	tasks.Update(ctx, "task", func(r *elicitrt.TaskRecord) error { r.StatusMessage = "m"; return nil })
+	tasks.Update(ctx, "task", func(r *backend.TaskRecord) error { r.StatusMessage = "m"; return nil })
 	all := c.Keys(ctx, "*").Val()
 	if len(all) != 6 {
 		t.Fatalf("keys %q, want 6", all)

@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitgen/elicitgen/runtime/backend"
+
 	"github.com/redis/go-redis/v9"
 
-	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
 
@@ -201,14 +202,14 @@ func TestUpdateRetriedAfterLostReply(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Redis has the update script from now on.
-	if _, err := s.Update(ctx, "t", func(*elicitrt.TaskRecord) error { return nil }); err != nil {
+	if _, err := s.Update(ctx, "t", func(*backend.TaskRecord) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 
 	resetStats(t, srv)
 	d.arm(s.key("t"))
 	var changes atomic.Int32
-	rec, err := s.Update(ctx, "t", func(r *elicitrt.TaskRecord) error {
+	rec, err := s.Update(ctx, "t", func(r *backend.TaskRecord) error {
 		changes.Add(1)
 		r.StatusMessage += "x"
 		return nil

@@ -82,7 +82,7 @@ func (s *Tasks) seal(rec *backend.TaskRecord) (string, error) {
 	var v strings.Builder
 	v.WriteString(formatV1)
 	for i := range n {
-		sealed, err := s.o.Keys.Seal(b, uint32(i), js[i*part:min((i+1)*part, len(js))], now, ttl)
+		sealed, err := (*seal.Keyring)(s.o.Keys).Seal(b, uint32(i), js[i*part:min((i+1)*part, len(js))], now, ttl)
 		if err != nil {
 			return "", err
 		}
@@ -106,7 +106,7 @@ func (s *Tasks) open(id, v string) (*backend.TaskRecord, error) {
 	now := s.o.Now()
 	var js []byte
 	for i, p := range parts {
-		round, payload, err := s.o.Keys.Open(b, p, now)
+		round, payload, err := (*seal.Keyring)(s.o.Keys).Open(b, p, now)
 		if err != nil || round != uint32(i) {
 			s.o.Logger.Warn("elicitgen: redisstore: a task record does not open (key ring changed?); taken as gone")
 			return nil, nil

@@ -25,23 +25,23 @@ import (
 // the same MemoryTaskStore twice (one process), or two Tasks on two
 // clients of one redis-server, or of a three-master Redis Cluster (each
 // pair under a prefix of its own).
-var taskStoreKinds = map[string]func(t *testing.T) func(t *testing.T) (a, b elicitrt.TaskStore){
-	"memory": func(*testing.T) func(*testing.T) (elicitrt.TaskStore, elicitrt.TaskStore) {
-		return func(t *testing.T) (elicitrt.TaskStore, elicitrt.TaskStore) {
-			s := &elicitrt.MemoryTaskStore{}
+var taskStoreKinds = map[string]func(t *testing.T) func(t *testing.T) (a, b backend.TaskStore){
+	"memory": func(*testing.T) func(*testing.T) (backend.TaskStore, backend.TaskStore) {
+		return func(t *testing.T) (backend.TaskStore, backend.TaskStore) {
+			s := &backend.MemoryTaskStore{}
 			return s, s
 		}
 	},
-	"redis": func(t *testing.T) func(*testing.T) (elicitrt.TaskStore, elicitrt.TaskStore) {
+	"redis": func(t *testing.T) func(*testing.T) (backend.TaskStore, backend.TaskStore) {
 		srv := redistest.Start(t)
-		return func(t *testing.T) (elicitrt.TaskStore, elicitrt.TaskStore) {
+		return func(t *testing.T) (backend.TaskStore, backend.TaskStore) {
 			o := &Options{Prefix: t.Name() + ":"}
 			return newTasks(t, srv, o), newTasks(t, srv, o)
 		}
 	},
-	"cluster": func(t *testing.T) func(*testing.T) (elicitrt.TaskStore, elicitrt.TaskStore) {
+	"cluster": func(t *testing.T) func(*testing.T) (backend.TaskStore, backend.TaskStore) {
 		cl := redistest.StartCluster(t)
-		return func(t *testing.T) (elicitrt.TaskStore, elicitrt.TaskStore) {
+		return func(t *testing.T) (backend.TaskStore, backend.TaskStore) {
 			o := &Options{Prefix: t.Name() + ":", Keys: testKeys(t)}
 			a, _ := NewTasks(clusterClient(t, cl), o)
 			b, _ := NewTasks(clusterClient(t, cl), o)
@@ -69,9 +69,9 @@ func newTasks(t testing.TB, srv *redistest.Server, o *Options) *Tasks {
 }
 
 // newTaskRecord is a working task of id expiring in ttl.
-func newTaskRecord(id string, ttl time.Duration) *elicitrt.TaskRecord {
+func newTaskRecord(id string, ttl time.Duration) *backend.TaskRecord {
 	now := time.Now()
-	return &elicitrt.TaskRecord{
+	return &backend.TaskRecord{
 		Format: backend.TaskRecordFormat, ID: id, Principal: "alice", Tool: "report",
 		Status: backend.TaskWorking, CreatedAt: now, UpdatedAt: now, Expires: now.Add(ttl),
 		PollInterval: time.Second, Version: 7, // Create makes it 1
@@ -80,7 +80,7 @@ func newTaskRecord(id string, ttl time.Duration) *elicitrt.TaskRecord {
 
 // counter is the number an update of the racing test keeps in
 // StatusMessage.
-func counter(rec *elicitrt.TaskRecord) int {
+func counter(rec *backend.TaskRecord) int {
 	n, _ := strconv.Atoi(rec.StatusMessage)
 	return n
 }
@@ -117,7 +117,7 @@ func TestTaskStoreContract(t *testing.T) {
 				got.InputRequests["x"] = nil // a copy: the store does not change
 				before := time.Now()
 				calls := 0
-				upd, err := b.Update(ctx, "t1", func(r *elicitrt.TaskRecord) error {
+				upd, err := b.Update(ctx, "t1", func(r *backend.TaskRecord) error {
 					calls++
 					if r.Version != 1 {
 						t.Errorf("change sees version %d", r.Version)
@@ -141,7 +141,7 @@ func TestTaskStoreContract(t *testing.T) {
 				}
 				// An error of change aborts, returned as is.
 				errNo := errors.New("no")
-				if r, err := a.Update(ctx, "t1", func(r *elicitrt.TaskRecord) error { r.Status = backend.TaskFailed; return errNo }); r != nil || err != errNo {
+				if r, err := a.Update(ctx, "t1", func(r *backend.TaskRecord) error { r.Status = backend.TaskFailed; return errNo }); r != nil || err != errNo {
 					t.Fatalf("Update with an error: %v %v", r, err)
 				}
 				if got, _ := b.Get(ctx, "t1"); got.Version != 2 || got.Status != backend.TaskInputRequired {
@@ -161,7 +161,7 @@ func TestTaskStoreContract(t *testing.T) {
 				if r, err := a.Get(ctx, "nope"); r != nil || err != nil {
 					t.Fatalf("Get unknown: %v %v", r, err)
 				}
-				if r, err := a.Update(ctx, "nope", func(*elicitrt.TaskRecord) error { t.Error("change called"); return nil }); r != nil || err != nil {
+				if r, err := a.Update(ctx, "nope", func(*backend.TaskRecord) error { t.Error("change called"); return nil }); r != nil || err != nil {
 					t.Fatalf("Update unknown: %v %v", r, err)
 				}
 				if err := a.Wait(ctx, "nope", 0); err != nil {
@@ -189,7 +189,7 @@ func TestTaskStoreContract(t *testing.T) {
 				if r, err := b.Get(ctx, "short"); r != nil || err != nil {
 					t.Fatalf("Get after expiry: %v %v", r, err)
 				}
-				if r, err := a.Update(ctx, "short", func(*elicitrt.TaskRecord) error { t.Error("change called"); return nil }); r != nil || err != nil {
+				if r, err := a.Update(ctx, "short", func(*backend.TaskRecord) error { t.Error("change called"); return nil }); r != nil || err != nil {
 					t.Fatalf("Update after expiry: %v %v", r, err)
 				}
 				// An expired id can be created again.
@@ -224,7 +224,7 @@ func TestTaskStoreContract(t *testing.T) {
 					default:
 					}
 					sent := time.Now()
-					if r, err := b.Update(ctx, "w", func(r *elicitrt.TaskRecord) error { r.StatusMessage = "answered"; return nil }); err != nil || r == nil {
+					if r, err := b.Update(ctx, "w", func(r *backend.TaskRecord) error { r.StatusMessage = "answered"; return nil }); err != nil || r == nil {
 						t.Fatalf("Update: %v %v", r, err)
 					}
 					select {
@@ -245,10 +245,10 @@ func TestTaskStoreContract(t *testing.T) {
 				var calls atomic.Int64
 				var wg sync.WaitGroup
 				for g := range 8 {
-					s := []elicitrt.TaskStore{a, b}[g%2]
+					s := []backend.TaskStore{a, b}[g%2]
 					wg.Go(func() {
 						for range 50 {
-							r, err := s.Update(ctx, "race", func(r *elicitrt.TaskRecord) error {
+							r, err := s.Update(ctx, "race", func(r *backend.TaskRecord) error {
 								calls.Add(1)
 								r.StatusMessage = strconv.Itoa(counter(r) + 1)
 								return nil
@@ -295,7 +295,7 @@ func TestTaskStoreContract(t *testing.T) {
 					t.Fatal(err)
 				}
 				result := `{"content":[{"type":"text","text":"` + strings.Repeat("x", 3*seal.MaxPayloadLen) + `"}]}`
-				if _, err := a.Update(ctx, "big", func(r *elicitrt.TaskRecord) error {
+				if _, err := a.Update(ctx, "big", func(r *backend.TaskRecord) error {
 					r.Status, r.Result = backend.TaskCompleted, json.RawMessage(result)
 					return nil
 				}); err != nil {
@@ -320,7 +320,7 @@ func TestTasksSealedAtRest(t *testing.T) {
 	if err := s.Create(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Update(ctx, "sealed", func(r *elicitrt.TaskRecord) error {
+	if _, err := s.Update(ctx, "sealed", func(r *backend.TaskRecord) error {
 		r.Answers = map[string]json.RawMessage{"pin": json.RawMessage(`{"action":"accept","content":{"pin":"SECRET-4711"}}`)}
 		return nil
 	}); err != nil {
@@ -371,7 +371,7 @@ func TestTasksUnknownFormat(t *testing.T) {
 	if _, err := s.Get(ctx, "v2"); err == nil || !strings.Contains(err.Error(), "format v2") {
 		t.Fatalf("Get of v2: %v", err)
 	}
-	if _, err := s.Update(ctx, "v2", func(*elicitrt.TaskRecord) error { t.Error("change called"); return nil }); err == nil {
+	if _, err := s.Update(ctx, "v2", func(*backend.TaskRecord) error { t.Error("change called"); return nil }); err == nil {
 		t.Fatal("Update of v2: no error")
 	}
 	// A "v1:" value whose record says format 2.
@@ -413,7 +413,7 @@ func TestTasksFailClosed(t *testing.T) {
 			return err
 		},
 		"Update": func() error {
-			r, err := b.Update(ctx, "before", func(*elicitrt.TaskRecord) error { return nil })
+			r, err := b.Update(ctx, "before", func(*backend.TaskRecord) error { return nil })
 			if r != nil {
 				t.Error("updated while Redis was down")
 			}
@@ -463,7 +463,7 @@ func TestTasksFailClosed(t *testing.T) {
 	woke := make(chan error, 1)
 	go func() { woke <- a.Wait(ctx, "after", 1) }()
 	time.Sleep(100 * time.Millisecond)
-	if r, err := b.Update(ctx, "after", func(*elicitrt.TaskRecord) error { return nil }); r == nil || err != nil {
+	if r, err := b.Update(ctx, "after", func(*backend.TaskRecord) error { return nil }); r == nil || err != nil {
 		t.Fatalf("Update after the restart: %v %v", r, err)
 	}
 	select {
@@ -511,7 +511,7 @@ func TestTasksWaitsShareOneConnection(t *testing.T) {
 		t.Fatalf("%d subscription connections for 40 Waits, want 1: %s", n, list)
 	}
 	for i := range 20 {
-		if _, err := b.Update(ctx, "t"+strconv.Itoa(i), func(*elicitrt.TaskRecord) error { return nil }); err != nil {
+		if _, err := b.Update(ctx, "t"+strconv.Itoa(i), func(*backend.TaskRecord) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -567,7 +567,7 @@ func TestTasksWaitChurn(t *testing.T) {
 				return
 			case <-time.After(time.Millisecond):
 			}
-			if _, err := b.Update(ctx, "c"+strconv.Itoa(i%3), func(*elicitrt.TaskRecord) error { return nil }); err != nil {
+			if _, err := b.Update(ctx, "c"+strconv.Itoa(i%3), func(*backend.TaskRecord) error { return nil }); err != nil {
 				t.Error(err)
 			}
 		}
@@ -626,7 +626,7 @@ func TestTasksWaitIgnoresStaleMessages(t *testing.T) {
 		t.Fatalf("Wait returned on a stale message (%v)", err)
 	case <-time.After(150 * time.Millisecond):
 	}
-	if r, err := a.Update(ctx, "stale", func(*elicitrt.TaskRecord) error { return nil }); r == nil || err != nil {
+	if r, err := a.Update(ctx, "stale", func(*backend.TaskRecord) error { return nil }); r == nil || err != nil {
 		t.Fatalf("Update: %v %v", r, err)
 	}
 	select {

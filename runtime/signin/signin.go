@@ -16,6 +16,8 @@ import (
 	"time"
 	"unicode"
 
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+
 	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/seal"
 	"github.com/elicitgen/elicitgen/runtime/backend"
@@ -26,7 +28,7 @@ import (
 type ConnectOptions struct {
 	// Keys open flow tokens and seal the sign-in's state and nonce cookie:
 	// the same keyring as the tools' (nil: the seal.DefaultKeyring).
-	Keys *seal.Keyring
+	Keys *elicitrt.Keyring
 	// Audience is the tools' ToolOptions.Audience: flow tokens, sign-in
 	// states and nonce cookies sealed under another audience do not open.
 	Audience string
@@ -228,7 +230,7 @@ type ConnectHandlers struct {
 // when opts.Pages lacks one of templates.SignInPages.
 func NewConnectHandlers(opts ConnectOptions) ConnectHandlers {
 	if opts.Keys == nil {
-		opts.Keys = seal.DefaultKeyring()
+		opts.Keys = (*elicitrt.Keyring)(seal.DefaultKeyring())
 	}
 	if opts.Grants == nil {
 		opts.Grants = backend.DefaultGrants()
@@ -373,7 +375,7 @@ func (c *connect) seal(b seal.Binding, v any, now time.Time) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return c.opts.Keys.Seal(b, 0, payload, now, c.opts.FlowTTL)
+	return (*seal.Keyring)(c.opts.Keys).Seal(b, 0, payload, now, c.opts.FlowTTL)
 }
 
 // maxSealedLen bounds a sealed state or result read from a URL: a state
@@ -385,7 +387,7 @@ func (c *connect) open(b seal.Binding, sealed string, v any) bool {
 	if len(sealed) > maxSealedLen {
 		return false
 	}
-	_, payload, err := c.opts.Keys.Open(b, sealed, c.opts.Now())
+	_, payload, err := (*seal.Keyring)(c.opts.Keys).Open(b, sealed, c.opts.Now())
 	return err == nil && json.Unmarshal(payload, v) == nil
 }
 
@@ -568,7 +570,7 @@ func (c *connect) serveConnect(w http.ResponseWriter, r *http.Request) {
 	}
 	now := c.opts.Now()
 	q := r.URL.Query()
-	f, err := c.opts.Keys.OpenFlow(q.Get("flow"), c.opts.Audience, now)
+	f, err := (*seal.Keyring)(c.opts.Keys).OpenFlow(q.Get("flow"), c.opts.Audience, now)
 	if err != nil {
 		c.opts.Logger.Info("elicitgen: connect: flow token refused", "path", r.URL.Path)
 		c.render(w, r, page{name: templates.PageInvalid, status: http.StatusBadRequest})

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/elicitgen/elicitgen/internal/seal"
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 	"github.com/elicitgen/elicitgen/templates"
 )
@@ -63,7 +64,7 @@ func connTStart(t *testing.T, keys *seal.Keyring, grants *backend.MemoryGrants, 
 	}))
 	t.Cleanup(provider.Close)
 	opts := ConnectOptions{
-		Keys: keys, Audience: audience, Grants: grants,
+		Keys: (*elicitrt.Keyring)(keys), Audience: audience, Grants: grants,
 		Authenticate: func(r *http.Request) (string, bool) {
 			c, err := r.Cookie(connTSessionCookie)
 			if err != nil {
@@ -103,7 +104,7 @@ func connTStart(t *testing.T, keys *seal.Keyring, grants *backend.MemoryGrants, 
 func (s *connTSite) token(t *testing.T, user string) (seal.ConnectFlow, string) {
 	t.Helper()
 	f := seal.ConnectFlow{ID: seal.NewFlowID(), Subject: user, Tool: "list_invoices", Step: "billing"}
-	tok, err := s.keys.SealFlow(f, s.audience, time.Now(), time.Minute)
+	tok, err := (*seal.Keyring)(s.keys).SealFlow(f, s.audience, time.Now(), time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -486,7 +487,7 @@ func FuzzCallback(f *testing.F) {
 	f.Fuzz(func(t *testing.T, state, cookie string, useState, useCookie bool) {
 		grants := &backend.MemoryGrants{}
 		exchanges := 0
-		pages := NewConnectHandlers(ConnectOptions{Keys: keys, Grants: grants, Now: func() time.Time { return now },
+		pages := NewConnectHandlers(ConnectOptions{Keys: (*elicitrt.Keyring)(keys), Grants: grants, Now: func() time.Time { return now },
 			Logger: slog.New(slog.DiscardHandler),
 			Authenticate: func(r *http.Request) (string, bool) {
 				c, err := r.Cookie(connTSessionCookie)
@@ -505,7 +506,7 @@ func FuzzCallback(f *testing.F) {
 		})
 
 		// The connect page gives alice's browser its state and cookie.
-		token, err := keys.SealFlow(seal.ConnectFlow{ID: seal.NewFlowID(), Subject: "alice", Tool: "t", Step: "billing"}, "", now, time.Hour)
+		token, err := (*seal.Keyring)(keys).SealFlow(seal.ConnectFlow{ID: seal.NewFlowID(), Subject: "alice", Tool: "t", Step: "billing"}, "", now, time.Hour)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -934,7 +935,7 @@ func TestConnectSignOutReturnsToTheLink(t *testing.T) {
 		t.Fatalf("alice's callback: %d", code)
 	}
 
-	pages := NewConnectHandlers(ConnectOptions{Keys: s.keys, Grants: &backend.MemoryGrants{}, SignOutURL: "/logout", Logger: slog.New(slog.DiscardHandler),
+	pages := NewConnectHandlers(ConnectOptions{Keys: (*elicitrt.Keyring)(s.keys), Grants: &backend.MemoryGrants{}, SignOutURL: "/logout", Logger: slog.New(slog.DiscardHandler),
 		Authenticate: func(*http.Request) (string, bool) { return "mallory", true }})
 	rec := httptest.NewRecorder()
 	pages.Connect.ServeHTTP(rec, httptest.NewRequest("GET", "//evil.example/connect?flow="+url.QueryEscape(tok), nil))
@@ -1013,13 +1014,13 @@ func TestConnectTwoTabs(t *testing.T) {
 			cookie = c
 		}
 	}
-	_, payload, err := s.keys.Open(nonceBinding(s.audience), cookie.Value, time.Now())
+	_, payload, err := (*seal.Keyring)(s.keys).Open(nonceBinding(s.audience), cookie.Value, time.Now())
 	var nv nonceValue
 	if err != nil || json.Unmarshal(payload, &nv) != nil || len(nv.Entries) != 1 {
 		t.Fatalf("the nonce cookie: %v %+v", err, nv)
 	}
 	old, _ := json.Marshal(map[string]any{"f": nv.Entries[0].FlowID, "n": nv.Entries[0].Nonce})
-	sealed, err := s.keys.Seal(nonceBinding(s.audience), 0, old, time.Now(), time.Minute)
+	sealed, err := (*seal.Keyring)(s.keys).Seal(nonceBinding(s.audience), 0, old, time.Now(), time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}

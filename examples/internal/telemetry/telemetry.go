@@ -14,6 +14,10 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/elicitgen/elicitgen/runtime/backend"
+
+	"github.com/elicitgen/elicitgen/runtime/serve"
+
 	promclient "github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
@@ -22,7 +26,6 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
-	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/otelelicit"
 )
 
@@ -48,7 +51,7 @@ type Telemetry struct {
 	Logger *slog.Logger
 	// Hooks are the server's hooks (ToolOptions.Hooks); nil without
 	// metrics and traces.
-	Hooks elicitrt.Hooks
+	Hooks backend.Hooks
 	// MetricsURL is where the metrics are served, "" without.
 	MetricsURL string
 	stops      []func(context.Context) error
@@ -131,7 +134,7 @@ func (t *Telemetry) serveMetrics(name, addr string) (*sdkmetric.MeterProvider, e
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	t.MetricsURL = fmt.Sprintf("http://%s/metrics", ln.Addr())
 	t.Logger.Info(fmt.Sprintf("%s: serving metrics at %s", name, t.MetricsURL))
-	srv := elicitrt.NewHTTPServer(addr, mux)
+	srv := serve.NewHTTPServer(addr, mux)
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			t.Logger.Error(name+": metrics server", "err", err)

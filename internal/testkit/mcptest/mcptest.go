@@ -17,9 +17,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/elicitgen/elicitgen/runtime/serve"
 
-	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Transports and eras every flow test runs on.
@@ -171,7 +171,7 @@ func Connect(t testing.TB, newServer func() *mcp.Server, transport, era string, 
 		ct = &mcp.CommandTransport{Command: o.Command()}
 	case "http":
 		server := newServer()
-		srv := httptest.NewServer(elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+		srv := httptest.NewServer(serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 		t.Cleanup(srv.Close)
 		ct = &mcp.StreamableClientTransport{Endpoint: srv.URL}
 	default:

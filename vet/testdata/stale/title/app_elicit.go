@@ -15,8 +15,8 @@ import (
 // come from different versions of elicitgen: run the elicitgen of the same
 // module version as the runtime, then go generate.
 const (
-	_ = elicitimpl.EnforceVersion(4 - elicitimpl.MinVersion)
-	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 4)
+	_ = elicitimpl.EnforceVersion(5 - elicitimpl.MinVersion)
+	_ = elicitimpl.EnforceVersion(elicitimpl.MaxVersion - 5)
 )
 
 // A "cannot convert" error here means Order changed after elicitgen ran: run go generate.

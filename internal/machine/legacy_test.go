@@ -1,4 +1,4 @@
-package runtime_test
+package machine_test
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/elicitgen/elicitgen/runtime/serve"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -108,7 +110,7 @@ func text(res *mcp.CallToolResult) string {
 // invalid answer is asked again with the reason (the SDK's own schema check
 // used to end the call with its error).
 func TestLegacyInvalidAnswerIsReasked(t *testing.T) {
-	srv := httptest.NewServer(elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return countServer(nil) }, nil))
+	srv := httptest.NewServer(serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return countServer(nil) }, nil))
 	defer srv.Close()
 	var mu sync.Mutex
 	var asked []string
@@ -134,7 +136,7 @@ func TestLegacyInvalidAnswerIsReasked(t *testing.T) {
 // TestPanicIsAnInternalError: a panic in a handler method ends that call
 // with -32603, and the server goes on serving.
 func TestPanicIsAnInternalError(t *testing.T) {
-	srv := httptest.NewServer(elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return countServer(nil) }, nil))
+	srv := httptest.NewServer(serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return countServer(nil) }, nil))
 	defer srv.Close()
 	n := 7
 	cs := legacyClient(t, srv.URL, func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
@@ -196,7 +198,7 @@ func TestLegacyQuestionEnds(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			tool, hopts := c.tool, c.http
-			srv := httptest.NewServer(elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return countServer(&tool) }, &hopts))
+			srv := httptest.NewServer(serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return countServer(&tool) }, &hopts))
 			defer srv.Close()
 			asked, release := make(chan struct{}, 1), make(chan struct{})
 			cs := legacyClient(t, srv.URL, waitingUser(asked, release))
@@ -239,7 +241,7 @@ func TestAbandonedLegacyCallsFreeTheirGoroutines(t *testing.T) {
 	http.DefaultClient.CloseIdleConnections()
 	before := goruntime.NumGoroutine()
 	tool := elicitrt.ToolOptions{LegacyAnswerWait: 300 * time.Millisecond}
-	srv := httptest.NewServer(elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return countServer(&tool) },
+	srv := httptest.NewServer(serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return countServer(&tool) },
 		&elicitrt.HTTPOptions{SessionTimeout: 2 * time.Second}))
 	asked, release := make(chan struct{}, calls), make(chan struct{})
 	var wg sync.WaitGroup
@@ -281,7 +283,7 @@ func TestAbandonedLegacyCallsFreeTheirGoroutines(t *testing.T) {
 // the session: the runtime still knows it, a later question on it waits
 // for its answer as before, and a proper DELETE then ends the session.
 func TestOwnerDeleteRefusedKeepsTheSession(t *testing.T) {
-	srv := httptest.NewServer(elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return countServer(nil) }, nil))
+	srv := httptest.NewServer(serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return countServer(nil) }, nil))
 	defer srv.Close()
 	// Each question gets its own answer channel: a question the server
 	// ended may still wait on the client.

@@ -1,4 +1,4 @@
-package runtime_test
+package machine_test
 
 import (
 	"context"
@@ -29,7 +29,7 @@ func taskOnlyServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "newuser", Version: "v0"}, nil)
 	flow := elicitimpl.Flow{
 		Tasks: elicitimpl.TaskRequired,
-		Run: func(context.Context, *elicitrt.Task, *mcp.CallToolRequest, any, elicitimpl.Answers) (*mcp.CallToolResult, error) {
+		Run: func(context.Context, *machine.Task, *mcp.CallToolRequest, any, elicitimpl.Answers) (*mcp.CallToolResult, error) {
 			return elicitrt.Text("brewed"), nil
 		},
 	}

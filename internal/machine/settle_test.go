@@ -1,4 +1,4 @@
-package runtime_test
+package machine_test
 
 import (
 	"context"
@@ -53,7 +53,7 @@ func TestSettleBeforeComplete(t *testing.T) {
 			{"refused", `{"v":"` + v + `","s":2,"a":[{"n":40},{"n":4}],"q":[{"n":1},{"n":1}]}`, "Please correct: n: must be an integer from 1 to 9."},
 		} {
 			got = nil
-			state, err := keys.Seal(bind, 2, []byte(c.payload), time.Now(), 0)
+			state, err := (*seal.Keyring)(keys).Seal(bind, 2, []byte(c.payload), time.Now(), 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +72,7 @@ func TestSettleBeforeComplete(t *testing.T) {
 			}
 		}
 		skipped := fmt.Sprintf(`{"v":"%s","s":2,"a":[null,{"n":4}],"q":[{"x":true},{"n":1}]}`, v)
-		state, err := keys.Seal(bind, 2, []byte(skipped), time.Now(), 0)
+		state, err := (*seal.Keyring)(keys).Seal(bind, 2, []byte(skipped), time.Now(), 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package runtime_test
+package machine_test
 
 import (
 	"encoding/base64"

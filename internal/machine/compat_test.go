@@ -1,4 +1,4 @@
-package runtime_test
+package machine_test
 
 import (
 	"encoding/json"
@@ -29,7 +29,7 @@ func TestPreviousReleaseStateAsksAgain(t *testing.T) {
 	bind := seal.Binding{Tool: "count", ArgsDigest: seal.DigestArguments(json.RawMessage(`{}`))}
 	// The payload the previous release sealed after asking "count" once.
 	previous := []byte(`{"s":0,"r":[0],"a":[null],"q":[{"n":1}]}`)
-	state, err := keys.Seal(bind, 1, previous, time.Now(), 0)
+	state, err := (*seal.Keyring)(keys).Seal(bind, 1, previous, time.Now(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package runtime_test
+package machine_test
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/elicitgen/elicitgen/runtime/serve"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -207,7 +209,7 @@ func TestPromptArgumentsAndCapabilities(t *testing.T) {
 // elicitation/create, and the prompt completes.
 func TestLegacyPromptInvalidAnswer(t *testing.T) {
 	server := asktest.Server(nil)
-	srv := httptest.NewServer(elicitrt.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	srv := httptest.NewServer(serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 	defer srv.Close()
 	var asked []string
 	cs := legacyClient(t, srv.URL, func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {

@@ -1,4 +1,4 @@
-package runtime_test
+package machine_test
 
 import (
 	"context"
@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitgen/elicitgen/runtime/backend"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
 
@@ -108,7 +109,7 @@ func TestPreviewThenConfirm(t *testing.T) {
 				user := "alice"
 				var mu sync.Mutex
 				opts := &elicitrt.ToolOptions{
-					Keys: elicitrt.RandomKeyring(), Replay: &elicitrt.MemoryReplayGuard{},
+					Keys: elicitrt.RandomKeyring(), Replay: &backend.MemoryReplayGuard{},
 					Now:       func() time.Time { mu.Lock(); defer mu.Unlock(); return now },
 					Principal: func(*mcp.CallToolRequest) string { mu.Lock(); defer mu.Unlock(); return user },
 				}
@@ -162,7 +163,7 @@ func TestPreviewThenConfirm(t *testing.T) {
 				// Expiry.
 				late := previewToken(t, call(map[string]any{"target": "moon"}))
 				mu.Lock()
-				now = now.Add(machine.DefaultPreviewTTL + time.Second)
+				now = now.Add(elicitrt.DefaultPreviewTTL + time.Second)
 				mu.Unlock()
 				refused("expired", call(map[string]any{"target": "moon", "confirmation_token": late}))
 				if launched.get() != 1 {
@@ -179,7 +180,7 @@ func TestPreviewThenConfirm(t *testing.T) {
 // sharing the keys and the guard; each is refused and nothing runs, and
 // the token still completes the previewed call, once.
 func TestPreviewTokenBoundToToolAndAudience(t *testing.T) {
-	keys, guard := elicitrt.RandomKeyring(), &elicitrt.MemoryReplayGuard{}
+	keys, guard := elicitrt.RandomKeyring(), &backend.MemoryReplayGuard{}
 	launched := &counter{}
 	serve := func(audience string) *mcp.ClientSession {
 		opts := &elicitrt.ToolOptions{Keys: keys, Replay: guard, Audience: audience}
@@ -220,7 +221,7 @@ func TestPreviewTokenBoundToToolAndAudience(t *testing.T) {
 // the confirmation, token or not: an invalid token is ignored, and a valid
 // one is spent by the form, even when the person declines.
 func TestPreviewTokenIgnoredWhenAsked(t *testing.T) {
-	opts := &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring(), Replay: &elicitrt.MemoryReplayGuard{}}
+	opts := &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring(), Replay: &backend.MemoryReplayGuard{}}
 	launched := &counter{}
 	blind := mcptest.Connect(t, func() *mcp.Server { return launchServer(opts, launched) }, "memory", "modern", mcptest.Options{})
 	newToken := func() string {
@@ -259,7 +260,7 @@ func TestPreviewTokenSpentByForm(t *testing.T) {
 	for _, transport := range mcptest.Transports {
 		for _, era := range mcptest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
-				opts := &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring(), Replay: &elicitrt.MemoryReplayGuard{}}
+				opts := &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring(), Replay: &backend.MemoryReplayGuard{}}
 				launched := &counter{}
 				serve := func() *mcp.Server { return launchServerChecking(opts, launched, true) }
 				blind := mcptest.Connect(t, serve, transport, era, mcptest.Options{})
@@ -297,7 +298,7 @@ func TestPreviewTokenOutlivesStateTTL(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	opts := &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring(), Replay: &elicitrt.MemoryReplayGuard{Now: clock},
+	opts := &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring(), Replay: &backend.MemoryReplayGuard{Now: clock},
 		Now: clock, TTL: time.Minute, PreviewTTL: 30 * time.Minute}
 	launched := &counter{}
 	cs := mcptest.Connect(t, func() *mcp.Server { return launchServer(opts, launched) }, "memory", "modern", mcptest.Options{})

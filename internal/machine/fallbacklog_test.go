@@ -1,4 +1,4 @@
-package runtime_test
+package machine_test
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/elicitgen/elicitgen/runtime/backend"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -25,7 +27,7 @@ import (
 // handlers do), and a client that rotates its name gets at most 256 lines.
 func TestFallbackLoggedOncePerClient(t *testing.T) {
 	var logs syncbuf.Buffer
-	opts := &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring(), Grants: &elicitrt.MemoryGrants{},
+	opts := &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring(), Grants: &backend.MemoryGrants{},
 		Logger:    slog.New(rawMessages{w: &logs}),
 		Principal: func(*mcp.CallToolRequest) string { return "alice-the-user" }}
 	server := linkServer(opts)() // one server, so one machine, for every client

@@ -1,8 +1,8 @@
-// Package serve runs an example's HTTP server until SIGTERM or SIGINT,
-// then shuts it down gracefully with elicitrt.Shutdown, as a server of
+// Package signals runs an example's HTTP server until SIGTERM or SIGINT,
+// then shuts it down gracefully with serve.Shutdown, as a server of
 // elicitgen would (docs/tasks.md#leases-and-shutdown): one wiring for
 // every example.
-package serve
+package signals
 
 import (
 	"errors"
@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/elicitgen/elicitgen/runtime/serve"
+
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
@@ -24,21 +26,21 @@ func Register(fs *flag.FlagSet) *time.Duration {
 	return fs.Duration("drain", 10*time.Second, "on SIGTERM or SIGINT, how long running requests and tasks get to finish (the process exits within it and a second)")
 }
 
-// HTTP serves h on ln (an http.Server from elicitrt.NewHTTPServer) until
-// SIGTERM or SIGINT; then elicitrt.Shutdown stops it taking connections
+// HTTP serves h on ln (an http.Server from serve.NewHTTPServer) until
+// SIGTERM or SIGINT; then serve.Shutdown stops it taking connections
 // and new tasks, gives the tasks running under limits (nil: the default)
 // drain to finish, and hands the rest back or fails them. It returns nil
 // once shut down, within drain and a second of the signal, or Serve's
 // error.
 func HTTP(name string, ln net.Listener, h http.Handler, limits *elicitrt.TaskLimits, drain time.Duration) error {
-	hs := elicitrt.NewHTTPServer(ln.Addr().String(), h)
+	hs := serve.NewHTTPServer(ln.Addr().String(), h)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
 	stopped := make(chan int, 1)
 	go func() {
 		<-sig
 		log.Printf("%s: shutting down; running requests and tasks get %v to finish", name, drain)
-		stopped <- elicitrt.Shutdown(hs, limits, drain)
+		stopped <- serve.Shutdown(hs, limits, drain)
 	}()
 	log.Printf("%s: serving MCP at http://%s/mcp", name, ln.Addr())
 	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {

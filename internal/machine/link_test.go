@@ -1,4 +1,4 @@
-package runtime_test
+package machine_test
 
 import (
 	"context"
@@ -8,9 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitgen/elicitgen/runtime/backend"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/internal/seal"
 	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
@@ -51,7 +54,7 @@ func linkServer(opts *elicitrt.ToolOptions) func() *mcp.Server {
 // decline.
 func TestLinkFallback(t *testing.T) {
 	keys := elicitrt.RandomKeyring()
-	grants := &elicitrt.MemoryGrants{}
+	grants := &backend.MemoryGrants{}
 	now := time.Date(2031, 5, 6, 7, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	principal := ""
@@ -71,7 +74,7 @@ func TestLinkFallback(t *testing.T) {
 		_, rest, ok := strings.Cut(text, "?flow=")
 		token, _, _ := strings.Cut(rest, "\n")
 		token, _ = url.QueryUnescape(token)
-		f, err := keys.OpenFlow(token, "", now)
+		f, err := (*seal.Keyring)(keys).OpenFlow(token, "", now)
 		if !ok || err != nil {
 			t.Fatalf("no flow token in %q: %v", text, err)
 		}

@@ -1,25 +1,24 @@
-package transport
+package serve
 
 import (
 	"context"
 	"net/http"
 	"time"
 
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+
 	"github.com/elicitgen/elicitgen/internal/machine"
 )
 
 // Shutdown shuts a server down gracefully within drain plus a second: srv
 // stops taking connections and finishes the requests in progress, while
-// the tasks running under limits (nil: machine.DefaultTaskLimits) get the
+// the tasks running under limits (nil: runtime.DefaultTaskLimits) get the
 // drain period to finish; then the tasks still running fail with
-// machine.ErrServerShutDown (see TaskLimits.Drain) and the connections
+// a JSON-RPC error saying the server shut down (docs/tasks.md#leases-and-shutdown) and the connections
 // still open (status streams, 2025-11-25 sessions) are closed. It returns
 // the number of tasks failed. srv may be nil (a stdio server): then only
 // the tasks are drained.
-func Shutdown(srv *http.Server, limits *machine.TaskLimits, drain time.Duration) int {
-	if limits == nil {
-		limits = machine.DefaultTaskLimits()
-	}
+func Shutdown(srv *http.Server, limits *elicitrt.TaskLimits, drain time.Duration) int {
 	ctx, cancel := context.WithTimeout(context.Background(), drain)
 	defer cancel()
 	closed := make(chan struct{})
@@ -29,7 +28,7 @@ func Shutdown(srv *http.Server, limits *machine.TaskLimits, drain time.Duration)
 			_ = srv.Close() // the drain is over: streams still open end
 		}
 	}()
-	failed := limits.Drain(ctx)
+	failed := machine.LimiterOf(limits).Drain(ctx)
 	<-closed
 	return failed
 }

@@ -1,0 +1,54 @@
+package runtime
+
+import "github.com/elicitgen/elicitgen/runtime/backend"
+
+// URLStep is the type of a URL step in a tool declaration, and its answer:
+// the flow that finished. The grant it produced is in the GrantStore,
+// under the user and the step's key.
+type URLStep struct {
+	// Flow is the flow's identifier.
+	Flow string
+}
+
+// TaskLimits bounds the tasks of the task tools that share it, and their
+// status streams. Share one per process (ToolOptions.TaskLimits; the
+// default, DefaultTaskLimits, is): each process sharing a TaskStore bounds
+// its own. The zero value is ready; set the bounds before first use.
+// serve.Shutdown drains the tasks running under it.
+type TaskLimits struct {
+	// MaxRunning bounds the tasks running or waiting, of every
+	// principal; 0 means DefaultMaxRunningTasks.
+	MaxRunning int
+	// PerPrincipal bounds those of one principal (ToolOptions.Principal,
+	// by default the bearer token's user; all unauthenticated callers are
+	// one principal, ""); 0 means DefaultMaxTasksPerPrincipal.
+	PerPrincipal int
+	// StreamsPerPrincipal bounds the status streams one principal holds
+	// open; 0 means DefaultMaxTaskStreamsPerPrincipal.
+	StreamsPerPrincipal int
+}
+
+var defaultTaskLimits = &TaskLimits{}
+
+// DefaultTaskLimits is the process-wide TaskLimits task tools use when
+// ToolOptions.TaskLimits is nil.
+func DefaultTaskLimits() *TaskLimits { return defaultTaskLimits }
+
+// Defaults of TaskLimits.
+const (
+	// DefaultMaxRunningTasks bounds the tasks running or waiting in one
+	// process. A task waiting for an answer costs the process 67 to 68 KiB
+	// of resident memory over HTTP (examples/report
+	// BenchmarkWaitingTaskRSS: VmRSS of the built server, 2,000 tasks), 54
+	// to 62 KiB in memory (BenchmarkWaitingTask; 18.8 KB of it live heap,
+	// 11.6 KB stacks); so at the bound a flood of tasks holds about
+	// 270 MiB (4,096 × 68 KiB).
+	DefaultMaxRunningTasks = backend.DefaultMaxTasks / 2
+	// DefaultMaxTasksPerPrincipal bounds the tasks of one principal
+	// running or waiting in one process.
+	DefaultMaxTasksPerPrincipal = 100
+	// DefaultMaxTaskStreamsPerPrincipal bounds the status streams
+	// (subscriptions/listen with taskIds) one principal holds open on one
+	// process; each follows up to MaxListenTaskIDs tasks.
+	DefaultMaxTaskStreamsPerPrincipal = 8
+)
