@@ -34,20 +34,24 @@ var layers = map[string]struct {
 	// internal/impl.
 	"runtime": {1, []string{sdk}},
 
+	// The task runtime: bounds, leases, drain, status messages, the
+	// names the Tasks wire shares with the interpreter.
+	"internal/taskrun": {2, []string{sdk}},
+
 	// The interpreter of step tables, on the SDK.
-	"internal/machine": {2, []string{sdk, jsonschema}},
+	"internal/machine": {3, []string{sdk, jsonschema}},
 
 	// Features in rooms of their own, above the interpreter: the
 	// transports (HTTP for both eras, legacy sessions). Tasks plug into
 	// the transport through its hooks (transport.Hooks), wired by
 	// runtime/serve.
-	"internal/transport": {3, []string{sdk}},
-	"internal/tasks":     {3, []string{sdk}},
+	"internal/transport": {4, []string{sdk}},
+	"internal/tasks":     {4, []string{sdk}},
 
 	// The entry points and what generated code imports.
-	"runtime/serve":      {4, []string{sdk}},
-	"runtime/elicitimpl": {4, []string{sdk}},
-	"runtime/signin":     {4, nil},
+	"runtime/serve":      {5, []string{sdk}},
+	"runtime/elicitimpl": {5, []string{sdk}},
+	"runtime/signin":     {5, nil},
 	// The adapters, modules of their own (docs/modules.md): they import
 	// the contract and the user package, never the interpreter.
 	"runtime/redisstore": {2, []string{"github.com/redis/go-redis/v9"}},

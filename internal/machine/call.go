@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/seal"
+	"github.com/elicitgen/elicitgen/internal/taskrun"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
@@ -36,7 +37,7 @@ type call struct {
 	task bool
 	// admitted is the task's place under TaskLimits, taken by complete
 	// before it claims a once flow, until runTask takes it.
-	admitted *taskTicket
+	admitted *taskrun.Ticket
 	// asked is when the questions this call answers were asked (the
 	// state's sealing), for Hooks; digest is the flow's FlowDigest.
 	asked  time.Time
@@ -232,7 +233,7 @@ func (c *call) complete() (mcp.Result, error) {
 			c.admitted = ticket
 			defer func() {
 				if c.admitted != nil {
-					c.admitted.release()
+					c.admitted.Release()
 				}
 			}()
 		}

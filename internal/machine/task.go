@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/elicitgen/elicitgen/internal/taskrun"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -63,7 +64,7 @@ type Task struct {
 	c  *call
 	id string // "" in the foreground
 	// ticket counts the task under ToolOptions.TaskLimits while it runs.
-	ticket *taskTicket
+	ticket *taskrun.Ticket
 	// status is the status last reported to ToolOptions.Hooks.
 	status taskStatusReport
 	// shutDown is set when TaskLimits.Drain stops the task: a Run that
@@ -261,7 +262,7 @@ func (t *Task) publish(ctx context.Context, pending []int) (map[string]int, uint
 			return errTaskEnded
 		}
 		rec.Status, rec.InputRequests, rec.Answers = backend.TaskInputRequired, asked, keepAnswers(rec.Answers, asked)
-		rec.StatusMessage = bounded(WaitingPrefix + waitingFor)
+		rec.StatusMessage = bounded(taskrun.WaitingPrefix + waitingFor)
 		return nil
 	})
 	if err != nil || rec == nil {
@@ -371,7 +372,7 @@ func (t *Task) await(ctx context.Context, keys map[string]int, version uint64) (
 // failing; tasks/update and tasks/get fail meanwhile (fail closed).
 func (t *Task) update(ctx context.Context, change func(*backend.TaskRecord) error) (*backend.TaskRecord, error) {
 	for {
-		rec, err := t.m.opts.Tasks.Update(ctx, t.id, t.fenced(saysWhatIsTrue(change)))
+		rec, err := t.m.opts.Tasks.Update(ctx, t.id, t.fenced(taskrun.SaysWhatIsTrue(change)))
 		if err == nil && rec != nil {
 			t.moved(rec.Status)
 		}
@@ -421,7 +422,7 @@ func newTaskID() string {
 // declared the extension (never on a 2025-11-25 session) and the server
 // serves the tasks methods (AddTool installed them).
 func (c *call) tasking() bool {
-	return c.m.tasks != TaskForbidden && c.m.kind == kindTool && !c.legacy && taskSlotFrom(c.ctx) != nil && DeclaresTasks(c.req.ClientCapabilities())
+	return c.m.tasks != TaskForbidden && c.m.kind == kindTool && !c.legacy && taskrun.SlotFrom(c.ctx) != nil && DeclaresTasks(c.req.ClientCapabilities())
 }
 
 // DeclaresTasks reports whether caps declare the tasks extension.
@@ -460,7 +461,7 @@ func (c *call) runTask() (mcp.Result, error) {
 	}
 	id := newTaskID()
 	if c.admitted != nil {
-		id = c.admitted.id
+		id = c.admitted.ID()
 	}
 	now := m.opts.Now()
 	rec := &backend.TaskRecord{
@@ -481,22 +482,22 @@ func (c *call) runTask() (mcp.Result, error) {
 	}
 	if err = m.opts.Tasks.Create(c.ctx, rec); err != nil {
 		c.storeError(err, "tasks", "Create")
-		ticket.release()
+		ticket.Release()
 		c.log().Warn("elicitgen: cannot create a task", "err", err)
 		if errors.Is(err, backend.ErrTaskStoreFull) {
-			return nil, errTaskStoreFull()
+			return nil, taskrun.StoreFullError()
 		}
 		return nil, ErrInternal
 	}
 	// The task outlives the request: its own context, with the request's
 	// values (the principal), ended by tasks/cancel or the TTL (a
 	// duration on the real clock, whatever ToolOptions.Now says).
-	slot := taskSlotFrom(c.ctx)
+	slot := taskrun.SlotFrom(c.ctx)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.ctx), m.opts.TaskTTL)
 	c.ctx = ctx // the handler's hooks (messages) run in the task from now on
 	slot.Created = rec
 	t := &Task{m: m, c: c, id: rec.ID, ticket: ticket, runner: rec.Runner}
-	ticket.start(t.stopper(cancel))
+	ticket.Start(t.stopper(cancel))
 	t.moved(backend.TaskWorking)
 	t.digest = c.flowDigest()
 	go t.work(ctx, cancel)
@@ -506,12 +507,12 @@ func (c *call) runTask() (mcp.Result, error) {
 // admitTask takes the task's place under TaskLimits, as id: the one
 // complete took before claiming a once flow, or a new one. A refusal is
 // logged with the bound that refused, never who.
-func (c *call) admitTask(id string) (*taskTicket, *jsonrpc.Error) {
+func (c *call) admitTask(id string) (*taskrun.Ticket, *jsonrpc.Error) {
 	if t := c.admitted; t != nil {
 		c.admitted = nil
 		return t, nil
 	}
-	ticket, refused := LimiterOf(c.m.opts.TaskLimits).admit(c.bind.Principal, id)
+	ticket, refused := taskrun.LimiterOf(c.m.opts.TaskLimits).Admit(c.bind.Principal, id)
 	if refused != nil {
 		c.log().Debug("elicitgen: task refused", "limit", string(refused.Data))
 	}
@@ -564,14 +565,14 @@ func (t *Task) work(ctx context.Context, cancel context.CancelFunc) {
 	defer func() {
 		cancel()
 		<-watched
-		t.ticket.release()
+		t.ticket.Release()
 	}()
 	go func() {
 		defer close(watched)
 		t.watchCancel(ctx, cancel)
 	}()
 	res, err := t.safeRun(ctx)
-	t.ticket.ended() // before the end is recorded: once a client sees it, it counts no more
+	t.ticket.Ended() // before the end is recorded: once a client sees it, it counts no more
 	if err != nil && t.handBack.Load() {
 		t.releaseLease(ctx)
 		return
@@ -586,7 +587,7 @@ func (t *Task) outcome(res *mcp.CallToolResult, err error) (result, rpcErr json.
 	var gaveUp *elicitrt.GaveUpError
 	switch {
 	case err != nil && t.shutDown.Load():
-		rpcErr, _ = json.Marshal(ErrServerShutDown)
+		rpcErr, _ = json.Marshal(taskrun.ErrServerShutDown)
 	case errors.As(err, &gaveUp):
 		result = completeResult(toolError(gaveUp.Error()))
 	case err != nil:
@@ -683,7 +684,7 @@ func (t *Task) watchCancel(ctx context.Context, cancel context.CancelFunc) {
 // stopped reports the end of a task whose record turned terminal (rec) or
 // disappeared (nil): it counts no more, and its last status is reported.
 func (t *Task) stopped(rec *backend.TaskRecord) {
-	t.ticket.ended()
+	t.ticket.Ended()
 	if rec == nil {
 		t.moved(backend.TaskCancelled) // forgotten: no longer running
 	} else {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/elicitgen/elicitgen/internal/contract"
 	"github.com/elicitgen/elicitgen/internal/seal"
+	"github.com/elicitgen/elicitgen/internal/taskrun"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
@@ -142,15 +143,15 @@ func (t *Task) recordAsk(ctx context.Context, steps []int, r elicitrt.Reply) err
 func (m *Machine) Restart(ctx context.Context, rec *backend.TaskRecord) (*backend.TaskRecord, error) {
 	o := &m.opts
 	if m.restart == nil || rec.Replay == nil || rec.Replay.Restarts >= o.TaskRestarts {
-		return FailLapsed(ctx, o.Tasks, rec.ID, o.Now)
+		return taskrun.FailLapsed(ctx, o.Tasks, rec.ID, o.Now)
 	}
-	ticket, refused := LimiterOf(o.TaskLimits).admit(rec.Principal, rec.ID)
+	ticket, refused := taskrun.LimiterOf(o.TaskLimits).Admit(rec.Principal, rec.ID)
 	if refused != nil {
 		return rec, nil
 	}
 	claimed, err := o.Tasks.Update(ctx, rec.ID, func(r *backend.TaskRecord) error {
-		if !LeaseLapsed(r, o.Now()) || r.Replay == nil || r.Replay.Restarts >= o.TaskRestarts {
-			return errLeaseHeld
+		if !taskrun.LeaseLapsed(r, o.Now()) || r.Replay == nil || r.Replay.Restarts >= o.TaskRestarts {
+			return taskrun.ErrLeaseHeld
 		}
 		r.Replay.Restarts++
 		r.LeaseUntil, r.Runner = o.Now().Add(o.TaskLease), newTaskID()
@@ -158,22 +159,22 @@ func (m *Machine) Restart(ctx context.Context, rec *backend.TaskRecord) (*backen
 		return nil
 	})
 	if err != nil || claimed == nil {
-		ticket.release()
-		if errors.Is(err, errLeaseHeld) {
+		ticket.Release()
+		if errors.Is(err, taskrun.ErrLeaseHeld) {
 			return o.Tasks.Get(ctx, rec.ID)
 		}
 		return claimed, err
 	}
 	if err := m.resume(claimed, ticket); err != nil {
-		ticket.release()
+		ticket.Release()
 		o.Logger.Error("elicitgen: cannot restart a task", "task", rec.ID, "err", err)
-		failure := ErrServerStopped
+		failure := taskrun.ErrServerStopped
 		if errors.Is(err, ErrToolChanged) {
 			failure = ErrToolChanged
 		}
 		return o.Tasks.Update(ctx, rec.ID, func(r *backend.TaskRecord) error {
 			if !r.Status.Terminal() {
-				failTask(r, failure)
+				taskrun.FailTask(r, failure)
 			}
 			return nil
 		})
@@ -184,7 +185,7 @@ func (m *Machine) Restart(ctx context.Context, rec *backend.TaskRecord) (*backen
 // resume runs the Run of the task rec, claimed by this instance, again.
 // Its context carries the principal, none of the creating request's other
 // values; its request, the name, arguments and capabilities, no session.
-func (m *Machine) resume(rec *backend.TaskRecord, ticket *taskTicket) error {
+func (m *Machine) resume(rec *backend.TaskRecord, ticket *taskrun.Ticket) error {
 	var p mcp.CallToolParamsRaw
 	if err := json.Unmarshal(rec.Replay.Call, &p); err != nil {
 		return err
@@ -209,7 +210,7 @@ func (m *Machine) resume(rec *backend.TaskRecord, ticket *taskTicket) error {
 		return ErrToolChanged // an answer recorded then does not answer its step now
 	}
 	t := &Task{m: m, c: c, id: rec.ID, ticket: ticket, replay: rec.Replay.Asked, runner: rec.Runner, reopen: m.openAsks(rec)}
-	ticket.start(t.stopper(cancel))
+	ticket.Start(t.stopper(cancel))
 	t.moved(rec.Status)
 	t.digest = c.flowDigest()
 	go t.work(ctx, cancel)

@@ -11,6 +11,7 @@ import (
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/internal/taskrun"
 	"github.com/elicitgen/elicitgen/internal/testkit/syncbuf"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 
@@ -29,7 +30,7 @@ func TestTaskListenAtMost64(t *testing.T) {
 	alice := httpWireAt(t, url, capsTasks, "tok-alice")
 	mine := startBrew(t, alice, map[string]any{})["taskId"].(string)
 	ids := []string{mine}
-	for i := range machine.MaxListenTaskIDs {
+	for i := range taskrun.MaxListenTaskIDs {
 		ids = append(ids, fmt.Sprintf("made-up-%d", i))
 	}
 	status, data := listenRaw(t, url, "tok-alice", ids...)
@@ -40,10 +41,10 @@ func TestTaskListenAtMost64(t *testing.T) {
 		resp.Error.Message != "subscriptions/listen: at most 64 taskIds" {
 		t.Fatalf("a listen of %d task ids: HTTP %d %s", len(ids), status, data)
 	}
-	if n := machine.LimiterOf(limits).Streams("alice"); n != 0 {
+	if n := taskrun.LimiterOf(limits).Streams("alice"); n != 0 {
 		t.Errorf("a refused listen holds %d streams", n)
 	}
-	ack := next(t, listenTasks(t, url, "tok-alice", ids[:machine.MaxListenTaskIDs]...))
+	ack := next(t, listenTasks(t, url, "tok-alice", ids[:taskrun.MaxListenTaskIDs]...))
 	if ack["method"] != "notifications/subscriptions/acknowledged" || fmt.Sprint(ack["params"]) != fmt.Sprintf("map[notifications:map[taskIds:[%s]]]", mine) {
 		t.Fatalf("a listen of 64 task ids: %v", ack)
 	}
@@ -59,7 +60,7 @@ func TestTaskRefusalLogNamesTheBoundNotTheUser(t *testing.T) {
 	alice := httpWireAt(t, url, capsTasks, "tok-alice")
 	startBrew(t, alice, map[string]any{})
 	_, err := createBrew(t, alice, map[string]any{})
-	refusedBy(t, err, machine.LimitTasksPerPrincipal, "tasks/cancel")
+	refusedBy(t, err, taskrun.LimitTasksPerPrincipal, "tasks/cancel")
 	var refusals int
 	for line := range strings.Lines(logs.String()) {
 		var rec map[string]any
@@ -68,7 +69,7 @@ func TestTaskRefusalLogNamesTheBoundNotTheUser(t *testing.T) {
 		}
 		if rec["msg"] == "elicitgen: task refused" {
 			refusals++
-			if rec["level"] != "DEBUG" || !strings.Contains(fmt.Sprint(rec["limit"]), machine.LimitTasksPerPrincipal) {
+			if rec["level"] != "DEBUG" || !strings.Contains(fmt.Sprint(rec["limit"]), taskrun.LimitTasksPerPrincipal) {
 				t.Errorf("refusal logged as %s", line)
 			}
 		}
@@ -94,11 +95,11 @@ func TestTaskStoreDropsTheCreatorsEndedTasksFirst(t *testing.T) {
 	alice, bob := httpWireAt(t, url, capsTasks, "tok-alice"), httpWireAt(t, url, capsTasks, "tok-bob")
 	bobs := startBrew(t, bob, map[string]any{})["taskId"].(string)
 	pollUntil(t, bob, bobs, hasStatus(backend.TaskInputRequired))
-	bob.must(machine.MethodTasksUpdate, map[string]any{"taskId": bobs, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+	bob.must(taskrun.MethodTasksUpdate, map[string]any{"taskId": bobs, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
 	pollUntil(t, bob, bobs, hasStatus(backend.TaskCompleted))
 	bobKept := func(when string) {
 		t.Helper()
-		got, err := bob.call(machine.MethodTasksGet, map[string]any{"taskId": bobs})
+		got, err := bob.call(taskrun.MethodTasksGet, map[string]any{"taskId": bobs})
 		if err != nil || got["status"] != "completed" || !strings.HasPrefix(resultText(t, got), "large coffee, sugar=true") {
 			t.Fatalf("bob's completed task %s: %v %v", when, got, err)
 		}
@@ -126,7 +127,7 @@ func TestTaskStoreDropsTheCreatorsEndedTasksFirst(t *testing.T) {
 	if got, err := createBrew(t, alice, map[string]any{}); err != nil || got["resultType"] != "task" {
 		t.Fatalf("alice's task with only bob's ended: %v %v", got, err)
 	}
-	if _, err := bob.call(machine.MethodTasksGet, map[string]any{"taskId": bobs}); err == nil || err.Code != jsonrpc.CodeInvalidParams {
+	if _, err := bob.call(taskrun.MethodTasksGet, map[string]any{"taskId": bobs}); err == nil || err.Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("bob's task once alice had no ended task to drop: %v", err)
 	}
 }
@@ -148,11 +149,11 @@ func TestTaskRefusedRetryWorksLater(t *testing.T) {
 				"inputResponses": map[string]any{"size": accept(map[string]any{"size": "small"})}, "requestState": round["requestState"]})
 		}
 		_, err := retry()
-		refusedBy(t, err, machine.LimitTasksPerPrincipal, "tasks/cancel")
+		refusedBy(t, err, taskrun.LimitTasksPerPrincipal, "tasks/cancel")
 		if n := store.Len(); n != 1 {
 			t.Fatalf("after a refusal the store holds %d tasks, want 1", n)
 		}
-		w.must(machine.MethodTasksCancel, map[string]any{"taskId": first})
+		w.must(taskrun.MethodTasksCancel, map[string]any{"taskId": first})
 		got, err := retry()
 		if err != nil || got["resultType"] != "task" {
 			t.Fatalf("the same retry once there is room: %v %v", got, err)
@@ -162,7 +163,7 @@ func TestTaskRefusedRetryWorksLater(t *testing.T) {
 			t.Errorf("the store holds %d tasks, want 2", n)
 		}
 		pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
-		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+		w.must(taskrun.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
 		if got := resultText(t, pollUntil(t, w, id, hasStatus(backend.TaskCompleted))); !strings.HasPrefix(got, "small coffee, sugar=true") {
 			t.Errorf("result %q", got)
 		}
@@ -183,20 +184,20 @@ func TestTaskRefusedRetryWorksLater(t *testing.T) {
 		if err != nil || created["resultType"] != "task" {
 			t.Fatalf("the first launch: %v %v", created, err)
 		}
-		defer w.must(machine.MethodTasksCancel, map[string]any{"taskId": created["taskId"]})
+		defer w.must(taskrun.MethodTasksCancel, map[string]any{"taskId": created["taskId"]})
 		_, retry = launch()
 		_, err = retry()
-		refusedBy(t, err, machine.LimitTasksPerPrincipal, "tasks/cancel")
+		refusedBy(t, err, taskrun.LimitTasksPerPrincipal, "tasks/cancel")
 		if n := store.Len(); n != 1 {
 			t.Fatalf("after a refusal the store holds %d tasks, want 1", n)
 		}
-		w.must(machine.MethodTasksCancel, map[string]any{"taskId": created["taskId"]})
+		w.must(taskrun.MethodTasksCancel, map[string]any{"taskId": created["taskId"]})
 		got, err := retry()
 		if err != nil || got["resultType"] != "task" {
 			t.Fatalf("the same retry once there is room: %v %v", got, err)
 		}
 		// And its completion is still single use, once there is room too.
-		w.must(machine.MethodTasksCancel, map[string]any{"taskId": got["taskId"]})
+		w.must(taskrun.MethodTasksCancel, map[string]any{"taskId": got["taskId"]})
 		if _, err := retry(); err == nil || err.Code != jsonrpc.CodeInvalidParams || err.Message != "requestState already used" {
 			t.Errorf("the retry sent a third time: %v", err)
 		}

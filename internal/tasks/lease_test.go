@@ -10,6 +10,7 @@ import (
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/internal/taskrun"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
@@ -28,10 +29,10 @@ func TestTaskLeaseRenewed(t *testing.T) {
 		id := startBrew(t, w, map[string]any{})["taskId"].(string)
 		pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
 		time.Sleep(1200 * time.Millisecond)
-		if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": id}); got["status"] != string(backend.TaskInputRequired) {
+		if got := w.must(taskrun.MethodTasksGet, map[string]any{"taskId": id}); got["status"] != string(backend.TaskInputRequired) {
 			t.Fatalf("after six leases: %v", got)
 		}
-		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+		w.must(taskrun.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
 		pollUntil(t, w, id, hasStatus(backend.TaskCompleted))
 	})
 }
@@ -54,8 +55,8 @@ func TestTaskLeaseLapses(t *testing.T) {
 	cut := time.Now()
 	failed := pollUntil(t, b, id, hasStatus(backend.TaskFailed))
 	took := time.Since(cut)
-	if msg := taskError(failed); msg != machine.ErrServerStopped.Message {
-		t.Errorf("failed with %q, want %q", msg, machine.ErrServerStopped.Message)
+	if msg := taskError(failed); msg != taskrun.ErrServerStopped.Message {
+		t.Errorf("failed with %q, want %q", msg, taskrun.ErrServerStopped.Message)
 	}
 	if took > lease+time.Second {
 		t.Errorf("failed %v after the instance stopped, want within the lease (%v) and a poll", took, lease)
@@ -71,7 +72,7 @@ func TestTaskLeaseLapses(t *testing.T) {
 		t.Fatal("the Run of the stopped instance was not cancelled once it saw the task failed")
 	}
 	time.Sleep(100 * time.Millisecond)
-	if got := b.must(machine.MethodTasksGet, map[string]any{"taskId": id}); taskError(got) != machine.ErrServerStopped.Message {
+	if got := b.must(taskrun.MethodTasksGet, map[string]any{"taskId": id}); taskError(got) != taskrun.ErrServerStopped.Message {
 		t.Errorf("after the instance came back: %v", got)
 	}
 }
@@ -90,18 +91,18 @@ func TestTaskLeaseLapsedRecord(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := w.must(machine.MethodTasksUpdate, map[string]any{"taskId": "dead", "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}}); !isAck(got) {
+	if got := w.must(taskrun.MethodTasksUpdate, map[string]any{"taskId": "dead", "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}}); !isAck(got) {
 		t.Fatalf("tasks/update: %v", got)
 	}
-	got := w.must(machine.MethodTasksGet, map[string]any{"taskId": "dead"})
+	got := w.must(taskrun.MethodTasksGet, map[string]any{"taskId": "dead"})
 	if got["status"] != string(backend.TaskFailed) || !strings.Contains(taskError(got), "server stopped") || got["inputRequests"] != nil {
 		t.Errorf("a task whose lease lapsed: %v", got)
 	}
-	if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": "old"}); got["status"] != string(backend.TaskInputRequired) {
+	if got := w.must(taskrun.MethodTasksGet, map[string]any{"taskId": "old"}); got["status"] != string(backend.TaskInputRequired) {
 		t.Errorf("a task without a lease: %v", got)
 	}
-	w.must(machine.MethodTasksCancel, map[string]any{"taskId": "dropped"})
-	if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": "dropped"}); got["status"] != string(backend.TaskCancelled) {
+	w.must(taskrun.MethodTasksCancel, map[string]any{"taskId": "dropped"})
+	if got := w.must(taskrun.MethodTasksGet, map[string]any{"taskId": "dropped"}); got["status"] != string(backend.TaskCancelled) {
 		t.Errorf("a task whose lease lapsed, cancelled: %v", got)
 	}
 }
@@ -124,12 +125,12 @@ func TestTaskDrain(t *testing.T) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), drain)
 		defer cancel()
-		drained <- machine.LimiterOf(limits).Drain(ctx)
+		drained <- taskrun.LimiterOf(limits).Drain(ctx)
 	}()
 	time.Sleep(50 * time.Millisecond)
 	_, err := createBrew(t, w, map[string]any{})
-	refusedBy(t, err, machine.LimitShuttingDown, "call again")
-	w.must(machine.MethodTasksUpdate, map[string]any{"taskId": ends, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": false})}})
+	refusedBy(t, err, taskrun.LimitShuttingDown, "call again")
+	w.must(taskrun.MethodTasksUpdate, map[string]any{"taskId": ends, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": false})}})
 	failed := <-drained
 	if took := time.Since(start); took < drain || took > drain+time.Second {
 		t.Errorf("Drain returned after %v, want within %v and a second", took, drain)
@@ -137,10 +138,10 @@ func TestTaskDrain(t *testing.T) {
 	if failed != 1 {
 		t.Errorf("Drain failed %d tasks, want 1", failed)
 	}
-	if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": ends}); got["status"] != string(backend.TaskCompleted) {
+	if got := w.must(taskrun.MethodTasksGet, map[string]any{"taskId": ends}); got["status"] != string(backend.TaskCompleted) {
 		t.Errorf("the task answered during the drain: %v", got)
 	}
-	if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": stays}); taskError(got) != machine.ErrServerShutDown.Message {
+	if got := w.must(taskrun.MethodTasksGet, map[string]any{"taskId": stays}); taskError(got) != taskrun.ErrServerShutDown.Message {
 		t.Errorf("the task still running at the end of the drain: %v", got)
 	}
 	for range 2 {
@@ -150,7 +151,7 @@ func TestTaskDrain(t *testing.T) {
 			t.Fatal("a Run had not returned when Drain did")
 		}
 	}
-	if n := machine.LimiterOf(limits).Running(); n != 0 {
+	if n := taskrun.LimiterOf(limits).Running(); n != 0 {
 		t.Errorf("%d tasks still counted as running", n)
 	}
 }
@@ -180,7 +181,7 @@ func TestTaskStreamLeases(t *testing.T) {
 	}
 	parted.down.Store(true)
 	p := next(t, stream)["params"].(map[string]any)
-	if p["status"] != string(backend.TaskFailed) || taskError(p) != machine.ErrServerStopped.Message {
+	if p["status"] != string(backend.TaskFailed) || taskError(p) != taskrun.ErrServerStopped.Message {
 		t.Fatalf("after the instance stopped renewing: %v", p)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/internal/taskrun"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -75,15 +76,15 @@ func ServeListen(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request, g
 	}
 	svc := v.(*taskService)
 	fail := func(status int, e *jsonrpc.Error) bool {
-		machine.WriteJSONRPCError(w, status, req.ID, e)
+		taskrun.WriteJSONRPCError(w, status, req.ID, e)
 		return true
 	}
 	if !machine.DeclaresTasks(metaCapabilities(p.Meta)) {
 		return fail(http.StatusBadRequest, machine.MissingTasksExtension())
 	}
-	if len(p.Notifications.TaskIDs) > machine.MaxListenTaskIDs {
+	if len(p.Notifications.TaskIDs) > taskrun.MaxListenTaskIDs {
 		return fail(http.StatusOK, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
-			Message: fmt.Sprintf("subscriptions/listen: at most %d taskIds", machine.MaxListenTaskIDs)})
+			Message: fmt.Sprintf("subscriptions/listen: at most %d taskIds", taskrun.MaxListenTaskIDs)})
 	}
 	principal := svc.callerOfHTTP(r)
 	closeStream, refused := svc.limits.OpenStream(principal)
@@ -94,7 +95,7 @@ func ServeListen(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request, g
 	ctx := r.Context()
 	ids, first, err := svc.ownTasks(ctx, principal, p.Notifications.TaskIDs)
 	if err != nil {
-		svc.logger.Warn("elicitgen: task store", "method", machine.MethodListen, "err", err)
+		svc.logger.Warn("elicitgen: task store", "method", taskrun.MethodListen, "err", err)
 		return fail(http.StatusOK, machine.ErrInternal)
 	}
 	svc.streamTasks(ctx, w, req.ID, ids, first)
@@ -110,7 +111,7 @@ func (svc *taskService) streamTasks(ctx context.Context, w http.ResponseWriter, 
 	w.Header().Set("Cache-Control", "no-cache, no-transform")
 	w.WriteHeader(http.StatusOK)
 	stream.send(&jsonrpc.Request{Method: notificationAcked,
-		Params: machine.MustJSON(map[string]any{"notifications": map[string]any{"taskIds": ids}})})
+		Params: taskrun.MustJSON(map[string]any{"notifications": map[string]any{"taskIds": ids}})})
 	var wg sync.WaitGroup
 	for i, task := range ids {
 		wg.Add(1)
@@ -154,7 +155,7 @@ func (svc *taskService) follow(ctx context.Context, stream *taskStream, id strin
 		n := taskNotification(rec)
 		if key := noticeKey(n); !bytes.Equal(key, seen) {
 			seen = key
-			stream.send(&jsonrpc.Request{Method: notificationTaskStatus, Params: machine.MustJSON(n)})
+			stream.send(&jsonrpc.Request{Method: notificationTaskStatus, Params: taskrun.MustJSON(n)})
 		}
 		if rec.Status.Terminal() {
 			return
@@ -177,7 +178,7 @@ func (svc *taskService) next(ctx context.Context, id string, rec *backend.TaskRe
 			return nil
 		}
 		next, err := svc.store.Get(ctx, id)
-		if err == nil && machine.LeaseLapsed(next, svc.now()) {
+		if err == nil && taskrun.LeaseLapsed(next, svc.now()) {
 			next, err = svc.takeOver(ctx, next)
 		}
 		switch {
@@ -205,7 +206,7 @@ func (svc *taskService) untilLapse(ctx context.Context, rec *backend.TaskRecord)
 func noticeKey(n *TaskResult) []byte {
 	x := *n
 	x.LastUpdatedAt = ""
-	return machine.MustJSON(&x)
+	return taskrun.MustJSON(&x)
 }
 
 // taskNotification is the params of notifications/tasks: the task as

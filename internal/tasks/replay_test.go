@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/internal/taskrun"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
@@ -134,7 +135,7 @@ func toMilk(t *testing.T, a, b *taskWire, args map[string]any, sugar bool) strin
 
 func answer(t *testing.T, w *taskWire, id, key string, v bool) {
 	t.Helper()
-	w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{key: accept(map[string]any{key: v})}})
+	w.must(taskrun.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{key: accept(map[string]any{key: v})}})
 }
 
 // A restartable task whose instance stops (cut off from the store) is run
@@ -150,7 +151,7 @@ func TestTaskRestartReplays(t *testing.T) {
 	cut.Store(true)
 	// The restarted run asks milk again: its status message says so.
 	pollUntil(t, b, id, func(m map[string]any) bool {
-		return s.runs.Load() == 2 && asking("milk")(m) && m["statusMessage"] == machine.WaitingPrefix+"Milk?"
+		return s.runs.Load() == 2 && asking("milk")(m) && m["statusMessage"] == taskrun.WaitingPrefix+"Milk?"
 	})
 	cut.Store(false)
 	select {
@@ -190,7 +191,7 @@ func TestTaskRestartKeepsAnswerGivenMeanwhile(t *testing.T) {
 // Ask of a step), not the first ask's.
 func TestTaskRestartKeepsReaskedAnswer(t *testing.T) {
 	reply := func(w *taskWire, id, key, prop string, v any) {
-		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{key: accept(map[string]any{prop: v})}})
+		w.must(taskrun.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{key: accept(map[string]any{prop: v})}})
 	}
 	t.Run("reasked", func(t *testing.T) {
 		s := &survey{}
@@ -253,7 +254,7 @@ func TestTaskRestartsBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": "spent"}); taskError(got) != machine.ErrServerStopped.Message {
+	if got := w.must(taskrun.MethodTasksGet, map[string]any{"taskId": "spent"}); taskError(got) != taskrun.ErrServerStopped.Message {
 		t.Errorf("a task restarted %d times: %v", elicitrt.DefaultTaskRestarts, got)
 	}
 	pollUntil(t, w, "fresh", asking("sugar"))
@@ -280,10 +281,10 @@ func TestTaskDrainHandsBack(t *testing.T) {
 	id := toMilk(t, a, b, map[string]any{}, true)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	if n := machine.LimiterOf(limitsA).Drain(ctx); n != 1 {
+	if n := taskrun.LimiterOf(limitsA).Drain(ctx); n != 1 {
 		t.Errorf("Drain stopped %d tasks, want 1", n)
 	}
-	got := b.must(machine.MethodTasksGet, map[string]any{"taskId": id})
+	got := b.must(taskrun.MethodTasksGet, map[string]any{"taskId": id})
 	if got["status"] == string(backend.TaskFailed) || got["statusMessage"] != "restarted after its server stopped" {
 		t.Fatalf("the task handed back, at the next tasks/get on the other instance: %v", got)
 	}
@@ -330,7 +331,7 @@ func TestTaskRecordedAsksBounded(t *testing.T) {
 	for asked := 1; asked <= backend.MaxRecordedAsks+1; asked++ {
 		got := pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
 		for key := range got["inputRequests"].(map[string]any) {
-			w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{key: accept(map[string]any{"sugar": true})}})
+			w.must(taskrun.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{key: accept(map[string]any{"sugar": true})}})
 		}
 		pollUntil(t, w, id, func(map[string]any) bool {
 			rec, _ := store.Get(context.Background(), id)
@@ -399,7 +400,7 @@ func TestTaskRestartKeepsOnlyPrincipal(t *testing.T) {
 	parted.down.Store(true)
 	defer parted.down.Store(false)
 	time.Sleep(lease + 200*time.Millisecond)
-	if _, err := bobB.call(machine.MethodTasksGet, map[string]any{"taskId": id}); err == nil || err.Message != "unknown task" {
+	if _, err := bobB.call(taskrun.MethodTasksGet, map[string]any{"taskId": id}); err == nil || err.Message != "unknown task" {
 		t.Errorf("bob's tasks/get of alice's lapsed task: %v", err)
 	}
 	if n := sb.runs.Load(); n != 0 {
@@ -409,7 +410,7 @@ func TestTaskRestartKeepsOnlyPrincipal(t *testing.T) {
 	if again := <-seen; again != (runContext{principal: "alice"}) {
 		t.Errorf("the restarted run found %+v, want the principal alice and nothing else", again)
 	}
-	for _, m := range []string{machine.MethodTasksGet, machine.MethodTasksUpdate, machine.MethodTasksCancel} {
+	for _, m := range []string{taskrun.MethodTasksGet, taskrun.MethodTasksUpdate, taskrun.MethodTasksCancel} {
 		_, err := bobB.call(m, map[string]any{"taskId": id, "inputResponses": map[string]any{"milk": accept(map[string]any{"milk": true})}})
 		if err == nil || err.Code != jsonrpc.CodeInvalidParams || err.Message != "unknown task" {
 			t.Errorf("bob's %s of alice's restarted task: %v", m, err)
@@ -444,7 +445,7 @@ func TestTaskTakeoverOtherRelease(t *testing.T) {
 	if err := store.Create(context.Background(), rec); err != nil {
 		t.Fatal(err)
 	}
-	got := w.must(machine.MethodTasksGet, map[string]any{"taskId": "lapsed"})
+	got := w.must(taskrun.MethodTasksGet, map[string]any{"taskId": "lapsed"})
 	if got["status"] != string(backend.TaskFailed) || taskError(got) != machine.ErrToolChanged.Message {
 		t.Fatalf("a record of the release before, taken over: %v", got)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/internal/taskrun"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
@@ -47,16 +48,16 @@ func TestTaskStatusSaysWhatIsTrue(t *testing.T) {
 		w := memoryWire(t, capsTasks, pauseTool(got, release))
 		id := w.must("tools/call", map[string]any{"name": "pause", "arguments": map[string]any{}})["taskId"].(string)
 		asked := pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
-		if asked["statusMessage"] != machine.WaitingPrefix+"Sugar?" {
+		if asked["statusMessage"] != taskrun.WaitingPrefix+"Sugar?" {
 			t.Fatalf("waiting: %v", asked["statusMessage"])
 		}
-		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": reply}})
+		w.must(taskrun.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": reply}})
 		select {
 		case <-got:
 		case <-time.After(10 * time.Second):
 			t.Fatal("Run did not get the reply")
 		}
-		working := w.must(machine.MethodTasksGet, map[string]any{"taskId": id})
+		working := w.must(taskrun.MethodTasksGet, map[string]any{"taskId": id})
 		if msg, _ := working["statusMessage"].(string); working["status"] != string(backend.TaskWorking) || msg != "" {
 			t.Errorf("%v answered: %v %q", reply["action"], working["status"], msg)
 		}
@@ -77,17 +78,17 @@ func TestTaskResumingAfterAnswer(t *testing.T) {
 	w := memoryWire(t, capsTasks, (&survey{}).tool(&elicitrt.ToolOptions{Tasks: store, TaskLimits: &elicitrt.TaskLimits{}, Logger: discardLogger()}))
 	now := time.Now()
 	rec := &backend.TaskRecord{Format: backend.TaskRecordFormat, ID: "gone", Tool: "survey", Status: backend.TaskInputRequired,
-		StatusMessage: machine.WaitingPrefix + "Sugar?", CreatedAt: now, UpdatedAt: now, Expires: now.Add(time.Hour),
+		StatusMessage: taskrun.WaitingPrefix + "Sugar?", CreatedAt: now, UpdatedAt: now, Expires: now.Add(time.Hour),
 		LeaseUntil: now.Add(time.Hour), Runner: "an instance that stopped",
 		InputRequests: map[string]json.RawMessage{"sugar": json.RawMessage(`{"method":"elicitation/create","params":{"mode":"form","message":"Sugar?"}}`)}}
 	if err := store.Create(context.Background(), rec); err != nil {
 		t.Fatal(err)
 	}
-	if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": "gone"}); got["statusMessage"] != machine.WaitingPrefix+"Sugar?" {
+	if got := w.must(taskrun.MethodTasksGet, map[string]any{"taskId": "gone"}); got["statusMessage"] != taskrun.WaitingPrefix+"Sugar?" {
 		t.Fatalf("not answered yet: %v", got["statusMessage"])
 	}
-	w.must(machine.MethodTasksUpdate, map[string]any{"taskId": "gone", "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
-	if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": "gone"}); got["statusMessage"] != machine.Resuming || got["status"] != string(backend.TaskWorking) {
+	w.must(taskrun.MethodTasksUpdate, map[string]any{"taskId": "gone", "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+	if got := w.must(taskrun.MethodTasksGet, map[string]any{"taskId": "gone"}); got["statusMessage"] != taskrun.Resuming || got["status"] != string(backend.TaskWorking) {
 		t.Fatalf("answered, no instance running it: %v %v", got["status"], got["statusMessage"])
 	}
 }

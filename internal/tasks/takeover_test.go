@@ -9,6 +9,7 @@ import (
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/internal/taskrun"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
@@ -26,8 +27,8 @@ func TestTaskTakeoverToolNotServed(t *testing.T) {
 	parted.down.Store(true)
 	defer parted.down.Store(false)
 	failed := pollUntil(t, b, id, hasStatus(backend.TaskFailed))
-	if msg := taskError(failed); msg != machine.ErrServerStopped.Message {
-		t.Errorf("failed with %q, want %q", msg, machine.ErrServerStopped.Message)
+	if msg := taskError(failed); msg != taskrun.ErrServerStopped.Message {
+		t.Errorf("failed with %q, want %q", msg, taskrun.ErrServerStopped.Message)
 	}
 	if n := s.runs.Load(); n != 1 {
 		t.Errorf("%d runs, want the first only", n)
@@ -53,19 +54,19 @@ func TestTaskTakeoverAtLimit(t *testing.T) {
 	parted.down.Store(true)
 	defer parted.down.Store(false)
 	for deadline := time.Now().Add(3 * lease); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		got := b.must(machine.MethodTasksGet, map[string]any{"taskId": id})
+		got := b.must(taskrun.MethodTasksGet, map[string]any{"taskId": id})
 		if !asking("milk")(got) || got["statusMessage"] == "restarted after its server stopped" {
 			t.Fatalf("the lapsed task, on an instance at its bound: %v", got)
 		}
 	}
-	if rec, _ := shared.Get(context.Background(), id); !machine.LeaseLapsed(rec, time.Now()) || rec.Replay.Restarts != 0 {
+	if rec, _ := shared.Get(context.Background(), id); !taskrun.LeaseLapsed(rec, time.Now()) || rec.Replay.Restarts != 0 {
 		t.Fatalf("after three leases the record has lease until %v, %d restarts", rec.LeaseUntil, rec.Replay.Restarts)
 	}
 	answer(t, b, id, "milk", false) // kept in the record, for the run that takes the task
 	if n := sb.runs.Load(); n != 1 {
 		t.Fatalf("%d runs on the instance at its bound, want its own task's only", n)
 	}
-	b.must(machine.MethodTasksCancel, map[string]any{"taskId": own})
+	b.must(taskrun.MethodTasksCancel, map[string]any{"taskId": own})
 	waitRunning(t, limitsB, 0)
 	done := pollUntil(t, b, id, hasStatus(backend.TaskCompleted))
 	if got := resultText(t, done); !strings.HasPrefix(got, "sugar=true milk=false") {

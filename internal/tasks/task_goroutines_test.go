@@ -11,6 +11,7 @@ import (
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/internal/taskrun"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
@@ -43,7 +44,7 @@ func TestTaskWaitingGoroutines(t *testing.T) {
 	}
 	// machine.Cancelled, they end: no goroutine left for the tests after this one.
 	for _, id := range ids {
-		if _, err := w.call(machine.MethodTasksCancel, map[string]any{"taskId": id}); err != nil {
+		if _, err := w.call(taskrun.MethodTasksCancel, map[string]any{"taskId": id}); err != nil {
 			t.Fatalf("cancel %s: %v", id, err)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/internal/taskrun"
 	"github.com/elicitgen/elicitgen/internal/transport"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 
@@ -232,7 +233,7 @@ func httpWireAt(t *testing.T, url, caps, token string) *taskWire {
 		switch method {
 		case "tools/call":
 			header["Mcp-Name"], _ = params["name"].(string)
-		case machine.MethodTasksGet, machine.MethodTasksUpdate, machine.MethodTasksCancel:
+		case taskrun.MethodTasksGet, taskrun.MethodTasksUpdate, taskrun.MethodTasksCancel:
 			header["Mcp-Name"], _ = params["taskId"].(string)
 		}
 		for k, v := range extra {
@@ -285,7 +286,7 @@ func pollUntil(t *testing.T, w *taskWire, id string, cond func(map[string]any) b
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		got := w.must(machine.MethodTasksGet, map[string]any{"taskId": id})
+		got := w.must(taskrun.MethodTasksGet, map[string]any{"taskId": id})
 		if cond(got) {
 			return got
 		}
@@ -339,7 +340,7 @@ func TestTaskLifecycle(t *testing.T) {
 			t.Errorf("task id %q: want 128 bits in base64url", id)
 		}
 		asked := pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
-		if asked["resultType"] != "complete" || asked["statusMessage"] != machine.WaitingPrefix+"Sugar?" {
+		if asked["resultType"] != "complete" || asked["statusMessage"] != taskrun.WaitingPrefix+"Sugar?" {
 			t.Errorf("tasks/get: %v", asked)
 		}
 		req, ok := asked["inputRequests"].(map[string]any)["sugar"].(map[string]any)
@@ -347,7 +348,7 @@ func TestTaskLifecycle(t *testing.T) {
 			t.Fatalf("inputRequests: %v", asked["inputRequests"])
 		}
 		// An answer that is invalid, and one under a key never asked.
-		ack := w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{
+		ack := w.must(taskrun.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{
 			"sugar": accept(map[string]any{"sugar": "yes"}), "unknown": map[string]any{"ignored": true}}})
 		if !isAck(ack) {
 			t.Errorf("tasks/update ack: %v", ack)
@@ -362,11 +363,11 @@ func TestTaskLifecycle(t *testing.T) {
 			t.Errorf("re-ask message %q", msg)
 		}
 		// The first key is spent: answering it again changes nothing.
-		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
-		if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": id}); got["status"] != "input_required" {
+		w.must(taskrun.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+		if got := w.must(taskrun.MethodTasksGet, map[string]any{"taskId": id}); got["status"] != "input_required" {
 			t.Fatalf("after a spent key: %v", got)
 		}
-		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar.2": accept(map[string]any{"sugar": true})}})
+		w.must(taskrun.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar.2": accept(map[string]any{"sugar": true})}})
 		done := pollUntil(t, w, id, hasStatus(backend.TaskCompleted))
 		if got := resultText(t, done); got != "large coffee, sugar=true, task="+id {
 			t.Errorf("result %q", got)
@@ -378,10 +379,10 @@ func TestTaskLifecycle(t *testing.T) {
 			t.Errorf("completed task still asks: %v", done)
 		}
 		// Cancelling an ended task is acknowledged and changes nothing.
-		if ack := w.must(machine.MethodTasksCancel, map[string]any{"taskId": id}); !isAck(ack) {
+		if ack := w.must(taskrun.MethodTasksCancel, map[string]any{"taskId": id}); !isAck(ack) {
 			t.Errorf("tasks/cancel ack: %v", ack)
 		}
-		if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": id}); got["status"] != "completed" {
+		if got := w.must(taskrun.MethodTasksGet, map[string]any{"taskId": id}); got["status"] != "completed" {
 			t.Errorf("after cancel of an ended task: %v", got)
 		}
 	})
@@ -396,13 +397,13 @@ func TestTaskPartialAnswers(t *testing.T) {
 		if n := len(asked["inputRequests"].(map[string]any)); n != 2 {
 			t.Fatalf("inputRequests %v", asked["inputRequests"])
 		}
-		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"milk": accept(map[string]any{"milk": false})}})
-		left := w.must(machine.MethodTasksGet, map[string]any{"taskId": id})
+		w.must(taskrun.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"milk": accept(map[string]any{"milk": false})}})
+		left := w.must(taskrun.MethodTasksGet, map[string]any{"taskId": id})
 		keys := left["inputRequests"].(map[string]any)
 		if left["status"] != "input_required" || len(keys) != 1 || keys["sugar"] == nil {
 			t.Fatalf("after a partial answer: %v", left)
 		}
-		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+		w.must(taskrun.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
 		if got := resultText(t, pollUntil(t, w, id, hasStatus(backend.TaskCompleted))); !strings.HasPrefix(got, "large coffee, sugar=true, milk=false") {
 			t.Errorf("result %q", got)
 		}
@@ -414,7 +415,7 @@ func TestTaskDecline(t *testing.T) {
 	bothWires(t, capsTasks, brewTool(machine.TaskOptional, nil, nil), func(t *testing.T, w *taskWire) {
 		id := startBrew(t, w, map[string]any{})["taskId"].(string)
 		pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
-		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": map[string]any{"action": "decline"}}})
+		w.must(taskrun.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": map[string]any{"action": "decline"}}})
 		if got := resultText(t, pollUntil(t, w, id, hasStatus(backend.TaskCompleted))); got != "decline at 1" {
 			t.Errorf("result %q", got)
 		}
@@ -462,7 +463,7 @@ func TestTaskWithoutExtension(t *testing.T) {
 		if done["resultType"] != "complete" || len(content) != 1 || content[0].(map[string]any)["text"] != "large coffee, sugar=false, task=" {
 			t.Errorf("foreground result: %v", done)
 		}
-		for _, m := range []string{machine.MethodTasksGet, machine.MethodTasksUpdate, machine.MethodTasksCancel} {
+		for _, m := range []string{taskrun.MethodTasksGet, taskrun.MethodTasksUpdate, taskrun.MethodTasksCancel} {
 			_, err := w.call(m, map[string]any{"taskId": "x", "inputResponses": map[string]any{}})
 			if err == nil || err.Code != mcp.CodeMissingRequiredClientCapabilities {
 				t.Errorf("%s without the extension: %v", m, err)
@@ -492,7 +493,7 @@ func TestTaskDiscoveryAndUnknownMethods(t *testing.T) {
 				t.Errorf("%s: %v", m, err)
 			}
 		}
-		for _, m := range []string{machine.MethodTasksGet, machine.MethodTasksUpdate, machine.MethodTasksCancel} {
+		for _, m := range []string{taskrun.MethodTasksGet, taskrun.MethodTasksUpdate, taskrun.MethodTasksCancel} {
 			if _, err := w.call(m, map[string]any{"taskId": "nope"}); err == nil || err.Code != jsonrpc.CodeInvalidParams {
 				t.Errorf("%s of an unknown task: %v", m, err)
 			}
@@ -507,13 +508,13 @@ func TestTaskOtherPrincipal(t *testing.T) {
 	alice, bob := httpWireAt(t, url, capsTasks, "tok-alice"), httpWireAt(t, url, capsTasks, "tok-bob")
 	id := startBrew(t, alice, map[string]any{})["taskId"].(string)
 	pollUntil(t, alice, id, hasStatus(backend.TaskInputRequired))
-	for _, m := range []string{machine.MethodTasksGet, machine.MethodTasksUpdate, machine.MethodTasksCancel} {
+	for _, m := range []string{taskrun.MethodTasksGet, taskrun.MethodTasksUpdate, taskrun.MethodTasksCancel} {
 		_, err := bob.call(m, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
 		if err == nil || err.Code != jsonrpc.CodeInvalidParams || err.Message != "unknown task" {
 			t.Errorf("bob's %s of alice's task: %v", m, err)
 		}
 	}
-	if got := alice.must(machine.MethodTasksGet, map[string]any{"taskId": id}); got["status"] != "input_required" {
+	if got := alice.must(taskrun.MethodTasksGet, map[string]any{"taskId": id}); got["status"] != "input_required" {
 		t.Errorf("after bob: %v", got)
 	}
 }
@@ -546,7 +547,7 @@ func TestTaskCancelDuringWait(t *testing.T) {
 			}
 			id := startBrew(t, w, map[string]any{})["taskId"].(string)
 			pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
-			w.must(machine.MethodTasksCancel, map[string]any{"taskId": id})
+			w.must(taskrun.MethodTasksCancel, map[string]any{"taskId": id})
 			select {
 			case err := <-runs.ended:
 				if !errors.Is(err, context.Canceled) {
@@ -555,13 +556,13 @@ func TestTaskCancelDuringWait(t *testing.T) {
 			case <-time.After(5 * time.Second):
 				t.Fatal("Run still waits after tasks/cancel")
 			}
-			got := w.must(machine.MethodTasksGet, map[string]any{"taskId": id})
+			got := w.must(taskrun.MethodTasksGet, map[string]any{"taskId": id})
 			if got["status"] != "cancelled" || got["inputRequests"] != nil {
 				t.Errorf("after cancel: %v", got)
 			}
 			// machine.Answers after the cancel change nothing.
-			w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
-			if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": id}); got["status"] != "cancelled" {
+			w.must(taskrun.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+			if got := w.must(taskrun.MethodTasksGet, map[string]any{"taskId": id}); got["status"] != "cancelled" {
 				t.Errorf("after a late answer: %v", got)
 			}
 		})
@@ -596,7 +597,7 @@ func TestTaskNeverAnswered(t *testing.T) {
 		}
 	}
 	for _, id := range ids {
-		if _, err := w.call(machine.MethodTasksGet, map[string]any{"taskId": id}); err == nil || err.Code != jsonrpc.CodeInvalidParams {
+		if _, err := w.call(taskrun.MethodTasksGet, map[string]any{"taskId": id}); err == nil || err.Code != jsonrpc.CodeInvalidParams {
 			t.Errorf("expired task %s: %v", id, err)
 		}
 	}
@@ -622,7 +623,7 @@ func TestTaskStoreFull(t *testing.T) {
 	first := w.must("tools/call", map[string]any{"name": "brew", "arguments": map[string]any{}})
 	_, err := w.call("tools/call", map[string]any{"name": "brew", "arguments": map[string]any{},
 		"inputResponses": map[string]any{"size": accept(map[string]any{"size": "small"})}, "requestState": first["requestState"]})
-	refusedBy(t, err, machine.LimitTaskStore, "call again later")
+	refusedBy(t, err, taskrun.LimitTaskStore, "call again later")
 	if n := store.Len(); n != 1 {
 		t.Errorf("the store holds %d tasks", n)
 	}
@@ -636,12 +637,12 @@ func TestTaskMcpNameHeader(t *testing.T) {
 	id := startBrew(t, w, map[string]any{})["taskId"].(string)
 	for _, name := range []string{"", "someone-else"} {
 		params := map[string]any{"taskId": id}
-		_, err := w.callRaw(machine.MethodTasksGet, params, map[string]string{"Mcp-Name": name})
+		_, err := w.callRaw(taskrun.MethodTasksGet, params, map[string]string{"Mcp-Name": name})
 		if err == nil || err.Code != mcp.CodeHeaderMismatch {
 			t.Errorf("Mcp-Name %q: %v", name, err)
 		}
 	}
-	if _, err := w.callRaw(machine.MethodTasksGet, map[string]any{"taskId": id}, map[string]string{"Mcp-Name": "  " + id + " "}); err != nil {
+	if _, err := w.callRaw(taskrun.MethodTasksGet, map[string]any{"taskId": id}, map[string]string{"Mcp-Name": "  " + id + " "}); err != nil {
 		t.Errorf("Mcp-Name with spaces around the id: %v", err)
 	}
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tasks/get","params":{"taskId":%q}}`, id)
@@ -757,13 +758,13 @@ func TestTaskOutlastsStoreOutage(t *testing.T) {
 	id := startBrew(t, w, map[string]any{"wait": 300})["taskId"].(string)
 	pollUntil(t, w, id, func(m map[string]any) bool { return m["statusMessage"] == "grinding" })
 	store.down.Store(true)
-	if _, err := w.call(machine.MethodTasksGet, map[string]any{"taskId": id}); err == nil || err.Code != jsonrpc.CodeInternalError {
+	if _, err := w.call(taskrun.MethodTasksGet, map[string]any{"taskId": id}); err == nil || err.Code != jsonrpc.CodeInternalError {
 		t.Errorf("tasks/get with the store down: %v", err)
 	}
 	time.Sleep(time.Second) // the task tries to ask meanwhile
 	store.down.Store(false)
 	pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
-	w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+	w.must(taskrun.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
 	if got := resultText(t, pollUntil(t, w, id, hasStatus(backend.TaskCompleted))); !strings.HasPrefix(got, "large coffee, sugar=true") {
 		t.Errorf("result %q", got)
 	}
@@ -790,9 +791,9 @@ func FuzzTaskAnswer(f *testing.F) {
 		}
 		w.t = t
 		id := startBrew(t, w, map[string]any{})["taskId"].(string)
-		defer w.must(machine.MethodTasksCancel, map[string]any{"taskId": id})
+		defer w.must(taskrun.MethodTasksCancel, map[string]any{"taskId": id})
 		pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
-		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": json.RawMessage(answer)}})
+		w.must(taskrun.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": json.RawMessage(answer)}})
 		end := pollUntil(t, w, id, func(m map[string]any) bool {
 			reqs, _ := m["inputRequests"].(map[string]any)
 			return m["status"] == "completed" || m["status"] == "failed" || reqs["sugar.2"] != nil
@@ -957,7 +958,7 @@ func TestTaskStatusNotifications(t *testing.T) {
 			seen = append(seen, status)
 		}
 		if status == "input_required" && p["inputRequests"].(map[string]any)["sugar"] != nil {
-			alice.must(machine.MethodTasksUpdate, map[string]any{"taskId": mine, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+			alice.must(taskrun.MethodTasksUpdate, map[string]any{"taskId": mine, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
 		}
 		if status == "completed" && !strings.HasPrefix(p["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"].(string), "large coffee, sugar=true") {
 			t.Errorf("completed notification %v", p)
@@ -967,7 +968,7 @@ func TestTaskStatusNotifications(t *testing.T) {
 		t.Errorf("statuses %q", got)
 	}
 	// Bob's task is his alone: nothing about it reached alice.
-	if got := bob.must(machine.MethodTasksGet, map[string]any{"taskId": theirs}); got["status"] != "input_required" {
+	if got := bob.must(taskrun.MethodTasksGet, map[string]any{"taskId": theirs}); got["status"] != "input_required" {
 		t.Errorf("bob's task: %v", got)
 	}
 }
@@ -988,7 +989,7 @@ func TestTaskListenNeedsTheExtension(t *testing.T) {
 func TestTaskRequestsOverTheBodyLimit(t *testing.T) {
 	url := httpTServe(t, nil, brewTool(machine.TaskOptional, nil, nil))
 	pad := strings.Repeat("x", transport.DefaultMaxRequestBodyBytes)
-	for _, method := range []string{machine.MethodTasksGet, "subscriptions/listen"} {
+	for _, method := range []string{taskrun.MethodTasksGet, "subscriptions/listen"} {
 		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":{"taskId":"x","pad":%q}}`, method, pad)
 		status, _, _ := httpt.Post(t, url+"/", map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": method, "Mcp-Name": "x"}, body)
 		if status != http.StatusRequestEntityTooLarge {
@@ -1059,7 +1060,7 @@ func BenchmarkWaitingTask(b *testing.B) {
 	}
 	b.StopTimer()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if got, _ := w.call(machine.MethodTasksGet, map[string]any{"taskId": last}); got["status"] == string(backend.TaskInputRequired) {
+		if got, _ := w.call(taskrun.MethodTasksGet, map[string]any{"taskId": last}); got["status"] == string(backend.TaskInputRequired) {
 			break
 		}
 	}
@@ -1089,16 +1090,16 @@ func TestTaskOversizedAnswer(t *testing.T) {
 	bothWires(t, capsTasks, brewTool(machine.TaskOptional, nil, nil), func(t *testing.T, w *taskWire) {
 		id := startBrew(t, w, map[string]any{})["taskId"].(string)
 		pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
-		_, err := w.call(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{
+		_, err := w.call(taskrun.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{
 			"sugar": accept(map[string]any{"sugar": true, "pad": strings.Repeat("x", machine.MaxAnswersLen)})}})
 		if err == nil || err.Code != jsonrpc.CodeInvalidParams || !strings.Contains(err.Message, "at most 32768") {
 			t.Fatalf("oversized answer: %v", err)
 		}
-		got := w.must(machine.MethodTasksGet, map[string]any{"taskId": id})
+		got := w.must(taskrun.MethodTasksGet, map[string]any{"taskId": id})
 		if reqs, _ := got["inputRequests"].(map[string]any); got["status"] != "input_required" || reqs["sugar"] == nil {
 			t.Fatalf("after an oversized answer: %v", got)
 		}
-		w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+		w.must(taskrun.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
 		if got := resultText(t, pollUntil(t, w, id, hasStatus(backend.TaskCompleted))); !strings.HasPrefix(got, "large coffee, sugar=true") {
 			t.Errorf("result %q", got)
 		}
@@ -1121,8 +1122,8 @@ func refusedBy(t *testing.T, err *jsonrpc.Error, limit, todo string) {
 	var data struct {
 		Limit string `json:"limit"`
 	}
-	if err == nil || err.Code != machine.CodeTaskLimit || json.Unmarshal(err.Data, &data) != nil || data.Limit != limit || !strings.Contains(err.Message, todo) {
-		t.Fatalf("got %v (data %s), want the %s refusal (%d) saying %q", err, errData(err), limit, machine.CodeTaskLimit, todo)
+	if err == nil || err.Code != taskrun.CodeTaskLimit || json.Unmarshal(err.Data, &data) != nil || data.Limit != limit || !strings.Contains(err.Message, todo) {
+		t.Fatalf("got %v (data %s), want the %s refusal (%d) saying %q", err, errData(err), limit, taskrun.CodeTaskLimit, todo)
 	}
 }
 
@@ -1148,16 +1149,16 @@ func TestTaskBoundPerPrincipal(t *testing.T) {
 	}
 	pollUntil(t, alice, ids[2], hasStatus(backend.TaskInputRequired))
 	_, err := createBrew(t, alice, map[string]any{})
-	refusedBy(t, err, machine.LimitTasksPerPrincipal, "tasks/cancel")
+	refusedBy(t, err, taskrun.LimitTasksPerPrincipal, "tasks/cancel")
 	if got := startBrew(t, bob, map[string]any{}); got["resultType"] != "task" {
 		t.Fatalf("bob's task while alice is at her bound: %v", got)
 	}
-	alice.must(machine.MethodTasksCancel, map[string]any{"taskId": ids[0]})
+	alice.must(taskrun.MethodTasksCancel, map[string]any{"taskId": ids[0]})
 	if got := startBrew(t, alice, map[string]any{}); got["resultType"] != "task" {
 		t.Fatalf("alice's task after she cancelled one: %v", got)
 	}
 	_, err = createBrew(t, alice, map[string]any{})
-	refusedBy(t, err, machine.LimitTasksPerPrincipal, "tasks/cancel")
+	refusedBy(t, err, taskrun.LimitTasksPerPrincipal, "tasks/cancel")
 }
 
 // Ended tasks (completed, failed, cancelled) hold no slot of a full
@@ -1173,10 +1174,10 @@ func TestTaskEndedTasksFreeTheStore(t *testing.T) {
 	pollUntil(t, w, failed, hasStatus(backend.TaskFailed))
 	completed := startBrew(t, w, map[string]any{})["taskId"].(string)
 	pollUntil(t, w, completed, hasStatus(backend.TaskInputRequired))
-	w.must(machine.MethodTasksUpdate, map[string]any{"taskId": completed, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+	w.must(taskrun.MethodTasksUpdate, map[string]any{"taskId": completed, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
 	pollUntil(t, w, completed, hasStatus(backend.TaskCompleted))
 	cancelled := startBrew(t, w, map[string]any{})["taskId"].(string)
-	w.must(machine.MethodTasksCancel, map[string]any{"taskId": cancelled})
+	w.must(taskrun.MethodTasksCancel, map[string]any{"taskId": cancelled})
 	for i := range 3 {
 		got, err := createBrew(t, w, map[string]any{})
 		if err != nil || got["resultType"] != "task" {
@@ -1184,10 +1185,10 @@ func TestTaskEndedTasksFreeTheStore(t *testing.T) {
 		}
 		if i == 0 {
 			// The oldest ended task made room; the others still answer.
-			if _, err := w.call(machine.MethodTasksGet, map[string]any{"taskId": failed}); err == nil {
+			if _, err := w.call(taskrun.MethodTasksGet, map[string]any{"taskId": failed}); err == nil {
 				t.Errorf("the oldest ended task is still kept in a full store")
 			}
-			if got := w.must(machine.MethodTasksGet, map[string]any{"taskId": completed}); got["status"] != "completed" {
+			if got := w.must(taskrun.MethodTasksGet, map[string]any{"taskId": completed}); got["status"] != "completed" {
 				t.Errorf("completed task: %v", got)
 			}
 		}
@@ -1195,7 +1196,7 @@ func TestTaskEndedTasksFreeTheStore(t *testing.T) {
 	// Now three tasks wait: the store is full of tasks that have not
 	// ended, and says so.
 	_, err := createBrew(t, w, map[string]any{})
-	refusedBy(t, err, machine.LimitTaskStore, "call again later")
+	refusedBy(t, err, taskrun.LimitTaskStore, "call again later")
 }
 
 // The process's bound on running tasks holds whoever asks: with room for
@@ -1209,8 +1210,8 @@ func TestTaskBoundPerProcess(t *testing.T) {
 	id := startBrew(t, alice, map[string]any{})["taskId"].(string)
 	startBrew(t, bob, map[string]any{})
 	_, err := createBrew(t, carol, map[string]any{})
-	refusedBy(t, err, machine.LimitRunningTasks, "call again later")
-	alice.must(machine.MethodTasksCancel, map[string]any{"taskId": id})
+	refusedBy(t, err, taskrun.LimitRunningTasks, "call again later")
+	alice.must(taskrun.MethodTasksCancel, map[string]any{"taskId": id})
 	<-runs.ended
 	waitRunning(t, limits, 1)
 	if got := startBrew(t, carol, map[string]any{}); got["resultType"] != "task" {
@@ -1222,7 +1223,7 @@ func TestTaskBoundPerProcess(t *testing.T) {
 func waitRunning(t *testing.T, l *elicitrt.TaskLimits, n int) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		got := machine.LimiterOf(l).Running()
+		got := taskrun.LimiterOf(l).Running()
 		if got == n {
 			return
 		}
@@ -1262,11 +1263,11 @@ func TestTaskListenBoundPerPrincipal(t *testing.T) {
 	if json.Unmarshal(data, &resp) != nil {
 		t.Fatalf("alice's third stream: HTTP %d %s", status, data)
 	}
-	refusedBy(t, resp.Error, machine.LimitTaskStreamsPerPrincipal, "close one")
+	refusedBy(t, resp.Error, taskrun.LimitTaskStreamsPerPrincipal, "close one")
 	next(t, listenTasks(t, url, "tok-bob", theirs))
 	cancelFirst()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		open := machine.LimiterOf(limits).Streams("alice")
+		open := taskrun.LimiterOf(limits).Streams("alice")
 		if open == 1 {
 			break
 		}
@@ -1291,7 +1292,7 @@ func TestTaskFixedClock(t *testing.T) {
 		t.Errorf("createdAt %v, want the configured clock's", created["createdAt"])
 	}
 	pollUntil(t, w, id, hasStatus(backend.TaskInputRequired))
-	w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
+	w.must(taskrun.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{"sugar": accept(map[string]any{"sugar": true})}})
 	if err := <-runs.ended; err != nil {
 		t.Fatalf("Run ended with %v", err)
 	}
@@ -1327,7 +1328,7 @@ func TestTaskGivesUpAfterMaxAttempts(t *testing.T) {
 				reqs, _ := m["inputRequests"].(map[string]any)
 				return reqs[key] != nil
 			})
-			w.must(machine.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{key: accept(map[string]any{"sugar": "yes"})}})
+			w.must(taskrun.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{key: accept(map[string]any{"sugar": "yes"})}})
 		}
 		end := pollUntil(t, w, id, func(m map[string]any) bool {
 			reqs, _ := m["inputRequests"].(map[string]any)
@@ -1394,21 +1395,21 @@ func TestTaskCancelledWhateverRunReturns(t *testing.T) {
 			}
 			w := memoryWire(t, capsTasks, brewRunning(&elicitrt.ToolOptions{TaskLimits: limits, Tasks: &backend.MemoryTaskStore{}, Logger: discardLogger()}, run))
 			id := startBrew(t, w, map[string]any{})["taskId"].(string)
-			w.must(machine.MethodTasksCancel, map[string]any{"taskId": id})
+			w.must(taskrun.MethodTasksCancel, map[string]any{"taskId": id})
 			select {
 			case <-cancelled:
 			case <-time.After(5 * time.Second):
 				t.Fatal("Run's context did not end on tasks/cancel")
 			}
-			if n := machine.LimiterOf(limits).Running(); n != 1 {
+			if n := taskrun.LimiterOf(limits).Running(); n != 1 {
 				t.Errorf("a cancelled task whose Run goes on: %d running, want 1", n)
 			}
 			// Its user's place is free, the process's is not.
 			_, err := createBrew(t, w, map[string]any{})
-			refusedBy(t, err, machine.LimitRunningTasks, "call again later")
+			refusedBy(t, err, taskrun.LimitRunningTasks, "call again later")
 			close(release)
 			waitRunning(t, limits, 0)
-			got := w.must(machine.MethodTasksGet, map[string]any{"taskId": id})
+			got := w.must(taskrun.MethodTasksGet, map[string]any{"taskId": id})
 			if got["status"] != "cancelled" || got["result"] != nil || got["error"] != nil {
 				t.Errorf("after Run returned %v, %v: %v", c.res, c.err, got)
 			}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/internal/taskrun"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -28,7 +29,7 @@ import (
 // taskService serves the tasks methods of one server.
 type taskService struct {
 	store     backend.TaskStore
-	limits    *machine.Limiter
+	limits    *taskrun.Limiter
 	principal func(req *mcp.CallToolRequest) string // nil: the bearer token's user
 	logger    *slog.Logger
 	hooks     backend.Hooks    // nil: none
@@ -45,7 +46,7 @@ var taskServices sync.Map // *mcp.Server → *taskService
 // the server uses another store or TaskLimits.
 func Enable(server *mcp.Server, m *machine.Machine) {
 	o := m.Options()
-	svc := &taskService{store: o.Tasks, limits: machine.LimiterOf(o.TaskLimits), principal: o.Principal, logger: o.Logger, hooks: o.Hooks, now: o.Now}
+	svc := &taskService{store: o.Tasks, limits: taskrun.LimiterOf(o.TaskLimits), principal: o.Principal, logger: o.Logger, hooks: o.Hooks, now: o.Now}
 	prev, loaded := taskServices.LoadOrStore(server, svc)
 	if loaded {
 		p := prev.(*taskService)
@@ -59,9 +60,9 @@ func Enable(server *mcp.Server, m *machine.Machine) {
 	svc.machines.Store(m.Tool(), m)
 	server.AddReceivingMiddleware(svc.middleware)
 	for _, err := range []error{
-		mcp.AddReceivingCustomMethod(server, machine.MethodTasksGet, svc.get),
-		mcp.AddReceivingCustomMethod(server, machine.MethodTasksUpdate, svc.update),
-		mcp.AddReceivingCustomMethod(server, machine.MethodTasksCancel, svc.cancel),
+		mcp.AddReceivingCustomMethod(server, taskrun.MethodTasksGet, svc.get),
+		mcp.AddReceivingCustomMethod(server, taskrun.MethodTasksUpdate, svc.update),
+		mcp.AddReceivingCustomMethod(server, taskrun.MethodTasksCancel, svc.cancel),
 	} {
 		if err != nil {
 			panic("elicitgen: " + err.Error()) // registration: a method name the SDK took over
@@ -132,8 +133,8 @@ func (svc *taskService) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case "tools/call":
-			slot := &machine.TaskSlot{}
-			res, err := next(machine.WithTaskSlot(ctx, slot), method, req)
+			slot := &taskrun.TaskSlot{}
+			res, err := next(taskrun.WithTaskSlot(ctx, slot), method, req)
 			if err == nil && slot.Created != nil {
 				return taskResult(slot.Created, false), nil
 			}
@@ -147,7 +148,7 @@ func (svc *taskService) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 				d.Capabilities.Extensions[machine.TasksExtension] = map[string]any{}
 			}
 			return res, err
-		case machine.MethodTasksGet, machine.MethodTasksUpdate, machine.MethodTasksCancel:
+		case taskrun.MethodTasksGet, taskrun.MethodTasksUpdate, taskrun.MethodTasksCancel:
 			if !machine.DeclaresTasks(requestCapabilities(req)) {
 				return nil, machine.MissingTasksExtension()
 			}
@@ -201,7 +202,7 @@ func (svc *taskService) own(ctx context.Context, p *TaskParams) (*backend.TaskRe
 	}
 	rec, err := svc.store.Get(ctx, p.TaskID)
 	if err != nil {
-		return nil, svc.errStore(ctx, machine.MethodTasksGet, err)
+		return nil, svc.errStore(ctx, taskrun.MethodTasksGet, err)
 	}
 	if rec == nil || rec.Principal != callerFrom(ctx) {
 		return nil, errUnknownTask
@@ -215,12 +216,12 @@ func (svc *taskService) own(ctx context.Context, p *TaskParams) (*backend.TaskRe
 // lapsed is rec, or, when its lease has lapsed (the instance running it
 // died), rec taken over (takeOver).
 func (svc *taskService) lapsed(ctx context.Context, rec *backend.TaskRecord) (*backend.TaskRecord, error) {
-	if !machine.LeaseLapsed(rec, svc.now()) {
+	if !taskrun.LeaseLapsed(rec, svc.now()) {
 		return rec, nil
 	}
 	next, err := svc.takeOver(ctx, rec)
 	if err != nil {
-		return nil, svc.errStore(ctx, machine.MethodTasksGet, err)
+		return nil, svc.errStore(ctx, taskrun.MethodTasksGet, err)
 	}
 	if next == nil {
 		return nil, errUnknownTask
@@ -235,7 +236,7 @@ func (svc *taskService) takeOver(ctx context.Context, rec *backend.TaskRecord) (
 	if m, ok := svc.machines.Load(rec.Tool); ok {
 		return m.(*machine.Machine).Restart(ctx, rec)
 	}
-	return machine.FailLapsed(ctx, svc.store, rec.ID, svc.now)
+	return taskrun.FailLapsed(ctx, svc.store, rec.ID, svc.now)
 }
 
 func callerFrom(ctx context.Context) string {
@@ -292,11 +293,11 @@ func (svc *taskService) update(ctx context.Context, _ *mcp.ServerSession, p *Tas
 			delete(rec.InputRequests, k)
 		}
 		if len(rec.InputRequests) == 0 {
-			machine.AnswersIn(rec)
+			taskrun.AnswersIn(rec)
 		}
 		return nil
 	}); err != nil {
-		return nil, svc.errStore(ctx, machine.MethodTasksUpdate, err)
+		return nil, svc.errStore(ctx, taskrun.MethodTasksUpdate, err)
 	}
 	return &taskAck{ResultType: "complete"}, nil
 }
@@ -315,7 +316,7 @@ func (svc *taskService) cancel(ctx context.Context, _ *mcp.ServerSession, p *Tas
 		}
 		return nil
 	}); err != nil {
-		return nil, svc.errStore(ctx, machine.MethodTasksCancel, err)
+		return nil, svc.errStore(ctx, taskrun.MethodTasksCancel, err)
 	}
 	svc.limits.TaskEnded(p.TaskID) // if it runs here, it counts no more
 	return &taskAck{ResultType: "complete"}, nil

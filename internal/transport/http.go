@@ -11,12 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/elicitgen/elicitgen/internal/taskrun"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/elicitgen/elicitgen/internal/machine"
 )
 
 // Wire names used by the router. The SDK keeps its own copies unexported.
@@ -354,7 +353,7 @@ func writeBodyError(w http.ResponseWriter, err error) {
 	var tooBig *http.MaxBytesError
 	var ambiguous *errAmbiguous
 	if errors.As(err, &ambiguous) {
-		machine.WriteJSONRPCError(w, http.StatusBadRequest, ambiguous.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: ambiguous.Error()})
+		taskrun.WriteJSONRPCError(w, http.StatusBadRequest, ambiguous.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: ambiguous.Error()})
 		return
 	}
 	if errors.As(err, &tooBig) {

@@ -8,9 +8,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/internal/taskrun"
 )
 
 // The router decides from POST bodies (the route, the Mcp-Name check of
@@ -101,7 +102,7 @@ func httpRequests(body []byte) (reqs []*jsonrpc.Request, batch bool) {
 
 // isTaskMethod reports whether method is one the Mcp-Name check covers.
 func isTaskMethod(method string) bool {
-	return method == machine.MethodTasksGet || method == machine.MethodTasksUpdate || method == machine.MethodTasksCancel
+	return method == taskrun.MethodTasksGet || method == taskrun.MethodTasksUpdate || method == taskrun.MethodTasksCancel
 }
 
 // httpPost is what the router reads of a POST body, once per request.
@@ -147,7 +148,7 @@ func bodyChecked(w http.ResponseWriter, r *http.Request, post *httpPost) bool {
 	for _, req := range post.reqs {
 		switch {
 		case isTaskMethod(req.Method) && post.batch:
-			machine.WriteJSONRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			taskrun.WriteJSONRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 				Message: "invalid request: " + req.Method + " in a JSON-RPC batch; send task requests one per POST"})
 			return false
 		case isTaskMethod(req.Method):
@@ -173,7 +174,7 @@ func bodyChecked(w http.ResponseWriter, r *http.Request, post *httpPost) bool {
 func taskNameMatches(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) bool {
 	id, err := exactString(req.Params, "taskId", "params.taskId")
 	if err != nil {
-		machine.WriteJSONRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()})
+		taskrun.WriteJSONRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()})
 		return false
 	}
 	name := strings.TrimSpace(r.Header.Get(httpNameHeader))
@@ -186,7 +187,7 @@ func taskNameMatches(w http.ResponseWriter, r *http.Request, req *jsonrpc.Reques
 	default:
 		return true
 	}
-	machine.WriteJSONRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{Code: mcp.CodeHeaderMismatch, Message: problem})
+	taskrun.WriteJSONRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{Code: mcp.CodeHeaderMismatch, Message: problem})
 	return false
 }
 

@@ -8,11 +8,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/elicitgen/elicitgen/internal/taskrun"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-
-	"github.com/elicitgen/elicitgen/internal/machine"
 )
 
 // Bounds on the legacy (2025-11-25) sessions an HTTPHandler holds. Each is
@@ -316,8 +315,8 @@ func (ls *legacySessions) refuse(w http.ResponseWriter, id jsonrpc.ID, r *refusa
 	}
 	secs := int64(math.Ceil(r.retryAfter.Seconds()))
 	w.Header().Set("Retry-After", fmt.Sprint(max(secs, 1)))
-	data := machine.MustJSON(map[string]any{"limit": r.limit, "max": r.max})
-	machine.WriteJSONRPCError(w, http.StatusTooManyRequests, id, &jsonrpc.Error{Code: machine.CodeTaskLimit, Message: message, Data: data})
+	data := taskrun.MustJSON(map[string]any{"limit": r.limit, "max": r.max})
+	taskrun.WriteJSONRPCError(w, http.StatusTooManyRequests, id, &jsonrpc.Error{Code: taskrun.CodeTaskLimit, Message: message, Data: data})
 }
 
 // evict closes sessions that admit evicted, as a DELETE of their owner

@@ -3,9 +3,10 @@ package transport
 import (
 	"net/http"
 
-	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/internal/taskrun"
 )
 
 // Hooks are how a feature above the transport serves, on an HTTPHandler,
@@ -20,7 +21,7 @@ type Hooks struct {
 	Listen func(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request, getServer func(*http.Request) *mcp.Server) bool
 }
 
-const httpMethodListen = machine.MethodListen
+const httpMethodListen = taskrun.MethodListen
 
 // serveListen offers r to the Listen hook if it is a subscriptions/listen
 // request, and reports whether it was served (a body that cannot be read

@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/internal/taskrun"
 	"github.com/elicitgen/elicitgen/internal/testkit/httpt"
 )
 
@@ -104,9 +104,9 @@ func checkRefusal(t *testing.T, status int, retryAfter string, body []byte, limi
 		t.Fatalf("refusal: HTTP %d, Retry-After %q, want 429 and 1 to %v in seconds; body %s", status, retryAfter, at, body)
 	}
 	e := msg.Error
-	if err != nil || msg.ID != 1 || e.Code != machine.CodeTaskLimit || e.Data.Limit != limit || e.Data.Max != max ||
+	if err != nil || msg.ID != 1 || e.Code != taskrun.CodeTaskLimit || e.Data.Limit != limit || e.Data.Max != max ||
 		!strings.Contains(e.Message, fmt.Sprintf("at most %d", max)) {
-		t.Fatalf("refusal body %s (%v), want the initialize's id, code %d, limit %q, max %d", body, err, machine.CodeTaskLimit, limit, max)
+		t.Fatalf("refusal body %s (%v), want the initialize's id, code %d, limit %q, max %d", body, err, taskrun.CodeTaskLimit, limit, max)
 	}
 }
 

@@ -5,9 +5,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/elicitgen/elicitgen/internal/taskrun"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
-
-	"github.com/elicitgen/elicitgen/internal/machine"
 )
 
 // Shutdown shuts a server down gracefully within drain plus a second: srv
@@ -28,7 +27,7 @@ func Shutdown(srv *http.Server, limits *elicitrt.TaskLimits, drain time.Duration
 			_ = srv.Close() // the drain is over: streams still open end
 		}
 	}()
-	failed := machine.LimiterOf(limits).Drain(ctx)
+	failed := taskrun.LimiterOf(limits).Drain(ctx)
 	<-closed
 	return failed
 }

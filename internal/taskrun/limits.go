@@ -1,4 +1,4 @@
-package machine
+package taskrun
 
 import (
 	"fmt"
@@ -39,9 +39,9 @@ type Limiter struct {
 
 	mu      sync.Mutex
 	running int
-	owned   map[string]int         // by principal: tasks not ended
-	streams map[string]int         // by principal: open status streams
-	tickets map[string]*taskTicket // by task id: the tasks running here
+	owned   map[string]int     // by principal: tasks not ended
+	streams map[string]int     // by principal: open status streams
+	tickets map[string]*Ticket // by task id: the tasks running here
 	// draining: Drain was called; no task is admitted any more.
 	draining bool
 	// stopping: Drain's period is over; every task still running is
@@ -51,7 +51,7 @@ type Limiter struct {
 
 // limiters holds the Limiter of each TaskLimits in use: a process has
 // one or a few (elicitrt.DefaultTaskLimits, or the server's own).
-var limiters sync.Map // *elicitrt.TaskLimits -> *Limiter
+var limiters sync.Map
 
 // LimiterOf is the state of the bounds l (nil: elicitrt.DefaultTaskLimits)
 // in this process: the same for every tool and request that shares l, kept
@@ -74,10 +74,10 @@ func orDefault(n, d int) int {
 	return n
 }
 
-// taskTicket is one running task's place under the bounds: counted
+// Ticket is one running task's place under the bounds: counted
 // against its principal until the task ends, and against the process
 // until its goroutines return.
-type taskTicket struct {
+type Ticket struct {
 	l         *Limiter
 	id        string
 	principal string
@@ -88,9 +88,12 @@ type taskTicket struct {
 	done chan struct{}
 }
 
-// admit counts a new task id of principal, or refuses it with a
+// ID is the task id the ticket was admitted for.
+func (t *Ticket) ID() string { return t.id }
+
+// Admit counts a new task id of principal, or refuses it with a
 // CodeTaskLimit error.
-func (l *Limiter) admit(principal, id string) (*taskTicket, *jsonrpc.Error) {
+func (l *Limiter) Admit(principal, id string) (*Ticket, *jsonrpc.Error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.draining {
@@ -105,26 +108,26 @@ func (l *Limiter) admit(principal, id string) (*taskTicket, *jsonrpc.Error) {
 			"the server is busy: it runs %d tasks, the most it may; call again later", max))
 	}
 	if l.owned == nil {
-		l.owned, l.tickets = map[string]int{}, map[string]*taskTicket{}
+		l.owned, l.tickets = map[string]int{}, map[string]*Ticket{}
 	}
 	l.owned[principal]++
 	l.running++
-	t := &taskTicket{l: l, id: id, principal: principal, owned: true, done: make(chan struct{})}
+	t := &Ticket{l: l, id: id, principal: principal, owned: true, done: make(chan struct{})}
 	l.tickets[id] = t
 	return t, nil
 }
 
-// ended stops counting the task against its principal: it ended
+// Ended stops counting the task against its principal: it ended
 // (completed, failed, cancelled or expired). Its goroutines may still be
 // returning. Idempotent.
-func (t *taskTicket) ended() {
+func (t *Ticket) Ended() {
 	t.l.mu.Lock()
 	defer t.l.mu.Unlock()
 	t.disown()
 }
 
 // disown is ended with l.mu held.
-func (t *taskTicket) disown() {
+func (t *Ticket) disown() {
 	if !t.owned {
 		return
 	}
@@ -134,9 +137,9 @@ func (t *taskTicket) disown() {
 	}
 }
 
-// release stops counting the task at all: its goroutines have returned
+// Release stops counting the task at all: its goroutines have returned
 // (or it was never created).
-func (t *taskTicket) release() {
+func (t *Ticket) Release() {
 	t.l.mu.Lock()
 	defer t.l.mu.Unlock()
 	t.disown()
@@ -188,9 +191,9 @@ func limitError(name string, max int, message string) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: CodeTaskLimit, Message: message, Data: MustJSON(data)}
 }
 
-// errTaskStoreFull is the refusal of a task when its MemoryTaskStore holds
+// StoreFullError is the refusal of a task when its MemoryTaskStore holds
 // MaxTasks tasks, none of them ended.
-func errTaskStoreFull() *jsonrpc.Error {
+func StoreFullError() *jsonrpc.Error {
 	return limitError(LimitTaskStore, 0, "the server's task store is full of tasks that have not ended; call again later")
 }
 

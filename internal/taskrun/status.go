@@ -1,4 +1,4 @@
-package machine
+package taskrun
 
 import (
 	"strings"
@@ -23,9 +23,9 @@ const WaitingPrefix = "Waiting for your answer: "
 // questions are all answered, before an instance takes the answers up.
 const Resuming = "Your answer is in: the task resumes shortly."
 
-// noLongerWaiting drops rec's waiting (or resuming) message once rec no
+// NoLongerWaiting drops rec's waiting (or resuming) message once rec no
 // longer waits: the run's own updates and a task's end call it.
-func noLongerWaiting(rec *backend.TaskRecord) {
+func NoLongerWaiting(rec *backend.TaskRecord) {
 	if rec.Status != backend.TaskInputRequired && (strings.HasPrefix(rec.StatusMessage, WaitingPrefix) || rec.StatusMessage == Resuming) {
 		rec.StatusMessage = ""
 	}
@@ -40,13 +40,13 @@ func AnswersIn(rec *backend.TaskRecord) {
 	}
 }
 
-// saysWhatIsTrue is change, then noLongerWaiting.
-func saysWhatIsTrue(change func(*backend.TaskRecord) error) func(*backend.TaskRecord) error {
+// SaysWhatIsTrue is change, then NoLongerWaiting.
+func SaysWhatIsTrue(change func(*backend.TaskRecord) error) func(*backend.TaskRecord) error {
 	return func(rec *backend.TaskRecord) error {
 		if err := change(rec); err != nil {
 			return err
 		}
-		noLongerWaiting(rec)
+		NoLongerWaiting(rec)
 		return nil
 	}
 }
