@@ -18,7 +18,7 @@ type Keyring seal.Keyring
 
 // KeysEnv is the environment variable [LoadKeyring] reads: a
 // comma-separated list of base64-encoded 32-byte keys, newest first.
-const KeysEnv = seal.KeysEnv
+const KeysEnv = "ELICITGEN_STATE_KEYS"
 
 // LoadKeyring returns the process-wide keyring of ELICITGEN_STATE_KEYS
 // ([KeysEnv]), or a random key for this process, with a logged warning,
@@ -44,7 +44,7 @@ func KeyringFromEnv(name string, logger *slog.Logger) (*Keyring, error) {
 func ring(k *seal.Keyring, err error) (*Keyring, error) { return (*Keyring)(k), err }
 
 // KeySize is the size of a key in bytes: 32, for AES-256-GCM.
-const KeySize = seal.KeySize
+const KeySize = 32
 
 // GenerateKey returns a new random key, base64-encoded, for
 // ELICITGEN_STATE_KEYS.

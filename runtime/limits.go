@@ -1,7 +1,5 @@
 package runtime
 
-import "github.com/elicitgen/elicitgen/runtime/backend"
-
 // URLStep is the type of a URL step in a tool declaration, and its answer:
 // the flow that finished. The grant it produced is in the GrantStore,
 // under the user and the step's key.
@@ -43,7 +41,7 @@ const (
 	// to 62 KiB in memory (BenchmarkWaitingTask; 18.8 KB of it live heap,
 	// 11.6 KB stacks); so at the bound a flood of tasks holds about
 	// 270 MiB (4,096 × 68 KiB).
-	DefaultMaxRunningTasks = backend.DefaultMaxTasks / 2
+	DefaultMaxRunningTasks = 4096
 	// DefaultMaxTasksPerPrincipal bounds the tasks of one principal
 	// running or waiting in one process.
 	DefaultMaxTasksPerPrincipal = 100

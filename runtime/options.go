@@ -7,8 +7,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/contract"
-	"github.com/elicitgen/elicitgen/internal/seal"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
@@ -20,7 +18,7 @@ type ToolOptions struct {
 	// Keys seal requestState. Nil: the process-wide keyring from
 	// ELICITGEN_STATE_KEYS (LoadKeyring).
 	Keys *Keyring
-	// TTL is how long a sealed state stays valid; 0 means seal.DefaultStateTTL.
+	// TTL is how long a sealed state stays valid; 0 means DefaultStateTTL.
 	TTL time.Duration
 	// MaxAttempts bounds how often one step is asked again after invalid
 	// content; 0 means 3.
@@ -112,11 +110,11 @@ type ToolOptions struct {
 // by default: MRTR clients stop after ten attempts, the first call
 // included (the Go SDK's and the TypeScript SDK's clients), so a tenth
 // round of questions would never be answered.
-const DefaultMaxRounds = contract.DefaultMaxRounds
+const DefaultMaxRounds = 9
 
 // DefaultLegacyAnswerWait is how long a 2025-11-25 call waits for the
 // answer to one question by default: as long as a state lives.
-const DefaultLegacyAnswerWait = seal.DefaultStateTTL
+const DefaultLegacyAnswerWait = DefaultStateTTL
 
 // DefaultLegacyURLWait is how long a 2025-11-25 call waits for the flow of
 // an accepted URL step to finish (see ToolOptions.LegacyURLWait).
@@ -146,8 +144,8 @@ const DefaultTaskRestarts = 3
 
 // DefaultStateTTL is how long a sealed state stays valid by default
 // (ToolOptions.TTL).
-const DefaultStateTTL = seal.DefaultStateTTL
+const DefaultStateTTL = 10 * time.Minute
 
 // PreviewTokenArgument is the optional tool argument that carries a
 // confirmation token (fallback=preview).
-const PreviewTokenArgument = contract.PreviewTokenArgument
+const PreviewTokenArgument = "confirmation_token"
