@@ -88,3 +88,59 @@ type HTTPOptions struct {
 	// gets 403). Only for servers behind a proxy that rewrites Host.
 	DisableLocalhostProtection bool
 }
+
+// DefaultMaxRequestBodyBytes is the body limit of an [HTTPHandler] when
+// [HTTPOptions.MaxRequestBodyBytes] is zero: 256 KiB, where the SDK alone
+// would accept 4 MiB. It is what the largest legitimate request needs, with
+// room to spare: a tools/call retry carries one requestState (at most
+// [seal.MaxStateLen], 64 KiB), the answers of one round (a form's content, which
+// the next state must hold again, so in practice under another 64 KiB), the
+// tool's arguments (bound into the state by digest; elicitgen tools take a
+// few short fields) and the JSON-RPC envelope and _meta (well under 1 KiB).
+// A 2025-11-25 client's answer to elicitation/create is smaller still. That
+// sums to about 130 KiB; twice that leaves room for JSON escaping and larger
+// arguments without letting a client make the server buffer megabytes per
+// request. Set MaxRequestBodyBytes explicitly if your own tools take large
+// arguments.
+const DefaultMaxRequestBodyBytes = 256 << 10
+
+// DefaultSessionTimeout is the idle timeout of legacy sessions when
+// [HTTPOptions.SessionTimeout] is zero: 10 minutes, the same as
+// [DefaultLegacyAnswerWait], so that idleness never ends a question a
+// person is still answering before its own wait does, while a session a
+// client abandoned (without DELETE) holds its memory for 10 minutes rather
+// than for the life of the process.
+const DefaultSessionTimeout = 10 * time.Minute
+
+// Bounds on the legacy (2025-11-25) sessions an HTTPHandler holds. Each is
+// what its HTTPOptions field means when zero; docs/hardening-http.md says
+// how they were sized: an idle session that only initialized holds a
+// goroutine and about 9 KiB of heap and stack (measured on
+// examples/deploy: 10,000 of them, 72 MiB), more once it is used.
+const (
+	// DefaultMaxSessionsPerPrincipal is the bound on the legacy sessions
+	// one principal holds ([HTTPOptions.MaxSessionsPerPrincipal]): 64. A
+	// client keeps one session, and one that reconnects without DELETE
+	// leaves the old one for [DefaultSessionTimeout]; 64 leaves room for
+	// several clients and reconnections, while one principal's idle
+	// sessions hold at most about 1.2 MiB.
+	DefaultMaxSessionsPerPrincipal = 64
+
+	// DefaultMaxAnonymousSessionsPerAddress is the bound on the sessions
+	// opened without a token from one client address
+	// ([HTTPOptions.MaxAnonymousSessionsPerAddress]): 64, as for a
+	// principal.
+	DefaultMaxAnonymousSessionsPerAddress = 64
+
+	// DefaultMaxAnonymousSessions is the bound on all the sessions opened
+	// without a token ([HTTPOptions.MaxAnonymousSessions]): 2048, about
+	// 18 MiB of idle sessions (22 MiB of RSS), leaving room for sessions
+	// that hold more.
+	DefaultMaxAnonymousSessions = 2048
+
+	// DefaultMaxSessions is the bound on all legacy sessions
+	// ([HTTPOptions.MaxSessions]): 4096, about 40 MiB idle; with
+	// [DefaultMaxAnonymousSessions] below it, 2048 places are left to
+	// authenticated users whatever anonymous clients do.
+	DefaultMaxSessions = 4096
+)

@@ -103,7 +103,7 @@ func newLoadTarget(tb testing.TB) *loadTarget {
 	if status != http.StatusOK || state == "" {
 		tb.Fatalf("first round: %d %.300s", status, data)
 	}
-	const limit = serve.DefaultMaxRequestBodyBytes
+	const limit = elicitrt.DefaultMaxRequestBodyBytes
 	formats := []string{
 		procCall(`{"service":"api"}`, state, `{"target":{"action":"accept","content":{"environment":"prod","pad":"%s"}}}`),
 		procCall(`{"service":"api"}`, "", `{"target":{"action":"accept","content":{"environment":"prod","pad":"%s"}}}`),
@@ -195,7 +195,7 @@ func TestHostileLoadMemoryIsBounded(t *testing.T) {
 	}
 	elapsed := time.Since(start)
 	peak := sampler.Stop()
-	const limit = serve.DefaultMaxRequestBodyBytes
+	const limit = elicitrt.DefaultMaxRequestBodyBytes
 	bound := uint64(loadConcurrency * limit * 8)
 	t.Logf("%d waves of %d concurrent %d KiB requests in %v: heap baseline %.1f MiB, peak %.1f MiB, peak above baseline %.1f MiB (bound %d MiB; bodies in flight %d MiB)",
 		waves, loadConcurrency, limit>>10, elapsed.Round(time.Millisecond), mib(base), mib(peak), mib(peak-min(base, peak)), bound>>20, loadConcurrency*limit>>20)

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/runtime/serve"
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
 // Process-level tests: the deploy binary (built by TestMain into a temporary
@@ -328,7 +328,7 @@ func TestHTTPProcessSurvivesHostileRequests(t *testing.T) {
 		{"50 kB action, no state", procCall(`{"service":"api"}`, "", longAction), http.StatusOK},
 		{"50 kB action, with state", procCall(`{"service":"api"}`, state, longAction), http.StatusOK},
 		{"50 kB service argument", procCall(`{"service":"`+pad+`"}`, "", ""), http.StatusOK},
-		{"body one byte over the limit", procPadTo(t, serve.DefaultMaxRequestBodyBytes+1), http.StatusRequestEntityTooLarge},
+		{"body one byte over the limit", procPadTo(t, elicitrt.DefaultMaxRequestBodyBytes+1), http.StatusRequestEntityTooLarge},
 		{"malformed JSON", `{not json`, http.StatusBadRequest},
 		{"truncated JSON-RPC", procCall(`{"service":"api"}`, state, paddedAnswer)[:1000], http.StatusBadRequest},
 	}
@@ -348,7 +348,7 @@ func TestHTTPProcessSurvivesHostileRequests(t *testing.T) {
 	}
 
 	// Still serving: a request at the limit, tools/list and a fresh call.
-	status, data = procPost(t, p.url, procPadTo(t, serve.DefaultMaxRequestBodyBytes))
+	status, data = procPost(t, p.url, procPadTo(t, elicitrt.DefaultMaxRequestBodyBytes))
 	if status != http.StatusOK {
 		t.Errorf("a request at the body limit: HTTP %d %.300s, want 200", status, data)
 	}

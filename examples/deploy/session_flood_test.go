@@ -66,7 +66,7 @@ func TestAnonymousSessionFloodMemoryIsBounded(t *testing.T) {
 	base, baseRoutines := sessionMemory(), runtime.NumGoroutine()
 	baseRSS, _ := rss.KiB(0)
 
-	const requests, perAddress = 10_000, serve.DefaultMaxAnonymousSessionsPerAddress
+	const requests, perAddress = 10_000, elicitrt.DefaultMaxAnonymousSessionsPerAddress
 	addresses := (requests + perAddress - 1) / perAddress
 	var mu sync.Mutex
 	statuses := map[int]int{}
@@ -98,7 +98,7 @@ func TestAnonymousSessionFloodMemoryIsBounded(t *testing.T) {
 	debug.FreeOSMemory()
 	heap, routines := sessionMemory(), runtime.NumGoroutine()
 	after, _ := rss.KiB(0)
-	bound := uint64(serve.DefaultMaxAnonymousSessions * floodSessionBytes)
+	bound := uint64(elicitrt.DefaultMaxAnonymousSessions * floodSessionBytes)
 	held := max(routines-baseRoutines, 1) // a goroutine a session
 	t.Logf("%d initializes from %d addresses: HTTP status counts %v; %d goroutines more (about one a session held); heap and stacks %.1f MiB above baseline, %.1f KiB a session (bound %d MiB); RSS %.1f -> %.1f MiB",
 		requests, addresses, statuses, held, mib(heap-min(base, heap)), float64(heap-min(base, heap))/1024/float64(held), bound>>20,
@@ -109,7 +109,7 @@ func TestAnonymousSessionFloodMemoryIsBounded(t *testing.T) {
 	if heap > base && heap-base > bound {
 		t.Errorf("heap and stacks %.1f MiB above baseline after the flood, bound %d MiB", mib(heap-base), bound>>20)
 	}
-	if limit := baseRoutines + serve.DefaultMaxAnonymousSessions + 64; routines > limit {
+	if limit := baseRoutines + elicitrt.DefaultMaxAnonymousSessions + 64; routines > limit {
 		t.Errorf("%d goroutines after the flood, more than %d (one a session allowed, %d before)", routines, limit, baseRoutines)
 	}
 }

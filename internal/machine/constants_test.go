@@ -23,6 +23,7 @@ func TestUserConstantsAgree(t *testing.T) {
 		{"DefaultMaxRounds", elicitrt.DefaultMaxRounds, contract.DefaultMaxRounds},
 		{"PreviewTokenArgument", elicitrt.PreviewTokenArgument, contract.PreviewTokenArgument},
 		{"DefaultMaxRunningTasks, half of backend.DefaultMaxTasks", elicitrt.DefaultMaxRunningTasks * 2, backend.DefaultMaxTasks},
+		{"DefaultSessionTimeout, DefaultLegacyAnswerWait", elicitrt.DefaultSessionTimeout, elicitrt.DefaultLegacyAnswerWait},
 	} {
 		if c.user != c.own {
 			t.Errorf("runtime's %s is %v, the runtime's own %v", c.name, c.user, c.own)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"runtime/debug"
 
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -36,9 +38,7 @@ func MissingCapability(mode Mode) *jsonrpc.Error {
 	}
 }
 
-func toolError(text string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-}
+func toolError(text string) *mcp.CallToolResult { return elicitrt.ToolError(text) }
 
 // ErrInvalidState is the error [seal.Keyring.Open] returns for every state it
 // rejects, whatever the reason (malformed, tampered, bound to another tool

@@ -30,29 +30,6 @@ const (
 	httpMetaProtocolKey = mcp.MetaKeyProtocolVersion
 )
 
-// DefaultMaxRequestBodyBytes is the body limit of an [HTTPHandler] when
-// [HTTPOptions.MaxRequestBodyBytes] is zero: 256 KiB, where the SDK alone
-// would accept 4 MiB. It is what the largest legitimate request needs, with
-// room to spare: a tools/call retry carries one requestState (at most
-// [seal.MaxStateLen], 64 KiB), the answers of one round (a form's content, which
-// the next state must hold again, so in practice under another 64 KiB), the
-// tool's arguments (bound into the state by digest; elicitgen tools take a
-// few short fields) and the JSON-RPC envelope and _meta (well under 1 KiB).
-// A 2025-11-25 client's answer to elicitation/create is smaller still. That
-// sums to about 130 KiB; twice that leaves room for JSON escaping and larger
-// arguments without letting a client make the server buffer megabytes per
-// request. Set MaxRequestBodyBytes explicitly if your own tools take large
-// arguments.
-const DefaultMaxRequestBodyBytes = 256 << 10
-
-// DefaultSessionTimeout is the idle timeout of legacy sessions when
-// [HTTPOptions.SessionTimeout] is zero: 10 minutes, the same as
-// [DefaultLegacyAnswerWait], so that idleness never ends a question a
-// person is still answering before its own wait does, while a session a
-// client abandoned (without DELETE) holds its memory for 10 minutes rather
-// than for the life of the process.
-const DefaultSessionTimeout = 10 * time.Minute
-
 // HTTPRoute says which of the two inner handlers of an [HTTPHandler] serves
 // a request.
 type HTTPRoute uint8
@@ -446,3 +423,13 @@ func NewHTTPServer(addr string, h http.Handler) *http.Server {
 		MaxHeaderBytes:    64 << 10,
 	}
 }
+
+// The defaults of elicitrt.HTTPOptions, documented there.
+const (
+	DefaultMaxRequestBodyBytes            = elicitrt.DefaultMaxRequestBodyBytes
+	DefaultSessionTimeout                 = elicitrt.DefaultSessionTimeout
+	DefaultMaxSessionsPerPrincipal        = elicitrt.DefaultMaxSessionsPerPrincipal
+	DefaultMaxAnonymousSessionsPerAddress = elicitrt.DefaultMaxAnonymousSessionsPerAddress
+	DefaultMaxAnonymousSessions           = elicitrt.DefaultMaxAnonymousSessions
+	DefaultMaxSessions                    = elicitrt.DefaultMaxSessions
+)

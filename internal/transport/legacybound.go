@@ -14,39 +14,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// Bounds on the legacy (2025-11-25) sessions an HTTPHandler holds. Each is
-// what its HTTPOptions field means when zero; docs/hardening-http.md says
-// how they were sized: an idle session that only initialized holds a
-// goroutine and about 9 KiB of heap and stack (measured on
-// examples/deploy: 10,000 of them, 72 MiB), more once it is used.
-const (
-	// DefaultMaxSessionsPerPrincipal is the bound on the legacy sessions
-	// one principal holds ([HTTPOptions.MaxSessionsPerPrincipal]): 64. A
-	// client keeps one session, and one that reconnects without DELETE
-	// leaves the old one for [DefaultSessionTimeout]; 64 leaves room for
-	// several clients and reconnections, while one principal's idle
-	// sessions hold at most about 1.2 MiB.
-	DefaultMaxSessionsPerPrincipal = 64
-
-	// DefaultMaxAnonymousSessionsPerAddress is the bound on the sessions
-	// opened without a token from one client address
-	// ([HTTPOptions.MaxAnonymousSessionsPerAddress]): 64, as for a
-	// principal.
-	DefaultMaxAnonymousSessionsPerAddress = 64
-
-	// DefaultMaxAnonymousSessions is the bound on all the sessions opened
-	// without a token ([HTTPOptions.MaxAnonymousSessions]): 2048, about
-	// 18 MiB of idle sessions (22 MiB of RSS), leaving room for sessions
-	// that hold more.
-	DefaultMaxAnonymousSessions = 2048
-
-	// DefaultMaxSessions is the bound on all legacy sessions
-	// ([HTTPOptions.MaxSessions]): 4096, about 40 MiB idle; with
-	// [DefaultMaxAnonymousSessions] below it, 2048 places are left to
-	// authenticated users whatever anonymous clients do.
-	DefaultMaxSessions = 4096
-)
-
 // Names of the session bounds, in the data of a refusal (as those of
 // machine's task bounds, whose code machine.CodeTaskLimit it has).
 const (

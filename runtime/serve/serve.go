@@ -16,16 +16,6 @@ import (
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
-// The defaults of HTTPOptions (docs/runtime.md#http).
-const (
-	DefaultMaxRequestBodyBytes            = transport.DefaultMaxRequestBodyBytes
-	DefaultSessionTimeout                 = transport.DefaultSessionTimeout
-	DefaultMaxSessionsPerPrincipal        = transport.DefaultMaxSessionsPerPrincipal
-	DefaultMaxAnonymousSessionsPerAddress = transport.DefaultMaxAnonymousSessionsPerAddress
-	DefaultMaxAnonymousSessions           = transport.DefaultMaxAnonymousSessions
-	DefaultMaxSessions                    = transport.DefaultMaxSessions
-)
-
 // HTTPHandler is one MCP streamable HTTP endpoint that serves clients of
 // both protocol eras: each request goes to a stateless handler for the
 // 2026-07-28 protocol or to a session of the 2025-11-25 one
