@@ -226,7 +226,7 @@ func (c *call) complete() (mcp.Result, error) {
 			// every refused retry of a once flow "requestState already
 			// used" for good. runTask takes the ticket; any other end of
 			// the call gives it back.
-			ticket, refused := c.admitTask(newTaskID())
+			ticket, refused := c.admitTask(taskrun.NewID())
 			if refused != nil {
 				return nil, refused
 			}

@@ -215,3 +215,26 @@ func (c *call) log() *slog.Logger {
 	}
 	return l
 }
+
+// taskReport is a task's taskrun.Reporter: its records, store errors and
+// status moves, as the call's.
+type taskReport struct{ t *Task }
+
+func (r taskReport) Log() *slog.Logger               { return r.t.c.log() }
+func (r taskReport) StoreError(err error)            { r.t.c.storeError(err, "tasks", "Update") }
+func (r taskReport) Moved(status backend.TaskStatus) { r.t.moved(status) }
+
+// LeaseError reports and logs a store error of the task's watcher, which
+// runs beside Run: it reads nothing of the call that Run changes (the
+// flow's digest was taken before both started).
+func (r taskReport) LeaseError(err error) {
+	t := r.t
+	if h := t.m.opts.Hooks; h != nil {
+		h.Event(t.c.ctx, &backend.Event{Kind: backend.EventStoreError, Method: "tools/call", Target: t.m.target(), Flow: t.digest, Store: "tasks", Operation: "Update"})
+	}
+	l := t.m.opts.Logger.With("tool", t.m.tool)
+	if t.digest != "" {
+		l = l.With("flow", t.digest)
+	}
+	l.Warn("elicitgen: cannot renew a task's lease", "task", t.job.ID, "err", err)
+}

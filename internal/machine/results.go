@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime/debug"
 
+	"github.com/elicitgen/elicitgen/internal/taskrun"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -22,7 +23,7 @@ func (m *Machine) recoverCall(res *mcp.Result, err *error) {
 // ErrInternal is the error of a call that failed inside the server (a
 // panic in a handler method, a state that could not be sealed): the
 // details go to the server log, never to the client.
-var ErrInternal = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error"}
+var ErrInternal = taskrun.ErrInternal
 
 // MissingCapability is the -32021 error for a step of mode that the request
 // cannot show, with data.requiredCapabilities naming the mode.

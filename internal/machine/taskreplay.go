@@ -4,13 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"slices"
-	"strings"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/contract"
@@ -19,25 +15,10 @@ import (
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
-// Replay: a task tool declared restartable (//elicit:task optional
-// restartable) keeps in its record what it takes to run its Run again
-// elsewhere: the creating call's name, arguments and client capabilities,
-// the flow's state when the task was created (the answers to the steps
-// asked before it), and the reply of every Task.Ask, in order. When the
-// instance running it dies and its lease lapses, the next instance
-// serving its tasks/get claims it (at most ToolOptions.TaskRestarts times) and runs
-// Run again from the start: each Ask already answered returns the recorded
-// reply at once, the person is not asked again; an Ask of other steps
-// than recorded fails the task (errReplayDiverged); the first Ask past
-// the record asks the person, as the first run would have.
-
-// errReplayDiverged fails a restarted task whose Run asked other steps
-// than its first run did at the same point.
-func errReplayDiverged(asked, recorded []string) *jsonrpc.Error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(
-		"this task was restarted after its server stopped, and asked %s where it had asked %s: it cannot go on; call the tool again",
-		strings.Join(asked, ", "), strings.Join(recorded, ", "))}
-}
+// Replay (taskrun/replay.go): a restartable task's record keeps the
+// creating call and the reply of every Ask; a restarted Run replays them.
+// The interpreter's side is here: the call it records, the replies as the
+// step indexes Run knows, and the run it resumes.
 
 // replayRecord is the Replay of the task the call creates; nil unless the
 // tool is restartable.
@@ -70,15 +51,9 @@ func (c *call) replayRecord() (*backend.TaskReplay, error) {
 // replayed answers the task's next Ask from its record, after a restart;
 // ok is false once the recorded Asks are used up.
 func (t *Task) replayed(steps []int) (r elicitrt.Reply, ok bool, err error) {
-	i := t.asks
-	t.asks++
-	if i >= len(t.replay) {
-		return elicitrt.Reply{}, false, nil
-	}
-	rec := t.replay[i]
-	keys := t.m.stepKeys(steps)
-	if !slices.Equal(keys, rec.Steps) {
-		return elicitrt.Reply{}, true, errReplayDiverged(keys, rec.Steps)
+	rec, err := t.replay.Next(t.m.stepKeys(steps))
+	if rec == nil {
+		return elicitrt.Reply{}, err != nil, err
 	}
 	if elicitrt.Outcome(rec.Outcome) != elicitrt.Accepted {
 		return elicitrt.Reply{Outcome: elicitrt.Outcome(rec.Outcome), Step: t.m.stepIndex(rec.Step)}, true, nil
@@ -115,23 +90,7 @@ func (t *Task) recordAsk(ctx context.Context, steps []int, r elicitrt.Reply) err
 	} else {
 		entry.Step = t.m.steps[r.Step].Key
 	}
-	_, err := t.update(ctx, func(rec *backend.TaskRecord) error {
-		if rec.Status.Terminal() {
-			return errTaskEnded
-		}
-		switch {
-		case rec.Replay == nil:
-		case len(rec.Replay.Asked) >= backend.MaxRecordedAsks:
-			rec.Replay = nil // no longer restartable: the record stays small
-		default:
-			rec.Replay.Asked = append(rec.Replay.Asked, entry)
-		}
-		return nil
-	})
-	if errors.Is(err, errTaskEnded) {
-		return nil // cancelled meanwhile: Run's context ends
-	}
-	return err
+	return t.job.AppendAsk(ctx, entry)
 }
 
 // Restart takes over the task rec, whose lease has lapsed: a restartable
@@ -149,19 +108,11 @@ func (m *Machine) Restart(ctx context.Context, rec *backend.TaskRecord) (*backen
 	if refused != nil {
 		return rec, nil
 	}
-	claimed, err := o.Tasks.Update(ctx, rec.ID, func(r *backend.TaskRecord) error {
-		if !taskrun.LeaseLapsed(r, o.Now()) || r.Replay == nil || r.Replay.Restarts >= o.TaskRestarts {
-			return taskrun.ErrLeaseHeld
-		}
-		r.Replay.Restarts++
-		r.LeaseUntil, r.Runner = o.Now().Add(o.TaskLease), newTaskID()
-		r.StatusMessage = "restarted after its server stopped"
-		return nil
-	})
+	claimed, err := taskrun.Claim(ctx, o.Tasks, rec.ID, o.TaskRestarts, o.TaskLease, o.Now)
 	if err != nil || claimed == nil {
 		ticket.Release()
 		if errors.Is(err, taskrun.ErrLeaseHeld) {
-			return o.Tasks.Get(ctx, rec.ID)
+			return claimed, nil
 		}
 		return claimed, err
 	}
@@ -209,11 +160,9 @@ func (m *Machine) resume(rec *backend.TaskRecord, ticket *taskrun.Ticket) error 
 		cancel()
 		return ErrToolChanged // an answer recorded then does not answer its step now
 	}
-	t := &Task{m: m, c: c, id: rec.ID, ticket: ticket, replay: rec.Replay.Asked, runner: rec.Runner, reopen: m.openAsks(rec)}
-	ticket.Start(t.stopper(cancel))
-	t.moved(rec.Status)
-	t.digest = c.flowDigest()
-	go t.work(ctx, cancel)
+	t := m.newTask(c, rec, ticket)
+	t.replay, t.reopen = taskrun.Replay{Asked: rec.Replay.Asked}, m.openAsks(rec)
+	t.start(ctx, cancel, rec.Status)
 	return nil
 }
 
@@ -241,21 +190,4 @@ func (t *Task) reopened(j int) {
 	if n := t.reopen[t.m.steps[j].Key]; n-1 > t.c.st.Steps[j].Asks {
 		t.c.st.Steps[j].Asks = n - 1
 	}
-}
-
-// keepAnswers are the answers under the keys asked again: after a restart
-// the first Ask past the record asks under the keys the record was asking
-// (reopened), and an answer to one that came while no instance ran the
-// task counts.
-func keepAnswers(answers, asked map[string]json.RawMessage) map[string]json.RawMessage {
-	var kept map[string]json.RawMessage
-	for k, v := range answers {
-		if _, ok := asked[k]; ok {
-			if kept == nil {
-				kept = map[string]json.RawMessage{}
-			}
-			kept[k] = v
-		}
-	}
-	return kept
 }

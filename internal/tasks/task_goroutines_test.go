@@ -17,8 +17,8 @@ import (
 
 // TestTaskWaitingGoroutines counts the goroutines that a task nobody
 // answers holds while it waits (docs/tasks.md, TTL): those whose stack
-// runs, or was started by, a method of machine.Task. Eight tasks wait for their
-// answer; each holds two (its work, in Run's Ask, and the watch of its
+// runs, or was started by, a method of its taskrun.Job. Eight tasks wait
+// for their answer; each holds two (its work, in Run's Ask, and the watch of its
 // cancellation), counted from the goroutine profile, not from
 // runtime.NumGoroutine's total, which other goroutines move: only the
 // goroutines of this test's own tasks count (a task another test left
@@ -57,11 +57,11 @@ func TestTaskWaitingGoroutines(t *testing.T) {
 	}
 }
 
-// taskFrame finds the receiver of a method of machine.Task in a goroutine's stack.
-var taskFrame = regexp.MustCompile(`elicitgen/internal/machine\.\(\*Task\)\.\w+\((0x[0-9a-f]+)`)
+// taskFrame finds the receiver of a method of taskrun.Job in a goroutine's stack.
+var taskFrame = regexp.MustCompile(`elicitgen/internal/taskrun\.\(\*Job\)\.\w+\((0x[0-9a-f]+)`)
 
 // ownTaskGoroutines counts the goroutines of profile (debug=2) that run a
-// method of a machine.Task whose work runs a handler of test.
+// method of a taskrun.Job whose work runs a handler of test.
 func ownTaskGoroutines(profile, test string) int {
 	blocks := strings.Split(profile, "\n\n")
 	own := map[string]bool{}
