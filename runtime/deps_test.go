@@ -34,7 +34,8 @@ var layers = map[string]struct {
 	// internal/impl.
 	"runtime": {1, []string{sdk}},
 
-	// The task runtime: bounds, leases, drain, status messages, the
+	// The task runtime: a task's run (its record, lease, watcher, end,
+	// restart), bounds, leases, drain, status messages, the
 	// names the Tasks wire shares with the interpreter.
 	"internal/taskrun": {2, []string{sdk}},
 

@@ -28,8 +28,9 @@ import (
 // A client without the extension gets the tool in the foreground (every
 // step asked before Run) when its task support is optional, and -32021
 // when it is required. The wire (tasks/get, tasks/update, tasks/cancel, the
-// CreateTaskResult, discovery) is in taskwire.go; the store in
-// taskstore.go.
+// CreateTaskResult, discovery) is internal/tasks; the run of a task on this
+// instance (its record, lease, watcher and end) is a taskrun.Job; the
+// store's contract is runtime/backend's.
 
 // TasksExtension is the extension's identifier, in capabilities.extensions.
 const TasksExtension = "io.modelcontextprotocol/tasks"
