@@ -33,6 +33,8 @@ var layers = map[string]struct {
 	// which is built on these types, as protobuf-go's proto is below its
 	// internal/impl.
 	"runtime": {1, []string{sdk}},
+	// Why a state, token or link was refused, logged for the operator.
+	"internal/refuse": {1, nil},
 
 	// The task runtime: a task's run (its record, lease, watcher, end,
 	// restart), bounds, leases, drain, status messages, the

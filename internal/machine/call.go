@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitgen/elicitgen/internal/refuse"
 	"github.com/elicitgen/elicitgen/internal/seal"
 	"github.com/elicitgen/elicitgen/internal/taskrun"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
@@ -242,7 +243,11 @@ func (c *call) complete() (mcp.Result, error) {
 			c.storeError(err, "replay", "Claim")
 			return nil, err
 		}
-		c.onceClaim(first)
+		what := refuse.State
+		if c.previewed {
+			what = refuse.Token
+		}
+		c.onceClaim(first, what)
 		if !first {
 			if c.previewed {
 				return c.errPreviewToken(), nil

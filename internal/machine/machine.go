@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/contract"
+	"github.com/elicitgen/elicitgen/internal/refuse"
 	"github.com/elicitgen/elicitgen/internal/seal"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
@@ -41,6 +42,8 @@ type Machine struct {
 	questions string
 	// fallbacks are the fallback lines logged (fallbacklog.go).
 	fallbacks *fallbackLog
+	// refusals are the refusal lines logged (observe.go).
+	refusals *refuse.Log
 }
 
 // NewMachine returns the machine of tool, with its step table and flow.
@@ -52,7 +55,7 @@ func NewMachine(tool string, steps []Step, flow Flow, opts *elicitrt.ToolOptions
 
 // newMachine returns the machine of a request kind, bound to name.
 func newMachine(k kind, name string, steps []Step, flow hooks, opts *elicitrt.ToolOptions) *Machine {
-	m := &Machine{tool: name, kind: k, steps: steps, flow: flow, props: make([]map[string]struct{}, len(steps)), questions: questionsDigest(steps), fallbacks: &fallbackLog{}}
+	m := &Machine{tool: name, kind: k, steps: steps, flow: flow, props: make([]map[string]struct{}, len(steps)), questions: questionsDigest(steps), fallbacks: &fallbackLog{}, refusals: &refuse.Log{}}
 	for i := range steps {
 		m.props[i] = formProperties(&steps[i])
 	}
@@ -75,6 +78,7 @@ func newMachine(k kind, name string, steps []Step, flow hooks, opts *elicitrt.To
 	if m.opts.Now == nil {
 		m.opts.Now = time.Now
 	}
+	m.refusals.Now = m.opts.Now
 	if m.opts.Logger == nil {
 		m.opts.Logger = slog.Default()
 	}
@@ -227,9 +231,9 @@ func (m *Machine) open(ctx context.Context, req *request, args any) (*call, erro
 	if s == "" {
 		return c, nil
 	}
-	round, payload, expires, err := m.keys.OpenExpiry(bind, s, c.now)
-	if err != nil {
-		m.opts.Logger.Debug("elicitgen: requestState rejected", "tool", m.tool)
+	round, payload, expires, why := m.keys.OpenReason(bind, s, c.now)
+	if why != seal.NotRefused {
+		c.refused(refuse.State, why)
 		return nil, ErrInvalidState
 	}
 	c.round = round

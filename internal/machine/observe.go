@@ -122,8 +122,19 @@ func (c *call) reaskReason(j int) string {
 	return "missing"
 }
 
-// onceClaim reports a single-use claim, won or refused.
-func (c *call) onceClaim(first bool) {
+// refused reports and logs (refuse.Log) that what the client echoed back
+// was refused, and why; the client is told nothing of it.
+func (c *call) refused(what string, why seal.Refusal) {
+	c.m.refusals.Refused(c.m.opts.Logger, what, c.m.tool, why)
+	c.event(backend.Event{Kind: backend.EventRefused, Outcome: what, Reason: why.String()})
+}
+
+// onceClaim reports a single-use claim, won or refused (what: the state of
+// a Once flow, or a confirmation token).
+func (c *call) onceClaim(first bool, what string) {
+	if !first {
+		c.refused(what, seal.RefusedUsed)
+	}
 	if c.m.opts.Hooks == nil {
 		return
 	}

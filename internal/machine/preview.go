@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/contract"
+	"github.com/elicitgen/elicitgen/internal/refuse"
 	"github.com/elicitgen/elicitgen/internal/seal"
 )
 
@@ -117,8 +118,12 @@ func (c *call) previewArgs() (token string, present bool, bind seal.Binding) {
 // valid but was made for other questions (another release of the tool)
 // is not: other is then true.
 func (c *call) openPreview(bind seal.Binding, token string, j int) (g previewGrant, ok, other bool) {
-	_, payload, err := c.m.keys.Open(bind, token, c.now)
-	if err != nil || json.Unmarshal(payload, &g) != nil || g.Flow == "" {
+	_, payload, _, why := c.m.keys.OpenReason(bind, token, c.now)
+	if why != seal.NotRefused {
+		c.refused(refuse.Token, why)
+		return g, false, false
+	}
+	if json.Unmarshal(payload, &g) != nil || g.Flow == "" {
 		return g, false, false
 	}
 	if g.Questions != c.m.questions {
@@ -194,9 +199,8 @@ func (c *call) spendPreview(j int) (handled bool, res mcp.Result, err error) {
 		c.storeError(err, "replay", "Claim")
 		return true, nil, err
 	}
-	c.onceClaim(first)
+	c.onceClaim(first, refuse.Token)
 	if !first {
-		c.log().Info("elicitgen: confirmation token already used, not asking")
 		return true, c.errPreviewToken(), nil
 	}
 	return false, nil, nil

@@ -91,16 +91,6 @@ func keyID(key []byte) uint32 {
 	return binary.BigEndian.Uint32(h.Sum(sum[:0]))
 }
 
-// lookup returns the AEAD for key id, or nil.
-func (k *Keyring) lookup(id uint32) cipher.AEAD {
-	for i := range k.keys {
-		if k.keys[i].id == id {
-			return k.keys[i].aead
-		}
-	}
-	return nil
-}
-
 // RandomKeyring returns a Keyring with a single fresh random key. States it
 // seals can be opened only by the same Keyring value, so it suits tests and
 // single-process servers only.

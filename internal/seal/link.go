@@ -69,7 +69,7 @@ func (k *Keyring) SealLinkFlow(f ConnectFlow, audience string, expires time.Time
 		return "", err
 	}
 	b := FlowBinding(audience)
-	ad := b.appendAD(nil, k.keys[0].id)
+	ad := b.appendAD(nil, adVersion, k.keys[0].id, nil)
 	exp := binary.BigEndian.AppendUint64(nil, uint64(expires.UnixNano()))
 	nonce := k.prf(linkNonceDomain, ad, exp, payload)[:nonceSize]
 	raw := make([]byte, stateOverhead+len(payload))

@@ -10,6 +10,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -17,25 +18,35 @@ import (
 
 // A sealed requestState has the form
 //
-//	"s1." base64url-unpadded( keyID[4] | nonce[12] | AES-256-GCM(plaintext, AD) )
+//	"s2." base64url-unpadded( keyID[4] | nonce[12] | tags[12] | AES-256-GCM(plaintext, AD) )
 //
 // where plaintext = expiry[8] (big-endian Unix nanoseconds) | round[4]
 // (big-endian) | payload, the GCM tag (16 bytes) is appended to the
-// ciphertext, and the additional data AD = "elicitgen.s1" | keyID[4] |
-// uvarint(len(tool)) | tool | argsDigest[32] | uvarint(len(principal)) |
-// principal | uvarint(len(audience)) | audience. The key id selects the
-// opening key; the AD binds the state to its tool call without storing the
-// binding in the state.
+// ciphertext, and the additional data AD = "elicitgen.s2" | keyID[4] |
+// tags[12] | uvarint(len(tool)) | tool | argsDigest[32] |
+// uvarint(len(principal)) | principal | uvarint(len(audience)) | audience.
+// The key id selects the opening key; the AD binds the state to its tool
+// call without storing the binding in the state. The tags are three 4-byte
+// PRFs, under the key, of the nonce and each part of the binding (the call:
+// tool and arguments; the principal; the audience): a state that does not
+// open under a binding tells the operator which part differs (Refusal),
+// and nobody without the key anything. States of the first format, "s1."
+// (no tags, "elicitgen.s1" in the AD), still open, for a deploy that
+// rolls over states sealed by the release before.
 const (
-	statePrefix = "s1."
-	adVersion   = "elicitgen.s1"
+	statePrefix   = "s2."
+	adVersion     = "elicitgen.s2"
+	statePrefixV1 = "s1."
+	adVersionV1   = "elicitgen.s1"
 
 	nonceSize     = 12
 	tagSize       = 16
+	tagsSize      = 3 * bindingTagSize
 	expirySize    = 8
 	roundSize     = 4
-	headerSize    = keyIDSize + nonceSize                         // cleartext part
+	headerSize    = keyIDSize + nonceSize + tagsSize              // cleartext part
 	stateOverhead = headerSize + expirySize + roundSize + tagSize // raw bytes besides payload
+	headerSizeV1  = keyIDSize + nonceSize
 
 	// maxRawLen is the longest raw state whose encoding fits in MaxStateLen.
 	maxRawLen = (MaxStateLen - len(statePrefix)) * 3 / 4
@@ -46,15 +57,16 @@ const (
 const MaxStateLen = 64 << 10
 
 // MaxPayloadLen is the largest payload [Keyring.Seal] accepts: the longest
-// payload whose sealed state still fits in [MaxStateLen] (49105 bytes).
+// payload whose sealed state still fits in [MaxStateLen] (49093 bytes).
 const MaxPayloadLen = maxRawLen - stateOverhead
 
 // DefaultStateTTL is the recommended lifetime of a sealed requestState, and
 // the one [Keyring.Seal] uses when given a non-positive ttl.
 const DefaultStateTTL = 10 * time.Minute
 
-// minEncLen is the shortest possible encoded state (without prefix).
-var minEncLen = b64EncodedLen(stateOverhead)
+// minEncLen is the shortest possible encoded state (without prefix);
+// minEncLenV1 the shortest of the first format.
+var minEncLen, minEncLenV1 = b64EncodedLen(stateOverhead), b64EncodedLen(stateOverhead - tagsSize)
 
 // ErrInvalid is the error [Keyring.Open] returns for every state it
 // rejects, whatever the reason (malformed, tampered, bound to another tool
@@ -81,17 +93,24 @@ type Binding struct {
 
 // adLen returns the length of the additional data for b.
 func (b *Binding) adLen() int {
-	return len(adVersion) + keyIDSize +
+	return len(adVersion) + keyIDSize + tagsSize +
 		uvarintLen(uint64(len(b.Tool))) + len(b.Tool) +
 		len(b.ArgsDigest) +
 		uvarintLen(uint64(len(b.Principal))) + len(b.Principal) +
 		uvarintLen(uint64(len(b.Audience))) + len(b.Audience)
 }
 
-// appendAD appends the additional data binding a state sealed by key id to b.
-func (b *Binding) appendAD(dst []byte, id uint32) []byte {
-	dst = append(dst, adVersion...)
+// appendAD appends the additional data binding a state sealed by key id,
+// with tags (none in the first format, of version adVersionV1), to b.
+func (b *Binding) appendAD(dst []byte, version string, id uint32, tags []byte) []byte {
+	dst = append(dst, version...)
 	dst = binary.BigEndian.AppendUint32(dst, id)
+	dst = append(dst, tags...)
+	return b.appendParts(dst)
+}
+
+// appendParts appends the parts of b, each length-prefixed but the digest.
+func (b *Binding) appendParts(dst []byte) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(b.Tool)))
 	dst = append(dst, b.Tool...)
 	dst = append(dst, b.ArgsDigest[:]...)
@@ -175,14 +194,15 @@ func (k *Keyring) sealRaw(raw, adBuf []byte, b *Binding, round uint32, payload [
 // synthetic one, link.go), or a random one when fixed is not of that size.
 func (k *Keyring) sealRawNonce(raw, adBuf []byte, b *Binding, round uint32, payload []byte, exp int64, fixed []byte) {
 	key := &k.keys[0]
-	ad := b.appendAD(adBuf[:0], key.id)
 	binary.BigEndian.PutUint32(raw, key.id)
-	nonce := raw[keyIDSize:headerSize]
+	nonce := raw[keyIDSize : keyIDSize+nonceSize]
 	if len(fixed) == nonceSize {
 		copy(nonce, fixed)
 	} else {
 		rand.Read(nonce) // never fails (Go 1.24+: crashes the program instead)
 	}
+	tags := key.bindingTags(raw[keyIDSize+nonceSize:headerSize], nonce, b)
+	ad := b.appendAD(adBuf[:0], adVersion, key.id, tags)
 	pt := raw[headerSize : len(raw)-tagSize]
 	binary.BigEndian.PutUint64(pt, uint64(exp))
 	binary.BigEndian.PutUint32(pt[expirySize:], round)
@@ -213,8 +233,8 @@ func putScratch(p *[]byte) {
 //
 // Every failure returns [ErrInvalid] and nothing else.
 func (k *Keyring) Open(b Binding, state string, now time.Time) (round uint32, payload []byte, err error) {
-	round, payload, r := k.open(&b, state, now)
-	if r != openOK {
+	round, payload, _, why := k.OpenReason(b, state, now)
+	if why != NotRefused {
 		return 0, nil, ErrInvalid
 	}
 	return round, payload, nil
@@ -223,12 +243,23 @@ func (k *Keyring) Open(b Binding, state string, now time.Time) (round uint32, pa
 // OpenExpiry is Open that also returns when state expires: the instant it
 // was sealed at, plus the ttl given to Seal.
 func (k *Keyring) OpenExpiry(b Binding, state string, now time.Time) (round uint32, payload []byte, expires time.Time, err error) {
+	round, payload, expires, why := k.OpenReason(b, state, now)
+	if why != NotRefused {
+		return 0, nil, time.Time{}, ErrInvalid
+	}
+	return round, payload, expires, nil
+}
+
+// OpenReason is OpenExpiry that says why it refused a state, for the
+// operator's log and metrics; a client is told ErrInvalid whatever the
+// reason. It is NotRefused when the state opened.
+func (k *Keyring) OpenReason(b Binding, state string, now time.Time) (round uint32, payload []byte, expires time.Time, why Refusal) {
 	var exp int64
 	round, payload, r := k.open(&b, state, now, &exp)
 	if r != openOK {
-		return 0, nil, time.Time{}, ErrInvalid
+		return 0, nil, time.Time{}, r.refusal()
 	}
-	return round, payload, time.Unix(0, exp), nil
+	return round, payload, time.Unix(0, exp), NotRefused
 }
 
 // openResult says why open rejected a state. It is for tests and server-side
@@ -245,18 +276,24 @@ const (
 	openUnknownKey
 	openAuthFailed
 	openExpired
+	openOtherCall
+	openOtherUser
+	openOtherAudience
 )
 
 var openResultNames = [...]string{
-	openOK:          "ok",
-	openNoKeys:      "no keys",
-	openTooLong:     "too long",
-	openBadPrefix:   "bad prefix",
-	openTooShort:    "too short",
-	openBadEncoding: "bad encoding",
-	openUnknownKey:  "unknown key id",
-	openAuthFailed:  "authentication failed",
-	openExpired:     "expired",
+	openOK:            "ok",
+	openNoKeys:        "no keys",
+	openTooLong:       "too long",
+	openBadPrefix:     "bad prefix",
+	openTooShort:      "too short",
+	openBadEncoding:   "bad encoding",
+	openUnknownKey:    "unknown key id",
+	openAuthFailed:    "authentication failed",
+	openExpired:       "expired",
+	openOtherCall:     "another call",
+	openOtherUser:     "another user",
+	openOtherAudience: "another audience",
 }
 
 func (r openResult) String() string {
@@ -275,11 +312,16 @@ func (k *Keyring) open(b *Binding, state string, now time.Time, expires ...*int6
 	if len(state) > MaxStateLen {
 		return 0, nil, openTooLong
 	}
-	if len(state) < len(statePrefix) || state[:len(statePrefix)] != statePrefix {
+	v1 := strings.HasPrefix(state, statePrefixV1)
+	if !v1 && !strings.HasPrefix(state, statePrefix) {
 		return 0, nil, openBadPrefix
 	}
-	enc := state[len(statePrefix):]
-	if len(enc) < minEncLen {
+	enc := state[len(statePrefix):] // both prefixes are as long
+	shortest := minEncLen
+	if v1 {
+		shortest = minEncLenV1
+	}
+	if len(enc) < shortest {
 		return 0, nil, openTooShort
 	}
 	if len(enc)%4 == 1 { // no unpadded base64 has this length
@@ -293,25 +335,50 @@ func (k *Keyring) open(b *Binding, state string, now time.Time, expires ...*int6
 	if !b64Decode(raw, enc) {
 		return 0, nil, openBadEncoding
 	}
+	if v1 {
+		return k.openRawV1(raw, buf[rawLen:rawLen], b, now, expires...)
+	}
 	return k.openRaw(raw, buf[rawLen:rawLen], b, now, expires...)
 }
 
 // openRaw verifies and decrypts the raw (decoded) state raw in place, of at
 // least stateOverhead bytes, building the additional data in adBuf's
 // memory. The payload returned aliases raw. The state's expiry goes to
-// expires[0], when given.
+// expires[0], when given. A state that does not verify is told apart by
+// its tags: sealed for another call, user or audience, or tampered with.
 func (k *Keyring) openRaw(raw, adBuf []byte, b *Binding, now time.Time, expires ...*int64) (uint32, []byte, openResult) {
-	id := binary.BigEndian.Uint32(raw)
-	aead := k.lookup(id)
-	if aead == nil {
+	key := k.entry(binary.BigEndian.Uint32(raw))
+	if key == nil {
 		return 0, nil, openUnknownKey
 	}
-	ad := b.appendAD(adBuf[:0], id)
+	tags := raw[keyIDSize+nonceSize : headerSize]
+	ad := b.appendAD(adBuf[:0], adVersion, key.id, tags)
 	ct := raw[headerSize:]
-	pt, err := aead.Open(ct[:0], raw[keyIDSize:headerSize], ct, ad)
+	pt, err := key.aead.Open(ct[:0], raw[keyIDSize:keyIDSize+nonceSize], ct, ad)
+	if err != nil {
+		return 0, nil, key.mismatch(raw[keyIDSize:keyIDSize+nonceSize], tags, b)
+	}
+	return opened(pt, now, expires...)
+}
+
+// openRawV1 is openRaw for a state of the first format, which has no tags.
+func (k *Keyring) openRawV1(raw, adBuf []byte, b *Binding, now time.Time, expires ...*int64) (uint32, []byte, openResult) {
+	key := k.entry(binary.BigEndian.Uint32(raw))
+	if key == nil {
+		return 0, nil, openUnknownKey
+	}
+	ad := b.appendAD(adBuf[:0], adVersionV1, key.id, nil)
+	ct := raw[headerSizeV1:]
+	pt, err := key.aead.Open(ct[:0], raw[keyIDSize:headerSizeV1], ct, ad)
 	if err != nil {
 		return 0, nil, openAuthFailed
 	}
+	return opened(pt, now, expires...)
+}
+
+// opened reads the expiry and round of a decrypted plaintext pt, and its
+// payload, unless it expired at now.
+func opened(pt []byte, now time.Time, expires ...*int64) (uint32, []byte, openResult) {
 	if exp := int64(binary.BigEndian.Uint64(pt)); now.UnixNano() > exp {
 		return 0, nil, openExpired
 	} else if len(expires) > 0 {

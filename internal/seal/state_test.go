@@ -99,13 +99,13 @@ func TestSealOpenRoundTrip(t *testing.T) {
 		for _, round := range []uint32{0, 1, 7, math.MaxUint32} {
 			payload := bytes.Repeat([]byte{byte(n), 0xA5, byte(round)}, n)[:n]
 			s := mustSeal(k, testBinding, round, payload, testNow, time.Minute)
-			if !strings.HasPrefix(s, "s1.") {
+			if !strings.HasPrefix(s, "s2.") {
 				t.Fatalf("state %.20q lacks the s1. prefix", s)
 			}
 			if len(s) > MaxStateLen {
 				t.Fatalf("payload %d: state is %d bytes > MaxStateLen", n, len(s))
 			}
-			if want := len(statePrefix) + base64.RawURLEncoding.EncodedLen(n+44); len(s) != want {
+			if want := len(statePrefix) + base64.RawURLEncoding.EncodedLen(n+56); len(s) != want {
 				t.Fatalf("payload %d: state is %d bytes, want %d", n, len(s), want)
 			}
 			gotRound, got, err := k.Open(testBinding, s, testNow)
@@ -155,8 +155,8 @@ func TestSealDoesNotRetainPayloadAndOpenReturnsFreshSlice(t *testing.T) {
 
 func TestSealRefusesOversizedPayload(t *testing.T) {
 	k := mustKeyring(t, testKey(1))
-	if MaxPayloadLen != 49105 { // as documented
-		t.Fatalf("MaxPayloadLen = %d, documented as 49105", MaxPayloadLen)
+	if MaxPayloadLen != 49093 { // as documented
+		t.Fatalf("MaxPayloadLen = %d, documented as 49093", MaxPayloadLen)
 	}
 	if n := len(statePrefix) + base64.RawURLEncoding.EncodedLen(stateOverhead+MaxPayloadLen+1); n <= MaxStateLen {
 		t.Fatalf("MaxPayloadLen is not maximal: one more byte gives a %d-byte state", n)
@@ -198,28 +198,34 @@ func TestOpenRejectsOtherBinding(t *testing.T) {
 	s := mustSeal(k, testBinding, 3, []byte("p"), testNow, 0)
 	otherDigest := testBinding.ArgsDigest
 	otherDigest[31] ^= 1
-	cases := map[string]Binding{
-		"tool":                  {Tool: "book_hotel", ArgsDigest: testBinding.ArgsDigest, Principal: testBinding.Principal},
-		"tool prefix":           {Tool: "book_fligh", ArgsDigest: testBinding.ArgsDigest, Principal: testBinding.Principal},
-		"args digest":           {Tool: testBinding.Tool, ArgsDigest: otherDigest, Principal: testBinding.Principal},
-		"other args":            {Tool: testBinding.Tool, ArgsDigest: DigestArguments(json.RawMessage(`{"from":"BER","to":"ARN"}`)), Principal: testBinding.Principal},
-		"principal":             {Tool: testBinding.Tool, ArgsDigest: testBinding.ArgsDigest, Principal: "user-43"},
-		"no principal":          {Tool: testBinding.Tool, ArgsDigest: testBinding.ArgsDigest},
-		"principal in tool":     {Tool: testBinding.Tool + "user-42", ArgsDigest: testBinding.ArgsDigest},
-		"zero binding":          {},
-		"audience":              {Tool: testBinding.Tool, ArgsDigest: testBinding.ArgsDigest, Principal: testBinding.Principal, Audience: "https://other.example"},
-		"principal as audience": {Tool: testBinding.Tool, ArgsDigest: testBinding.ArgsDigest, Audience: testBinding.Principal},
+	// Each is refused, and the reason names the part that differs (the
+	// audience before the user before the call).
+	cases := map[string]struct {
+		b    Binding
+		want openResult
+	}{
+		"tool":                  {Binding{Tool: "book_hotel", ArgsDigest: testBinding.ArgsDigest, Principal: testBinding.Principal}, openOtherCall},
+		"tool prefix":           {Binding{Tool: "book_fligh", ArgsDigest: testBinding.ArgsDigest, Principal: testBinding.Principal}, openOtherCall},
+		"args digest":           {Binding{Tool: testBinding.Tool, ArgsDigest: otherDigest, Principal: testBinding.Principal}, openOtherCall},
+		"other args":            {Binding{Tool: testBinding.Tool, ArgsDigest: DigestArguments(json.RawMessage(`{"from":"BER","to":"ARN"}`)), Principal: testBinding.Principal}, openOtherCall},
+		"principal":             {Binding{Tool: testBinding.Tool, ArgsDigest: testBinding.ArgsDigest, Principal: "user-43"}, openOtherUser},
+		"no principal":          {Binding{Tool: testBinding.Tool, ArgsDigest: testBinding.ArgsDigest}, openOtherUser},
+		"principal in tool":     {Binding{Tool: testBinding.Tool + "user-42", ArgsDigest: testBinding.ArgsDigest}, openOtherUser},
+		"zero binding":          {Binding{}, openOtherUser},
+		"audience":              {Binding{Tool: testBinding.Tool, ArgsDigest: testBinding.ArgsDigest, Principal: testBinding.Principal, Audience: "https://other.example"}, openOtherAudience},
+		"principal as audience": {Binding{Tool: testBinding.Tool, ArgsDigest: testBinding.ArgsDigest, Audience: testBinding.Principal}, openOtherAudience},
+		"all three":             {Binding{Tool: "t", Principal: "u", Audience: "a"}, openAuthFailed},
 	}
-	for name, b := range cases {
+	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			assertRejected(t, k, b, s, testNow, openAuthFailed)
+			assertRejected(t, k, c.b, s, testNow, c.want)
 		})
 	}
 	// Fields cannot be shifted into each other.
 	ab := Binding{Tool: "ab", Principal: "c"}
 	s2 := mustSeal(k, ab, 0, nil, testNow, 0)
-	assertRejected(t, k, Binding{Tool: "a", Principal: "bc"}, s2, testNow, openAuthFailed)
-	assertRejected(t, k, Binding{Tool: "abc"}, s2, testNow, openAuthFailed)
+	assertRejected(t, k, Binding{Tool: "a", Principal: "bc"}, s2, testNow, openOtherUser)
+	assertRejected(t, k, Binding{Tool: "abc"}, s2, testNow, openOtherUser)
 	// Length prefixes matter: without the one on Tool these two bindings
 	// would produce the same additional data.
 	d1 := testBinding.ArgsDigest
@@ -228,12 +234,12 @@ func TestOpenRejectsOtherBinding(t *testing.T) {
 	d2[31] = 2 // len("\x01x")
 	shiftA := Binding{Tool: "t", ArgsDigest: d1, Principal: "\x01x"}
 	shiftB := Binding{Tool: "t" + string(d1[:1]), ArgsDigest: d2, Principal: "x"}
-	assertRejected(t, k, shiftB, mustSeal(k, shiftA, 0, nil, testNow, 0), testNow, openAuthFailed)
-	assertRejected(t, k, shiftA, mustSeal(k, shiftB, 0, nil, testNow, 0), testNow, openAuthFailed)
+	assertRejected(t, k, shiftB, mustSeal(k, shiftA, 0, nil, testNow, 0), testNow, openOtherUser)
+	assertRejected(t, k, shiftA, mustSeal(k, shiftB, 0, nil, testNow, 0), testNow, openOtherUser)
 	// An unauthenticated state does not open for an authenticated user.
 	anon := Binding{Tool: "t", ArgsDigest: DigestArguments(nil)}
 	s3 := mustSeal(k, anon, 0, nil, testNow, 0)
-	assertRejected(t, k, Binding{Tool: "t", ArgsDigest: DigestArguments(nil), Principal: "u"}, s3, testNow, openAuthFailed)
+	assertRejected(t, k, Binding{Tool: "t", ArgsDigest: DigestArguments(nil), Principal: "u"}, s3, testNow, openOtherUser)
 	if _, _, err := k.Open(anon, s3, testNow); err != nil {
 		t.Fatalf("anonymous state: %v", err)
 	}
@@ -242,8 +248,8 @@ func TestOpenRejectsOtherBinding(t *testing.T) {
 	aud := testBinding
 	aud.Audience = "https://deploy.example"
 	s4 := mustSeal(k, aud, 0, nil, testNow, 0)
-	assertRejected(t, k, testBinding, s4, testNow, openAuthFailed)
-	assertRejected(t, k, aud, s, testNow, openAuthFailed)
+	assertRejected(t, k, testBinding, s4, testNow, openOtherAudience)
+	assertRejected(t, k, aud, s, testNow, openOtherAudience)
 	if _, _, err := k.Open(aud, s4, testNow); err != nil {
 		t.Fatalf("state with an audience: %v", err)
 	}
@@ -290,8 +296,12 @@ func TestOpenRejectsEveryBitFlip(t *testing.T) {
 			mut := bytes.Clone(raw)
 			mut[i] ^= 1 << bit
 			want := openAuthFailed
-			if i < keyIDSize {
+			switch {
+			case i < keyIDSize:
 				want = openUnknownKey
+			case i >= keyIDSize+nonceSize && i < headerSize:
+				// A tag altered reads as its part differing.
+				want = [...]openResult{openOtherCall, openOtherUser, openOtherAudience}[(i-keyIDSize-nonceSize)/bindingTagSize]
 			}
 			assertRejected(t, k, testBinding, encodeState(mut), testNow, want)
 		}
@@ -347,7 +357,8 @@ func TestOpenRejectsMalformed(t *testing.T) {
 		{"prefix only", "s1.", openTooShort},
 		{"no dot", "s1" + body, openBadPrefix},
 		{"no prefix", body, openBadPrefix},
-		{"other version", "s2." + body, openBadPrefix},
+		{"other version", "s3." + body, openBadPrefix},
+		{"first format's prefix", "s1." + body, openAuthFailed},
 		{"upper case prefix", "S1." + body, openBadPrefix},
 		{"1 MiB", huge, openTooLong},
 		{"1 MiB with prefix", "s1." + huge, openTooLong},

@@ -87,9 +87,25 @@ const (
 	// EventTaskStatus: a task changed status (Outcome: the new status;
 	// Reason: the old one, empty for a new task).
 	EventTaskStatus
+	// EventRefused: what a client echoed back was refused (Outcome:
+	// RefusedState, RefusedToken; Reason: one of Refusals). The client is
+	// told only that it is invalid or expired.
+	EventRefused
 )
 
-var eventKindNames = [...]string{"", "asked", "answered", "reasked", "fallback", "once", "store_error", "task_status"}
+var eventKindNames = [...]string{"", "asked", "answered", "reasked", "fallback", "once", "store_error", "task_status", "refused"}
+
+// What a refusal refused (EventRefused's Outcome).
+const (
+	RefusedState = "requestState"
+	RefusedToken = "confirmation token"
+)
+
+// Refusals are the reasons of EventRefused: a state or token malformed or
+// altered, sealed by a key the ring lacks, expired, sealed for another
+// call (tool or arguments), another user, another audience, or a
+// single-use one already used.
+var Refusals = []string{"tampered", "unknown_key", "expired", "other_call", "other_user", "other_audience", "already_used"}
 
 func (k EventKind) String() string {
 	if int(k) < len(eventKindNames) {
