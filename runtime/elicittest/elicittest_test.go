@@ -132,7 +132,9 @@ type otherForm struct {
 	Budget int `elicit:"budget"`
 }
 
-func (otherForm) ElicitSchema() json.RawMessage { return json.RawMessage(`{"type":"object","properties":{"budget":{"type":"integer"}}}`) }
+func (otherForm) ElicitSchema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"budget":{"type":"integer"}}}`)
+}
 
 func TestUnexpectedQuestion(t *testing.T) {
 	for _, era := range elicittest.Eras {
