@@ -55,6 +55,16 @@ func (o *Outcome) Code() int64 {
 	return 0
 }
 
+// ErrorMessage returns the message of the JSON-RPC error in Err ("" when
+// there is none), without the SDK's "calling ..." prefix.
+func (o *Outcome) ErrorMessage() string {
+	var werr *jsonrpc.Error
+	if errors.As(o.Err, &werr) {
+		return werr.Message
+	}
+	return ""
+}
+
 // Fallbacks returns the steps that could not be shown, each with the
 // fallback taken ("target: arguments").
 func (o *Outcome) Fallbacks() []string {
