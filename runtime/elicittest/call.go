@@ -35,8 +35,9 @@ func (c *Client) Call(tool string, args any, steps ...Step) *Outcome {
 	} else {
 		out = c.rounds(p, tool, args)
 	}
-	out.Questions, out.Events = p.questions, c.hooks.take()
-	for _, f := range p.finish(out.String()) {
+	questions, failures := p.finish(out.String())
+	out.Questions, out.Events = questions, c.hooks.take()
+	for _, f := range failures {
 		c.t.Errorf("%s", f)
 	}
 	return out

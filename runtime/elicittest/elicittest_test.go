@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/elicitgen/elicitgen/internal/testkit/asktest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/elicittest"
@@ -207,5 +209,24 @@ func TestNoElicitation(t *testing.T) {
 				t.Errorf("fallbacks: %v", out.Fallbacks())
 			}
 		})
+	}
+}
+
+// TestToolOptions: the server gets the kit's clock (Epoch, or the test's),
+// keys and replay guard, and keeps what the test set.
+func TestToolOptions(t *testing.T) {
+	var got *elicitrt.ToolOptions
+	capture := func(opts *elicitrt.ToolOptions) *mcp.Server {
+		got = opts
+		return asktest.Server(opts)
+	}
+	elicittest.Start(t, capture, nil)
+	if got.Now() != elicittest.Epoch || got.Keys == nil || got.Replay == nil || got.LegacyAnswerWait != elicittest.DefaultLegacyAnswerWait {
+		t.Errorf("defaults: %+v", got)
+	}
+	day := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	elicittest.Start(t, capture, &elicittest.Options{Now: func() time.Time { return day }, Tool: &elicitrt.ToolOptions{MaxAttempts: 7}})
+	if got.Now() != day || got.MaxAttempts != 7 {
+		t.Errorf("the test's clock and options: %+v", got)
 	}
 }

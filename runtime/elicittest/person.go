@@ -117,13 +117,14 @@ func (p *person) fail(format string, args ...any) {
 	p.failures = append(p.failures, "elicittest: "+fmt.Sprintf(format, args...))
 }
 
-// finish records the steps never asked, given how the call ended.
-func (p *person) finish(ended string) []string {
+// finish records the steps never asked, given how the call ended, and
+// returns the questions asked and the failures.
+func (p *person) finish(ended string) (questions []*Question, failures []string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, s := range p.steps {
 		p.fail("%s was never asked; the call ended with %s", s, ended)
 	}
 	p.steps = nil
-	return p.failures
+	return slices.Clone(p.questions), slices.Clone(p.failures)
 }
