@@ -65,7 +65,7 @@ func TestNewQuestion(t *testing.T) {
 		t.Errorf("question: %+v", q)
 	}
 	if got := q.Names(); !reflect.DeepEqual(got, []string{"environment", "notify"}) {
-		t.Errorf("names in the schema's order: %q", got)
+		t.Errorf("names, sorted: %q", got)
 	}
 	if p, _ := q.Property("notify"); p.Title != "Notify" || p.Default != false || p.Required || p.Type != "boolean" {
 		t.Errorf("notify: %+v", p)

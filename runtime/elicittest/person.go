@@ -91,7 +91,7 @@ func (p *person) result(s numbered, q *Question) (*mcp.ElicitResult, bool) {
 		p.fail("%s: %v", s, err)
 		return nil, false
 	}
-	if names, ok := schemaNames(s.content); ok && q.Mode == "form" && !slices.Equal(names, q.Names()) {
+	if names, ok := schemaNames(s.content); ok && q.Mode == "form" && !sameNames(names, q.Names()) {
 		p.fail("%s: asked %s; the script answers with a %T, a form with properties %s", s, q, s.content, strings.Join(names, ", "))
 		return nil, false
 	}

@@ -3,6 +3,8 @@ package elicittest
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,7 +29,8 @@ type Question struct {
 	Reason string
 	// Mode is "form" or "url"; URL is the URL of a url step.
 	Mode, URL string
-	// Properties are the requested schema's properties, in its order.
+	// Properties are the requested schema's properties, by name (the
+	// SDK's client decodes the schema into a map, which keeps no order).
 	Properties []Property
 	// Params are the elicitation's params as the client received them.
 	Params *mcp.ElicitParams
@@ -52,7 +55,7 @@ func (q *Question) Property(name string) (Property, bool) {
 	return Property{}, false
 }
 
-// Names returns the properties' names, in order.
+// Names returns the properties' names, in Properties' order.
 func (q *Question) Names() []string {
 	names := make([]string, len(q.Properties))
 	for i, p := range q.Properties {
@@ -98,25 +101,34 @@ func stepOf(key string) string {
 	return key
 }
 
-// properties reads a requested schema's properties in their order.
+// property is a property as a schema writes it; Type stays "" for a
+// list of types.
+type property struct {
+	Type               json.RawMessage
+	Title, Description string
+	Default            any
+}
+
+// properties reads a requested schema's properties, sorted by name.
 func properties(schema any) []Property {
 	raw, err := json.Marshal(schema)
 	if err != nil || schema == nil {
 		return nil
 	}
 	var s struct {
-		Properties orderedProperties `json:"properties"`
-		Required   []string          `json:"required"`
+		Properties map[string]property `json:"properties"`
+		Required   []string            `json:"required"`
 	}
 	if json.Unmarshal(raw, &s) != nil {
 		return nil
 	}
-	for i := range s.Properties {
-		for _, r := range s.Required {
-			if s.Properties[i].Name == r {
-				s.Properties[i].Required = true
-			}
-		}
+	var ps []Property
+	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
+		p := s.Properties[name]
+		var typ string
+		json.Unmarshal(p.Type, &typ)
+		ps = append(ps, Property{Name: name, Type: typ, Title: p.Title, Description: p.Description,
+			Default: p.Default, Required: slices.Contains(s.Required, name)})
 	}
-	return s.Properties
+	return ps
 }

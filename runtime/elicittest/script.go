@@ -72,11 +72,20 @@ func (s Step) Reason(part string) Step {
 	})
 }
 
-// Fields expects the form's properties to be names, in this order.
+// Fields expects the form's properties to be names, in any order: the
+// SDK's client decodes the requested schema into a map, which keeps none.
 func (s Step) Fields(names ...string) Step {
 	return s.with(func(q *Question) string {
-		return expect(slices.Equal(q.Names(), names), "properties %s", strings.Join(names, ", "))
+		return expect(sameNames(q.Names(), names), "properties %s", strings.Join(names, ", "))
 	})
+}
+
+// sameNames reports whether a and b hold the same names, in any order.
+func sameNames(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
 }
 
 // Title expects property to have title.
