@@ -1,6 +1,7 @@
 package elicittest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -13,7 +14,9 @@ type schemaOf interface{ ElicitSchema() json.RawMessage }
 
 // contentOf returns the form content the person sends for v: a
 // map[string]any as is (nil for none); a struct (or a pointer to one) by
-// the property names elicitgen gives its fields.
+// the property names elicitgen gives its fields, leaving out what a person
+// leaves empty: a nil pointer or slice, and the zero value of a property
+// neither required nor with a default.
 func contentOf(v any) (map[string]any, error) {
 	if v == nil {
 		return nil, nil
@@ -31,54 +34,60 @@ func contentOf(v any) (map[string]any, error) {
 	content := map[string]any{}
 	for i := range rv.NumField() {
 		f := rv.Type().Field(i)
-		name, date, ok := propertyName(f)
-		if !ok || !f.IsExported() {
+		p, ok := propertyOf(f)
+		if !ok || !f.IsExported() || rv.Field(i).IsZero() && !p.keepZero {
 			continue
 		}
-		value, ok, err := jsonValue(rv.Field(i), date)
+		value, ok, err := jsonValue(rv.Field(i), p.date)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.Name, err)
 		}
 		if ok {
-			content[name] = value
+			content[p.name] = value
 		}
 	}
 	return content, nil
 }
 
-// propertyName returns the property of field f as elicitgen names it (the
-// elicit tag's name, else the json tag's, else the Go name), whether it
-// is a date (format=date), and false for a skipped field.
-func propertyName(f reflect.StructField) (name string, date bool, ok bool) {
-	tag, tagged := f.Tag.Lookup("elicit")
+// fieldProperty is what the kit needs of a form field's property.
+type fieldProperty struct {
+	name     string
+	date     bool // format=date: a time.Time sent as a date
+	keepZero bool // required, or with a default: its zero value is sent
+}
+
+// propertyOf returns the property of field f as elicitgen names it (the
+// elicit tag's name, else the json tag's, else the Go name), and false
+// for a skipped field.
+func propertyOf(f reflect.StructField) (fieldProperty, bool) {
+	tag := f.Tag.Get("elicit")
 	if tag == "-" {
-		return "", false, false
+		return fieldProperty{}, false
 	}
 	parts := strings.Split(tag, ",")
-	name = parts[0]
-	for _, p := range parts[1:] {
-		date = date || p == "format=date"
+	p := fieldProperty{name: parts[0]}
+	for _, opt := range parts[1:] {
+		p.date = p.date || opt == "format=date"
+		p.keepZero = p.keepZero || opt == "required" || strings.HasPrefix(opt, "default=")
 	}
-	if name != "" {
-		return name, date, true
+	if p.name != "" {
+		return p, true
 	}
 	jname, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-	switch {
-	case jname == "-":
-		return "", false, false
-	case jname != "":
-		return jname, date, true
+	if jname == "-" {
+		return fieldProperty{}, false
 	}
-	return f.Name, date, tagged || f.IsExported()
+	p.name = cmp.Or(jname, f.Name)
+	return p, true
 }
 
 // jsonValue returns v as the client would send it in JSON; false for a
-// nil pointer (an optional property left out).
+// nil pointer or slice (an optional property left out).
 func jsonValue(v reflect.Value, date bool) (any, bool, error) {
+	if (v.Kind() == reflect.Pointer || v.Kind() == reflect.Slice) && v.IsNil() {
+		return nil, false, nil
+	}
 	if v.Kind() == reflect.Pointer {
-		if v.IsNil() {
-			return nil, false, nil
-		}
 		v = v.Elem()
 	}
 	if t, ok := v.Interface().(time.Time); ok && date {

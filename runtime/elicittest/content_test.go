@@ -39,10 +39,29 @@ func TestContentOfForm(t *testing.T) {
 	}
 	want := map[string]any{
 		"environment": "prod", "release_notes": "n", "count": 2.0, "day": "2026-07-28",
-		"at": "2026-07-28T15:04:05Z", "tags": []any{"a"}, "Plain": false,
+		"at": "2026-07-28T15:04:05Z", "tags": []any{"a"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("contentOf = %#v\nwant %#v", got, want)
+	}
+}
+
+// TestContentOfZeroValues: what a person leaves empty is left out (an
+// optional zero, a nil slice); a required property and one with a default
+// are sent even when zero, so false can answer a confirmation and
+// override a default of true.
+func TestContentOfZeroValues(t *testing.T) {
+	type zeros struct {
+		Confirm bool     `elicit:"confirm,required"`
+		Notify  bool     `elicit:"notify,default=true"`
+		Email   string   `elicit:"email,format=email"`
+		Also    []string `elicit:"also,default="`
+		Some    []string `elicit:"some,default="`
+	}
+	got, err := contentOf(zeros{Some: []string{}})
+	want := map[string]any{"confirm": false, "notify": false, "some": []any{}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("contentOf = %#v, %v; want %#v", got, err, want)
 	}
 }
 

@@ -38,17 +38,20 @@ func newPerson(steps []Step) *person {
 	return p
 }
 
-// answer answers q, which arrived with others more questions in the same
-// round: nil when the script ignores it, and false when the script did
-// not expect it (a failure is recorded; the call should end). content is
-// the step's content as the script gives it.
+// answer answers q, asked in a round with others more questions not
+// answered yet: nil when the script ignores it, and false when the script
+// did not expect it (a failure is recorded; the call should end). content
+// is the step's content as the script gives it.
 func (p *person) answer(q *Question, others int) (res *mcp.ElicitResult, content any, ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.questions = append(p.questions, q)
 	i, ok := p.match(q, others)
+	if i < 0 {
+		return nil, nil, false
+	}
 	s := p.steps[i]
-	p.steps = slices.Delete(p.steps, i, i+1) // reported, when it does not match
+	p.steps = slices.Delete(p.steps, i, i+1) // a step that does not match is reported once
 	if !ok {
 		return nil, nil, false
 	}
@@ -63,11 +66,12 @@ func (p *person) answer(q *Question, others int) (res *mcp.ElicitResult, content
 
 // match returns the index of the step that answers q: the next one, or
 // one of the next others+1 when a round asks several questions at once.
+// When none does, it records the failure and returns the step expected
+// instead, or -1 when the script has none left.
 func (p *person) match(q *Question, others int) (int, bool) {
 	if len(p.steps) == 0 {
 		p.fail("unexpected question: asked %s; the script has no step left (it had %d)", q, p.total)
-		p.steps = []numbered{{}} // for answer to drop
-		return 0, false
+		return -1, false
 	}
 	for i := range min(others+1, len(p.steps)) {
 		if q.Step == "" || p.steps[i].step == q.Step {

@@ -38,6 +38,8 @@ type Question struct {
 
 // Property is one property of a form's requested schema.
 type Property struct {
+	// Name is the property's name; Type its JSON type ("string",
+	// "boolean"...); Title and Description what a host labels it with.
 	Name, Type, Title, Description string
 	// Default is the default shown, nil when there is none.
 	Default any
