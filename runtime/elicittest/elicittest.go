@@ -51,7 +51,8 @@ type Options struct {
 	// URL elicitation. Elicitation nil in them declares none.
 	Capabilities *mcp.ClientCapabilities
 	// Tool holds ToolOptions to give the server: the kit fills Keys, Now,
-	// Replay and LegacyAnswerWait where they are zero, and wraps Hooks.
+	// Replay, LegacyAnswerWait and LegacyURLWait (no wait: the kit
+	// finishes no sign-in) where they are zero, and wraps Hooks.
 	Tool *elicitrt.ToolOptions
 	// Client names the client in initialize; nil means elicittest v0.
 	Client *mcp.Implementation
@@ -131,6 +132,9 @@ func (c *Client) toolOptions(o *Options) *elicitrt.ToolOptions {
 	}
 	if opts.LegacyAnswerWait == 0 {
 		opts.LegacyAnswerWait = DefaultLegacyAnswerWait
+	}
+	if opts.LegacyURLWait == 0 {
+		opts.LegacyURLWait = -1 // the kit finishes no sign-in: do not wait for one
 	}
 	c.wait = opts.LegacyAnswerWait
 	c.hooks.next = opts.Hooks

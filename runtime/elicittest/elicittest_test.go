@@ -221,7 +221,7 @@ func TestToolOptions(t *testing.T) {
 		return asktest.Server(opts)
 	}
 	elicittest.Start(t, capture, nil)
-	if got.Now() != elicittest.Epoch || got.Keys == nil || got.Replay == nil || got.LegacyAnswerWait != elicittest.DefaultLegacyAnswerWait {
+	if got.Now() != elicittest.Epoch || got.Keys == nil || got.Replay == nil || got.LegacyAnswerWait != elicittest.DefaultLegacyAnswerWait || got.LegacyURLWait >= 0 {
 		t.Errorf("defaults: %+v", got)
 	}
 	day := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
