@@ -71,8 +71,8 @@ type Client struct {
 	hooks   *keyHooks
 	wait    time.Duration // the server's LegacyAnswerWait
 	mu      sync.Mutex
-	person  *person             // the running call's script (2025-11-25)
-	last    *mcp.CallToolParams // the last retry sent (2026-07-28)
+	person  *person               // the running call's script (2025-11-25)
+	last    func(*Outcome) *round // the last retry sent (2026-07-28)
 }
 
 // Start builds a server with newServer, given the ToolOptions that o and

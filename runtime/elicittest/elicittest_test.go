@@ -230,3 +230,22 @@ func TestToolOptions(t *testing.T) {
 		t.Errorf("the test's clock and options: %+v", got)
 	}
 }
+
+// TestPromptAndResource: a prompt and a resource template that ask are
+// scripted as a tool is, on both eras.
+func TestPromptAndResource(t *testing.T) {
+	for _, era := range elicittest.Eras {
+		t.Run(era.String(), func(t *testing.T) {
+			c := start(t, era)
+			project := map[string]string{"project": "elicitgen"}
+			c.GetPrompt("summarize", project, elicittest.Accept(step, contextAnswer{Context: "the roadmap"}).Message(message)).
+				WantText(t, "Summarize elicitgen for the roadmap.")
+			c.GetPrompt("summarize", project, elicittest.Decline(step)).WantText(t, "Summarize elicitgen.")
+			c.GetPrompt("summarize", project, elicittest.Cancel(step)).WantCode(t, -32602)
+			notes := elicittest.Key("note_context")
+			c.ReadResource("notes://7", elicittest.Accept(notes, contextAnswer{Context: "the launch"}).Message("Which notes?")).
+				WantText(t, "notes on the launch")
+			c.ReadResource("notes://7", elicittest.Decline(notes)).WantText(t, "declined")
+		})
+	}
+}

@@ -12,34 +12,59 @@ import (
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
-// Outcome is what the model got from a call, and what happened on the
-// way.
+// Outcome is what the model got from a request (a call, a prompt, a
+// resource), and what happened on the way.
 type Outcome struct {
-	// Result is the call's result; nil when it ended in an error. A call
-	// the script broke off ends with the input_required result it was at.
+	// Result is a call's result; nil when it ended in an error. A
+	// request the script broke off ends with the input_required result it
+	// was at.
 	Result *mcp.CallToolResult
-	// Err is the call's error: a *jsonrpc.Error for a JSON-RPC error.
+	// Prompt and Resource are the results of GetPrompt and ReadResource.
+	Prompt   *mcp.GetPromptResult
+	Resource *mcp.ReadResourceResult
+	// Err is the request's error: a *jsonrpc.Error for a JSON-RPC error.
 	Err error
 	// Questions are the questions asked, in order.
 	Questions []*Question
 	// Events are what the server's machine reported (ToolOptions.Hooks):
 	// questions asked, answers, re-asks, fallbacks, single-use claims.
 	Events []backend.Event
+	// pending counts the questions of the input_required result the
+	// request ended at (the script broke off, or a replay asked).
+	pending int
 }
 
-// Text returns the text contents of the result, joined by newlines; ""
+// Text returns the texts of the result, joined by newlines: a call's text
+// contents, a prompt's text messages, a resource's text contents; ""
 // when there is no result.
 func (o *Outcome) Text() string {
-	if o.Result == nil {
-		return ""
-	}
 	var texts []string
-	for _, c := range o.Result.Content {
+	add := func(c mcp.Content) {
 		if tc, ok := c.(*mcp.TextContent); ok {
 			texts = append(texts, tc.Text)
 		}
 	}
+	if o.Result != nil {
+		for _, c := range o.Result.Content {
+			add(c)
+		}
+	}
+	if o.Prompt != nil {
+		for _, m := range o.Prompt.Messages {
+			add(m.Content)
+		}
+	}
+	if o.Resource != nil {
+		for _, c := range o.Resource.Contents {
+			texts = append(texts, c.Text)
+		}
+	}
 	return strings.Join(texts, "\n")
+}
+
+// ended reports whether the request returned a result.
+func (o *Outcome) ended() bool {
+	return o.Result != nil || o.Prompt != nil || o.Resource != nil
 }
 
 // IsError reports whether the result is a tool error (isError).
@@ -82,11 +107,11 @@ func (o *Outcome) String() string {
 	switch {
 	case o.Err != nil:
 		return "error: " + o.Err.Error()
-	case o.Result == nil:
+	case o.pending > 0:
+		return fmt.Sprintf("input_required (%d questions)", o.pending)
+	case !o.ended():
 		return "no result"
-	case o.Result.NeedsInput():
-		return fmt.Sprintf("input_required (%d questions)", len(o.Result.InputRequests))
-	case o.Result.IsError:
+	case o.IsError():
 		return fmt.Sprintf("tool error %q", o.Text())
 	}
 	return fmt.Sprintf("result %q", o.Text())
@@ -96,7 +121,7 @@ func (o *Outcome) String() string {
 // whose text is want.
 func (o *Outcome) WantText(t testing.TB, want string) {
 	t.Helper()
-	if o.Err != nil || o.Result == nil || o.IsError() || o.Result.NeedsInput() || o.Text() != want {
+	if o.Err != nil || o.pending > 0 || !o.ended() || o.IsError() || o.Text() != want {
 		t.Errorf("elicittest: the call ended with %s; want result %q", o, want)
 	}
 }
