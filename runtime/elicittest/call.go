@@ -147,7 +147,7 @@ func (c *Client) round(p *person, inputs mcp.InputRequestMap) (mcp.InputResponse
 func (c *Client) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	p := c.playing()
 	if p == nil {
-		return nil, errors.New("elicittest: a question outside Call")
+		return nil, errors.New("elicittest: a question while no request runs")
 	}
 	q := newQuestion(p.legacyKey(c.hooks.nextAsked()), req.Params)
 	res, content, ok := p.answer(q, 0)

@@ -63,7 +63,7 @@ type Options struct {
 func NoElicitation() *mcp.ClientCapabilities { return &mcp.ClientCapabilities{} }
 
 // Client is one client connected in memory to one server, playing
-// scripts. It runs one call at a time.
+// scripts. It runs one request at a time.
 type Client struct {
 	t       testing.TB
 	era     Era
