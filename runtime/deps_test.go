@@ -55,6 +55,9 @@ var layers = map[string]struct {
 	"runtime/serve":      {5, []string{sdk}},
 	"runtime/elicitimpl": {5, []string{sdk}},
 	"runtime/signin":     {5, nil},
+	// The public test kit (docs/testing.md): on top of the entry points,
+	// for tests only (see testHelpers).
+	"runtime/elicittest": {6, []string{sdk}},
 	// The adapters, modules of their own (docs/modules.md): they import
 	// the contract and the user package, never the interpreter.
 	"runtime/redisstore": {2, []string{"github.com/redis/go-redis/v9"}},
@@ -199,9 +202,26 @@ func TestRuntimeLinksNoOpenTelemetry(t *testing.T) {
 	}
 }
 
+// TestTestKitLinksNoBackends: the public test kit links no Redis,
+// OpenTelemetry, Prometheus or browser, so that a server's tests build
+// with the runtime alone.
+func TestTestKitLinksNoBackends(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", module+"runtime/elicittest").Output()
+	if err != nil {
+		t.Fatalf("go list -deps runtime/elicittest: %v", err)
+	}
+	for dep := range strings.FieldsSeq(string(out)) {
+		for _, banned := range []string{"github.com/redis/", "go.opentelemetry.io/", "github.com/prometheus/", "github.com/chromedp/"} {
+			if strings.HasPrefix(dep, banned) {
+				t.Errorf("runtime/elicittest links %s", dep)
+			}
+		}
+	}
+}
+
 // testHelpers are the packages that only tests import: the repository's
 // test kit and the adapters' public test helpers (docs/modules.md).
-var testHelpers = []string{"internal/testkit/", "runtime/redisstore/redistest", "runtime/otelelicit/oteltest"}
+var testHelpers = []string{"internal/testkit/", "runtime/elicittest", "runtime/redisstore/redistest", "runtime/otelelicit/oteltest"}
 
 func isTestHelper(name string) bool {
 	for _, h := range testHelpers {

@@ -1,0 +1,10 @@
+// Package elicittest tests a tool's conversation in go test (and a
+// prompt's or a resource template's that asks): it runs a server in memory over the real Go SDK client and server, on
+// protocol 2026-07-28 (multi round-trip requests) or 2025-11-25
+// (elicitation/create), with a scripted person who accepts, declines,
+// cancels or ignores each question, and checks what each question showed.
+//
+// A script that does not match what was asked fails the test with a
+// message naming the step, what was asked and what the script expected.
+// docs/testing.md describes the kit.
+package elicittest

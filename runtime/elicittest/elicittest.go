@@ -1,0 +1,178 @@
+package elicittest
+
+import (
+	"context"
+	"crypto/rand"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/backend"
+)
+
+// Era is a protocol revision the client speaks.
+type Era string
+
+const (
+	// Modern is 2026-07-28: a tool asks by returning input_required, and
+	// the client retries with inputResponses and requestState.
+	Modern Era = "2026-07-28"
+	// Legacy is 2025-11-25: the server asks with elicitation/create
+	// requests inside the call.
+	Legacy Era = "2025-11-25"
+)
+
+// Eras are both eras, for a test that runs on each.
+var Eras = []Era{Modern, Legacy}
+
+// String returns the protocol revision.
+func (e Era) String() string { return string(e) }
+
+// Epoch is the kit's default clock: the time the server reads unless
+// Options.Now says otherwise.
+var Epoch = time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
+
+// DefaultLegacyAnswerWait is the ToolOptions.LegacyAnswerWait the kit
+// gives a server unless Options.Tool sets one: how long a 2025-11-25
+// question that the script ignores waits before the server gives up.
+const DefaultLegacyAnswerWait = 2 * time.Second
+
+// Options configure a Client. The zero value is usable.
+type Options struct {
+	// Era is the protocol revision of the client; empty means Modern.
+	Era Era
+	// Now is the clock given to the server (ToolOptions.Now) and to its
+	// replay guard; nil means a clock stopped at Epoch.
+	Now func() time.Time
+	// Capabilities are the client's capabilities; nil declares form and
+	// URL elicitation. Elicitation nil in them declares none.
+	Capabilities *mcp.ClientCapabilities
+	// Tool holds ToolOptions to give the server: the kit fills Keys, Now,
+	// Replay, LegacyAnswerWait and LegacyURLWait (no wait: the kit
+	// finishes no sign-in) where they are zero, and wraps Hooks.
+	Tool *elicitrt.ToolOptions
+	// Client names the client in initialize; nil means elicittest v0.
+	Client *mcp.Implementation
+}
+
+// NoElicitation returns capabilities without elicitation: the server's
+// fallbacks run instead of its questions.
+func NoElicitation() *mcp.ClientCapabilities { return &mcp.ClientCapabilities{} }
+
+// Client is one client connected in memory to one server, playing
+// scripts. It runs one request at a time.
+type Client struct {
+	t       testing.TB
+	era     Era
+	session *mcp.ClientSession
+	hooks   *keyHooks
+	wait    time.Duration // the server's LegacyAnswerWait
+	mu      sync.Mutex
+	person  *person               // the running call's script (2025-11-25)
+	last    func(*Outcome) *round // the last retry sent (2026-07-28)
+}
+
+// Start builds a server with newServer, given the ToolOptions that o and
+// the kit make, and connects a client to it in memory on o.Era; both end
+// with the test. o may be nil.
+func Start(t testing.TB, newServer func(*elicitrt.ToolOptions) *mcp.Server, o *Options) *Client {
+	t.Helper()
+	if o == nil {
+		o = &Options{}
+	}
+	c := &Client{t: t, era: o.Era, hooks: &keyHooks{}}
+	if c.era == "" {
+		c.era = Modern
+	}
+	server := newServer(c.toolOptions(o))
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatalf("elicittest: server: %v", err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	client := mcp.NewClient(c.implementation(o), c.clientOptions(o))
+	client.AddReceivingMiddleware(keepRaw)
+	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: string(c.era)})
+	if err != nil {
+		t.Fatalf("elicittest: client: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	c.session = cs
+	return c
+}
+
+// Era returns the client's protocol revision.
+func (c *Client) Era() Era { return c.era }
+
+// Session returns the client's SDK session, for what the kit does not do.
+func (c *Client) Session() *mcp.ClientSession { return c.session }
+
+// toolOptions returns a copy of o.Tool with the kit's defaults.
+func (c *Client) toolOptions(o *Options) *elicitrt.ToolOptions {
+	opts := elicitrt.ToolOptions{}
+	if o.Tool != nil {
+		opts = *o.Tool
+	}
+	now := o.Now
+	if now == nil {
+		now = func() time.Time { return Epoch }
+	}
+	if opts.Now == nil {
+		opts.Now = now
+	}
+	if opts.Keys == nil {
+		opts.Keys = randomKeys(c.t)
+	}
+	if opts.Replay == nil {
+		opts.Replay = &backend.MemoryReplayGuard{Now: opts.Now}
+	}
+	if opts.LegacyAnswerWait == 0 {
+		opts.LegacyAnswerWait = DefaultLegacyAnswerWait
+	}
+	if opts.LegacyURLWait == 0 {
+		opts.LegacyURLWait = -1 // the kit finishes no sign-in: do not wait for one
+	}
+	c.wait = opts.LegacyAnswerWait
+	c.hooks.next = opts.Hooks
+	opts.Hooks = c.hooks
+	return &opts
+}
+
+func (c *Client) implementation(o *Options) *mcp.Implementation {
+	if o.Client != nil {
+		return o.Client
+	}
+	return &mcp.Implementation{Name: "elicittest", Version: "v0"}
+}
+
+// clientOptions declares o's capabilities; the kit runs the 2026-07-28
+// rounds itself, so that it sees each input key.
+func (c *Client) clientOptions(o *Options) *mcp.ClientOptions {
+	copts := &mcp.ClientOptions{
+		Capabilities:   o.Capabilities,
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+	}
+	if o.Capabilities == nil {
+		copts.Capabilities = &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{
+			Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}}
+	}
+	if copts.Capabilities.Elicitation != nil {
+		copts.ElicitationHandler = c.elicit
+	}
+	return copts
+}
+
+// randomKeys returns a key ring of one random key.
+func randomKeys(t testing.TB) *elicitrt.Keyring {
+	key := make([]byte, 32)
+	rand.Read(key)
+	keys, err := elicitrt.NewKeyring(key)
+	if err != nil {
+		t.Fatalf("elicittest: key ring: %v", err)
+	}
+	return keys
+}
