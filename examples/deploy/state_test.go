@@ -122,10 +122,10 @@ func wantSealed(t *testing.T, state string, b seal.Binding, now time.Time, want 
 	if err != nil || !bytes.Contains(payload, []byte(want)) {
 		t.Fatalf("opened state: %q %v; want a payload holding %s", payload, err, want)
 	}
-	enc, ok := strings.CutPrefix(state, "s1.")
+	enc, ok := strings.CutPrefix(state, "s2.")
 	raw, err := base64.RawURLEncoding.DecodeString(enc)
 	if !ok || err != nil {
-		t.Fatalf("state %.40q: not s1. and base64url: %v", state, err)
+		t.Fatalf("state %.40q: not s2. and base64url: %v", state, err)
 	}
 	for i := 0; i+8 <= len(payload); i++ {
 		if bytes.Contains(raw, payload[i:i+8]) {
