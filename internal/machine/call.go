@@ -68,6 +68,7 @@ func (c *call) askRounds(reask bool) (done bool, res mcp.Result, err error) {
 		asking := m.round(&c.st, c.legacy)
 		for _, j := range asking {
 			if t := c.st.Steps[j]; t.Tries >= m.opts.MaxAttempts {
+				c.event(backend.Event{Kind: backend.EventGaveUp, Steps: []string{m.steps[j].Key}})
 				return true, toolError(fmt.Sprintf("%s: gave up after %d invalid answers: %s", m.steps[j].Key, t.Tries, t.Reason)), nil
 			}
 		}
@@ -197,6 +198,7 @@ func (c *call) askNow(i int) (done bool, res mcp.Result, err error) {
 		if err != nil {
 			return true, nil, err
 		}
+		c.urlAnswered(i, finished, denied)
 		if denied {
 			// The person declined at the provider: the step's decline path.
 			res, err := m.flow.Ended(c.ctx, c.req, c.args, i, ActionDecline, c.st.Answers)
@@ -292,6 +294,7 @@ func (c *call) paramsOf(j int) (*mcp.ElicitParams, error) {
 		}
 		c.st.Flow, c.st.Token = flow, token
 	}
+	c.event(backend.Event{Kind: backend.EventURLStep, Steps: []string{step.Key}, Outcome: backend.URLSent})
 	return &mcp.ElicitParams{Mode: "url", Message: c.message(j),
 		URL: m.flow.Link(c.ctx, c.req, c.args, j, c.st.Answers, c.st.Token)}, nil
 }
@@ -326,7 +329,8 @@ func (c *call) skip(j int) (handled bool, res mcp.Result, err error) {
 	}
 	c.logFallback(j)
 	if m.opts.Hooks != nil {
-		c.event(backend.Event{Kind: backend.EventFallback, Steps: []string{step.Key}, Reason: fallbackNames[step.Fallback]})
+		c.event(backend.Event{Kind: backend.EventFallback, Steps: []string{step.Key}, Reason: fallbackNames[step.Fallback],
+			ProtocolVersion: c.req.ProtocolVersion(), Modes: declaredModes(c.req)})
 	}
 	switch step.Fallback {
 	case FallbackDefaults:
@@ -391,13 +395,15 @@ func (c *call) take(j int, resp *mcp.ElicitResult) (done bool, res mcp.Result, e
 		return false, nil, nil
 	}
 	if step.Mode == ModeURL {
-		c.answered(j, backend.OutcomeAccept)
 		// Accept is consent, not completion: the grant store says whether
 		// the flow finished, for this principal.
 		finished, denied, err := m.flowFinished(c.ctx, c.st.Flow, c.bind.Principal)
 		if err != nil {
 			c.storeError(err, "grants", "FlowSubject")
 			return true, nil, err
+		}
+		if finished || denied || !c.legacy {
+			c.urlAnswered(j, finished, denied) // on 2025-11-25, askNow waits first
 		}
 		if denied {
 			// The person refused at the third party: the step's decline

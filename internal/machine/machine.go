@@ -82,6 +82,7 @@ func newMachine(k kind, name string, steps []Step, flow hooks, opts *elicitrt.To
 	if m.opts.Logger == nil {
 		m.opts.Logger = slog.Default()
 	}
+	warnSetup(opts, m.keys, m.opts.Logger)
 	if m.opts.Grants == nil {
 		m.opts.Grants = backend.DefaultGrants()
 	}

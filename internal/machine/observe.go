@@ -169,6 +169,21 @@ func (c *call) answered(j int, outcome string) {
 	c.event(backend.Event{Kind: backend.EventAnswered, Steps: []string{c.m.steps[j].Key}, Outcome: outcome, Wait: wait})
 }
 
+// urlAnswered reports an accept of URL step j: an accept of the step
+// once its sign-in finished; before, "unfinished"; a sign-in refused at
+// the third party, a decline.
+func (c *call) urlAnswered(j int, finished, denied bool) {
+	outcome, state := backend.OutcomeUnfinished, backend.URLUnfinished
+	switch {
+	case denied:
+		outcome, state = backend.OutcomeDecline, backend.URLDenied
+	case finished:
+		outcome, state = backend.OutcomeAccept, backend.URLFinished
+	}
+	c.answered(j, outcome)
+	c.event(backend.Event{Kind: backend.EventURLStep, Steps: []string{c.m.steps[j].Key}, Outcome: state})
+}
+
 // storeError reports a store's failure, when err is one.
 func (c *call) storeError(err error, store, op string) {
 	if err != nil && c.m.opts.Hooks != nil {

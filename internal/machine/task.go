@@ -178,6 +178,7 @@ func (t *Task) askPerson(ctx context.Context, steps []int) (elicitrt.Reply, erro
 func (t *Task) gaveUp(pending []int) error {
 	for _, j := range pending {
 		if s := t.c.st.Steps[j]; s.Tries >= t.m.opts.MaxAttempts {
+			t.c.event(backend.Event{Kind: backend.EventGaveUp, Steps: []string{t.m.steps[j].Key}})
 			return &elicitrt.GaveUpError{Step: t.m.steps[j].Key, Tries: s.Tries, Reason: s.Reason}
 		}
 	}

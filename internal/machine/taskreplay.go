@@ -102,7 +102,11 @@ func (t *Task) recordAsk(ctx context.Context, steps []int, r elicitrt.Reply) err
 func (m *Machine) Restart(ctx context.Context, rec *backend.TaskRecord) (*backend.TaskRecord, error) {
 	o := &m.opts
 	if m.restart == nil || rec.Replay == nil || rec.Replay.Restarts >= o.TaskRestarts {
-		return taskrun.FailLapsed(ctx, o.Tasks, rec.ID, o.Now)
+		next, failed, err := taskrun.FailLapsed(ctx, o.Tasks, rec.ID, o.Now)
+		if failed {
+			m.takeover(ctx, "failed")
+		}
+		return next, err
 	}
 	ticket, refused := taskrun.LimiterOf(o.TaskLimits).Admit(rec.Principal, rec.ID)
 	if refused != nil {
@@ -117,6 +121,7 @@ func (m *Machine) Restart(ctx context.Context, rec *backend.TaskRecord) (*backen
 		return claimed, err
 	}
 	if err := m.resume(claimed, ticket); err != nil {
+		m.takeover(ctx, "failed")
 		ticket.Release()
 		o.Logger.Error("elicitgen: cannot restart a task", "task", rec.ID, "err", err)
 		failure := taskrun.ErrServerStopped
@@ -130,7 +135,16 @@ func (m *Machine) Restart(ctx context.Context, rec *backend.TaskRecord) (*backen
 			return nil
 		})
 	}
+	m.takeover(ctx, "restarted")
 	return claimed, nil
+}
+
+// takeover reports a takeover of a task whose lease lapsed: restarted
+// here, or failed.
+func (m *Machine) takeover(ctx context.Context, outcome string) {
+	if m.opts.Hooks != nil {
+		m.opts.Hooks.Event(ctx, &backend.Event{Kind: backend.EventTakeover, Method: "tools/call", Target: m.target(), Outcome: outcome})
+	}
 }
 
 // resume runs the Run of the task rec, claimed by this instance, again.

@@ -22,6 +22,7 @@ const (
 	Token  = backend.RefusedToken
 	Flow   = "flow token"
 	SignIn = "sign-in state"
+	Result = "sign-in result"
 )
 
 // DefaultEvery is a Log's interval between two lines of one kind and
@@ -63,7 +64,10 @@ func (l *Log) Refused(logger *slog.Logger, what, tool string, why seal.Refusal) 
 	if !ok || logger == nil {
 		return
 	}
-	attrs := []any{"tool", tool, "reason", why.String(), "check", Hint(why)}
+	attrs := []any{"reason", why.String(), "check", Hint(why)}
+	if tool != "" {
+		attrs = append([]any{"tool", tool}, attrs...)
+	}
 	if suppressed > 0 {
 		attrs = append(attrs, "suppressed", suppressed)
 	}

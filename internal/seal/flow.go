@@ -123,22 +123,32 @@ var ErrFlowTokenTooLong = errors.New("elicitrt: flow token exceeds MaxFlowTokenL
 // truncated, expired, another key or audience, not a flow token) is
 // ErrInvalidFlowToken.
 func (k *Keyring) OpenFlow(token, audience string, now time.Time) (ConnectFlow, error) {
-	if len(token) > MaxFlowTokenLen {
-		return ConnectFlow{}, ErrInvalidFlowToken
-	}
-	_, payload, err := k.Open(FlowBinding(audience), token, now)
-	if err != nil {
-		return ConnectFlow{}, ErrInvalidFlowToken
-	}
-	var w FlowWire
-	if json.Unmarshal(payload, &w) != nil {
-		return ConnectFlow{}, ErrInvalidFlowToken
-	}
-	f, ok := w.Flow()
-	if !ok {
+	f, why := k.OpenFlowReason(token, audience, now)
+	if why != NotRefused {
 		return ConnectFlow{}, ErrInvalidFlowToken
 	}
 	return f, nil
+}
+
+// OpenFlowReason is OpenFlow that says why it refused a token, for the
+// operator; NotRefused when it opened.
+func (k *Keyring) OpenFlowReason(token, audience string, now time.Time) (ConnectFlow, Refusal) {
+	if len(token) > MaxFlowTokenLen {
+		return ConnectFlow{}, RefusedTampered
+	}
+	_, payload, _, why := k.OpenReason(FlowBinding(audience), token, now)
+	if why != NotRefused {
+		return ConnectFlow{}, why
+	}
+	var w FlowWire
+	if json.Unmarshal(payload, &w) != nil {
+		return ConnectFlow{}, RefusedTampered
+	}
+	f, ok := w.Flow()
+	if !ok {
+		return ConnectFlow{}, RefusedTampered
+	}
+	return f, NotRefused
 }
 
 // ErrInvalidFlowToken is the one error of OpenFlow.

@@ -48,7 +48,14 @@ type keyEntry struct {
 // It does not retain the raw key bytes.
 type Keyring struct {
 	keys []keyEntry // keys[0] seals
+	// random is set on a RandomKeyring: only this process opens what it
+	// seals.
+	random bool
 }
+
+// Random reports whether k is a RandomKeyring (ELICITGEN_STATE_KEYS
+// unset): no other process opens what it seals.
+func (k *Keyring) Random() bool { return k != nil && k.random }
 
 // NewKeyring returns a Keyring over keys. Each key must be exactly [KeySize]
 // bytes and at least one key is required. The first key seals new states;
@@ -102,6 +109,7 @@ func RandomKeyring() *Keyring {
 	if err != nil {
 		panic("elicitrt: " + err.Error()) // unreachable: the key is well-formed
 	}
+	k.random = true
 	return k
 }
 

@@ -36,9 +36,9 @@ var ErrLeaseHeld = errors.New("elicitrt: the task's lease is held")
 // FailLapsed fails task id with ErrServerStopped if its lease has lapsed
 // at now(), checked again inside the store's atomic update, so a renewal
 // or an end that came in between wins. It returns the task as stored
-// after (nil when it is gone).
-func FailLapsed(ctx context.Context, store backend.TaskStore, id string, now func() time.Time) (*backend.TaskRecord, error) {
-	rec, err := store.Update(ctx, id, func(rec *backend.TaskRecord) error {
+// after (nil when it is gone), and whether this call failed it.
+func FailLapsed(ctx context.Context, store backend.TaskStore, id string, now func() time.Time) (rec *backend.TaskRecord, failed bool, err error) {
+	rec, err = store.Update(ctx, id, func(rec *backend.TaskRecord) error {
 		if !LeaseLapsed(rec, now()) {
 			return ErrLeaseHeld
 		}
@@ -46,9 +46,10 @@ func FailLapsed(ctx context.Context, store backend.TaskStore, id string, now fun
 		return nil
 	})
 	if errors.Is(err, ErrLeaseHeld) {
-		return store.Get(ctx, id)
+		rec, err = store.Get(ctx, id)
+		return rec, false, err
 	}
-	return rec, err
+	return rec, err == nil && rec != nil, err
 }
 
 // FailTask makes rec failed with e.

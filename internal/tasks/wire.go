@@ -236,7 +236,8 @@ func (svc *taskService) takeOver(ctx context.Context, rec *backend.TaskRecord) (
 	if m, ok := svc.machines.Load(rec.Tool); ok {
 		return m.(*machine.Machine).Restart(ctx, rec)
 	}
-	return taskrun.FailLapsed(ctx, svc.store, rec.ID, svc.now)
+	next, _, err := taskrun.FailLapsed(ctx, svc.store, rec.ID, svc.now)
+	return next, err
 }
 
 func callerFrom(ctx context.Context) string {

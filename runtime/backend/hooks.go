@@ -91,9 +91,31 @@ const (
 	// RefusedState, RefusedToken; Reason: one of Refusals). The client is
 	// told only that it is invalid or expired.
 	EventRefused
+	// EventURLStep: a URL step's link went out, or its sign-in was
+	// looked up (Steps[0]; Outcome: URLSent, URLFinished, URLUnfinished,
+	// URLDenied).
+	EventURLStep
+	// EventGaveUp: Steps[0] was answered ToolOptions.MaxAttempts times
+	// without a valid answer, and is not asked again: the call ends, or
+	// the task's Ask returns a GaveUpError.
+	EventGaveUp
+	// EventTakeover: an instance took over a task whose lease lapsed
+	// (Outcome: "restarted", or "failed" when it could not restart it).
+	EventTakeover
 )
 
-var eventKindNames = [...]string{"", "asked", "answered", "reasked", "fallback", "once", "store_error", "task_status", "refused"}
+var eventKindNames = [...]string{"", "asked", "answered", "reasked", "fallback", "once", "store_error", "task_status", "refused",
+	"url_step", "gave_up", "takeover"}
+
+// States of a URL step (EventURLStep's Outcome): its link went out (asked,
+// or handed out as a fallback), its sign-in finished, it was accepted
+// before its sign-in finished, or the person refused at the third party.
+const (
+	URLSent       = "sent"
+	URLFinished   = "finished"
+	URLUnfinished = "unfinished"
+	URLDenied     = "denied"
+)
 
 // What a refusal refused (EventRefused's Outcome).
 const (
@@ -114,12 +136,14 @@ func (k EventKind) String() string {
 	return "EventKind(" + strconv.Itoa(int(k)) + ")"
 }
 
-// Outcomes of an answer (EventAnswered).
+// Outcomes of an answer (EventAnswered). A URL step accepted before its
+// sign-in finished is OutcomeUnfinished, not an accept of the step.
 const (
-	OutcomeAccept  = "accept"
-	OutcomeDecline = "decline"
-	OutcomeCancel  = "cancel"
-	OutcomeInvalid = "invalid"
+	OutcomeAccept     = "accept"
+	OutcomeDecline    = "decline"
+	OutcomeCancel     = "cancel"
+	OutcomeInvalid    = "invalid"
+	OutcomeUnfinished = "unfinished"
 )
 
 // Event is one thing the machine reports through Hooks.Event.
@@ -139,6 +163,11 @@ type Event struct {
 	Outcome, Reason string
 	// Store and Operation name a store and its method (EventStoreError).
 	Store, Operation string
+	// ProtocolVersion and Modes say what kind of client could not be
+	// shown a step (EventFallback): its protocol revision, and the
+	// elicitation modes it declared ("form and url", "form only", "url
+	// only", "no elicitation").
+	ProtocolVersion, Modes string
 	// Wait is the person's time (EventAnswered): from the question's
 	// issue (the sealed state's, or the server-to-client request's on
 	// 2025-11-25, or the task's input_required) to the answer's arrival;

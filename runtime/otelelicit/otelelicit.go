@@ -53,6 +53,7 @@ type Hooks struct {
 	answerDur metric.Float64Histogram
 	tasks     metric.Int64UpDownCounter
 	storeErrs metric.Int64Counter
+	counts    [eventKinds]metric.Int64Counter // by event kind (counters.go)
 }
 
 var (
@@ -104,6 +105,7 @@ func (h *Hooks) instruments(m metric.Meter) (err error) {
 	h.storeErrs, e = m.Int64Counter("elicitgen.store.errors", metric.WithUnit("{error}"),
 		metric.WithDescription("Failures of the replay guard, grant and task stores, by store and operation."))
 	first(e)
+	first(h.counters(m))
 	return err
 }
 
@@ -177,7 +179,7 @@ func requestAttrs(r *backend.Served) []attribute.KeyValue {
 		attrs = append(attrs, targetAttr(r.Method, r.Target))
 	}
 	if r.ProtocolVersion != "" {
-		attrs = append(attrs, attribute.String(keyProtocol, r.ProtocolVersion))
+		attrs = append(attrs, attribute.String(keyProtocol, protocolVersion(r.ProtocolVersion)))
 	}
 	return attrs
 }
@@ -233,6 +235,7 @@ func (h *Hooks) Event(ctx context.Context, e *backend.Event) {
 	case backend.EventTaskStatus:
 		h.taskStatus(ctx, e.Reason, e.Outcome)
 	}
+	h.count(ctx, e)
 	if span.IsRecording() {
 		span.AddEvent("elicitgen."+e.Kind.String(), trace.WithAttributes(attrs...), trace.WithTimestamp(time.Now()))
 	}

@@ -19,6 +19,7 @@ import (
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/internal/refuse"
 	"github.com/elicitgen/elicitgen/internal/seal"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 	"github.com/elicitgen/elicitgen/templates"
@@ -266,11 +267,14 @@ func NewConnectHandlers(opts ConnectOptions) ConnectHandlers {
 	if opts.LoginReturnParam == "" {
 		opts.LoginReturnParam = "return_to"
 	}
-	c := &connect{opts: opts}
+	c := &connect{opts: opts, refusals: &refuse.Log{Now: opts.Now}}
 	return ConnectHandlers{Connect: http.HandlerFunc(c.serveConnect), Callback: http.HandlerFunc(c.serveCallback)}
 }
 
-type connect struct{ opts ConnectOptions }
+type connect struct {
+	opts     ConnectOptions
+	refusals *refuse.Log
+}
 
 // signInState is the state passed to the third party, sealed: the flow,
 // the SHA-256 of the nonce in the cookie of the browser that started the
@@ -321,7 +325,7 @@ func (c *connect) browserSignIns(r *http.Request) (entries []nonceEntry, cookie 
 		return nil, false
 	}
 	var nv nonceValue
-	if !c.open(nonceBinding(c.opts.Audience), ck.Value, &nv) {
+	if c.open(nonceBinding(c.opts.Audience), ck.Value, &nv) != seal.NotRefused {
 		return nil, true
 	}
 	return nv.entries(), true
@@ -382,13 +386,24 @@ func (c *connect) seal(b seal.Binding, v any, now time.Time) (string, error) {
 // carries a link, itself carrying a flow token.
 const maxSealedLen = 3 * seal.MaxFlowTokenLen
 
-// open opens what seal sealed under b into v.
-func (c *connect) open(b seal.Binding, sealed string, v any) bool {
+// open opens what seal sealed under b into v: seal.NotRefused, or why it
+// does not open.
+func (c *connect) open(b seal.Binding, sealed string, v any) seal.Refusal {
 	if len(sealed) > maxSealedLen {
-		return false
+		return seal.RefusedTampered
 	}
-	_, payload, err := (*seal.Keyring)(c.opts.Keys).Open(b, sealed, c.opts.Now())
-	return err == nil && json.Unmarshal(payload, v) == nil
+	_, payload, _, why := (*seal.Keyring)(c.opts.Keys).OpenReason(b, sealed, c.opts.Now())
+	if why == seal.NotRefused && json.Unmarshal(payload, v) != nil {
+		why = seal.RefusedTampered
+	}
+	return why
+}
+
+// refused logs (refuse.Log: at Warn, rate-limited) that what the browser
+// brought, of kind what, was refused and why; the page says only that the
+// link is not valid.
+func (c *connect) refused(what string, why seal.Refusal) {
+	c.refusals.Refused(c.opts.Logger, what, "", why)
 }
 
 // secure reports whether r reached the pages over HTTPS.
@@ -570,9 +585,9 @@ func (c *connect) serveConnect(w http.ResponseWriter, r *http.Request) {
 	}
 	now := c.opts.Now()
 	q := r.URL.Query()
-	f, err := (*seal.Keyring)(c.opts.Keys).OpenFlow(q.Get("flow"), c.opts.Audience, now)
-	if err != nil {
-		c.opts.Logger.Info("elicitgen: connect: flow token refused", "path", r.URL.Path)
+	f, why := (*seal.Keyring)(c.opts.Keys).OpenFlowReason(q.Get("flow"), c.opts.Audience, now)
+	if why != seal.NotRefused {
+		c.refused(refuse.Flow, why)
 		c.render(w, r, page{name: templates.PageInvalid, status: http.StatusBadRequest})
 		return
 	}
@@ -615,10 +630,13 @@ func (c *connect) serveCallback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var st signInState
-	opened := c.open(signInStateBinding(c.opts.Audience), q.Get("state"), &st)
+	why := c.open(signInStateBinding(c.opts.Audience), q.Get("state"), &st)
 	f, ok := st.Flow.Flow()
-	if !opened || !ok || len(st.NonceHash) != sha256.Size {
-		c.opts.Logger.Info("elicitgen: connect: sign-in state refused", "path", r.URL.Path)
+	if why == seal.NotRefused && (!ok || len(st.NonceHash) != sha256.Size) {
+		why = seal.RefusedTampered
+	}
+	if why != seal.NotRefused {
+		c.refused(refuse.SignIn, why)
 		c.render(w, r, page{name: templates.PageInvalid, status: http.StatusBadRequest})
 		return
 	}
@@ -748,10 +766,13 @@ func (c *connect) release(r *http.Request, f seal.ConnectFlow) {
 // only: a reload exchanges nothing.
 func (c *connect) serveResult(w http.ResponseWriter, r *http.Request, result string) {
 	var fw seal.FlowWire
-	opened := c.open(resultBinding(c.opts.Audience), result, &fw)
+	why := c.open(resultBinding(c.opts.Audience), result, &fw)
 	f, ok := fw.Flow()
-	if !opened || !ok {
-		c.opts.Logger.Info("elicitgen: connect: result refused", "path", r.URL.Path)
+	if why == seal.NotRefused && !ok {
+		why = seal.RefusedTampered
+	}
+	if why != seal.NotRefused {
+		c.refused(refuse.Result, why)
 		c.render(w, r, page{name: templates.PageInvalid, status: http.StatusBadRequest})
 		return
 	}
