@@ -59,6 +59,10 @@ var layers = map[string]struct {
 	// The runtime's hooks as OpenTelemetry: the API only (its SDK and
 	// exporters are the server's choice, as in examples/deploy).
 	"runtime/otelelicit": {2, []string{otelAPI + "/"}},
+	// The opt-in setup of the SDK, its exporters and Prometheus from the
+	// OTEL_* environment, above the hooks it returns
+	// (docs/observability.md#telemetry-in-five-lines-otelsetup).
+	"runtime/otelelicit/otelsetup": {3, []string{otelAPI + "/", "github.com/prometheus/client_golang/"}},
 }
 
 const (
