@@ -148,11 +148,11 @@ func Start(ctx context.Context, c *Config) (*Telemetry, error) {
 		logger.Info("otelsetup: OTEL_SDK_DISABLED=true: no traces and no metrics")
 		return t, nil
 	}
-	exporters, names, err := traceExporters(ctx, out)
+	addr, err := metricsAddr(c.MetricsAddr)
 	if err != nil {
 		return nil, err
 	}
-	addr, err := metricsAddr(c.MetricsAddr)
+	exporters, names, err := traceExporters(ctx, out)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +160,14 @@ func Start(ctx context.Context, c *Config) (*Telemetry, error) {
 		return t, nil
 	}
 	res, err := newResource(ctx, c.ServiceName)
-	if err != nil {
+	if errors.Is(err, resource.ErrPartialResource) {
+		// A malformed OTEL_RESOURCE_ATTRIBUTES: the SDK keeps what it
+		// could read; the values are not repeated here.
+		logger.Warn("otelsetup: OTEL_RESOURCE_ATTRIBUTES is malformed: some attributes are left out")
+	} else if err != nil {
+		for _, e := range exporters {
+			_ = e.Shutdown(ctx)
+		}
 		return nil, err
 	}
 	var opts otelelicit.Options

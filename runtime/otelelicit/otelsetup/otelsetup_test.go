@@ -366,3 +366,20 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// TestMalformedResourceAttributes: a malformed OTEL_RESOURCE_ATTRIBUTES
+// leaves its attributes out with a warning that does not repeat them, and
+// the rest is set up.
+func TestMalformedResourceAttributes(t *testing.T) {
+	setEnv(t, "OTEL_RESOURCE_ATTRIBUTES", "team=payments,secret-without-equals", "OTEL_SERVICE_NAME", "deploy-x")
+	var out syncBuffer
+	tel := start(t, &otelsetup.Config{MetricsAddr: "127.0.0.1:0", Output: &out})
+	if !strings.Contains(out.String(), "OTEL_RESOURCE_ATTRIBUTES is malformed") || strings.Contains(out.String(), "secret-without-equals") {
+		t.Errorf("log: %q", out.String())
+	}
+	call(t, tel.Hooks)
+	families := oteltest.Scrape(t, tel.MetricsURL)
+	if families["mcp_server_operation_duration_seconds"] == nil {
+		t.Error("no elicitgen series")
+	}
+}
