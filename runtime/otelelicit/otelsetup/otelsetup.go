@@ -1,6 +1,6 @@
 // Package otelsetup sets up a server's telemetry from the standard OTEL_*
 // environment in one call: traces through the OpenTelemetry SDK to the
-// exporters OTEL_TRACES_EXPORTER names (OTLP over HTTP, the console),
+// exporters OTEL_TRACES_EXPORTER names (OTLP over HTTP or gRPC, the console),
 // metrics as Prometheus text at an address the operator names, with the
 // Go runtime's and the process's collectors, a logger, and the hooks of
 // runtime/otelelicit for ToolOptions.Hooks.
@@ -39,6 +39,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
@@ -127,8 +128,9 @@ func (t *Telemetry) Shutdown(ctx context.Context) error {
 // then metrics as Prometheus text (c.MetricsAddr, or
 // OTEL_METRICS_EXPORTER=prometheus at OTEL_EXPORTER_PROMETHEUS_HOST and
 // _PORT), with the Go runtime's and the process's collectors, and traces
-// to the exporters OTEL_TRACES_EXPORTER names: otlp (OTLP over HTTP,
-// configured by the OTEL_EXPORTER_OTLP_* variables), console (JSON on
+// to the exporters OTEL_TRACES_EXPORTER names: otlp (OTLP over HTTP, or
+// gRPC when OTEL_EXPORTER_OTLP_PROTOCOL says so, configured by the
+// OTEL_EXPORTER_OTLP_* variables), console (JSON on
 // c.Output) or none. A value it does not know fails Start, naming it.
 // The caller calls Shutdown when the server stops. c may be nil.
 func Start(ctx context.Context, c *Config) (*Telemetry, error) {
@@ -212,8 +214,14 @@ func traceExporters(ctx context.Context, out io.Writer) ([]sdktrace.SpanExporter
 		case "console":
 			e, err = stdouttrace.New(stdouttrace.WithWriter(out))
 		case "otlp":
-			if err = otlpProtocol(); err == nil {
-				e, err = otlptracehttp.New(ctx)
+			var protocol string
+			if protocol, err = otlpProtocol(); err == nil {
+				name += " (" + protocol + ")"
+				if protocol == "grpc" {
+					e, err = otlptracegrpc.New(ctx)
+				} else {
+					e, err = otlptracehttp.New(ctx)
+				}
 			}
 		default:
 			err = fmt.Errorf("OTEL_TRACES_EXPORTER=%q: want otlp, console or none", name)
@@ -229,20 +237,22 @@ func traceExporters(ctx context.Context, out io.Writer) ([]sdktrace.SpanExporter
 	return exporters, names, nil
 }
 
-// otlpProtocol refuses an OTLP protocol other than http/protobuf: only
-// the HTTP exporter is linked (gRPC's would bring gRPC to every server).
-func otlpProtocol() error {
+// otlpProtocol is the OTLP protocol OTEL_EXPORTER_OTLP_TRACES_PROTOCOL,
+// or else OTEL_EXPORTER_OTLP_PROTOCOL, names: http/protobuf (the default)
+// or grpc. http/json, which the Go exporters do not speak, and any other
+// value are refused.
+func otlpProtocol() (string, error) {
 	for _, v := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
-		switch p := os.Getenv(v); p {
+		switch p := strings.TrimSpace(os.Getenv(v)); p {
 		case "":
 			continue
-		case "http/protobuf":
-			return nil
+		case "http/protobuf", "grpc":
+			return p, nil
 		default:
-			return fmt.Errorf("%s=%q: otelsetup sends OTLP over http/protobuf only", v, p)
+			return "", fmt.Errorf("%s=%q: want http/protobuf or grpc", v, p)
 		}
 	}
-	return nil
+	return "http/protobuf", nil
 }
 
 // metricsAddr is where /metrics is served: flag, the address the server

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,6 +17,8 @@ import (
 	"time"
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/elicitgen/elicitgen/runtime/backend"
@@ -136,9 +139,11 @@ func TestPrometheusFromEnvironment(t *testing.T) {
 	}
 }
 
-// receiver is an OTLP/HTTP trace receiver: it decodes each protobuf
-// request and keeps its spans' names and resources' service names.
+// receiver is an OTLP trace receiver, over HTTP (ServeHTTP) and gRPC
+// (Export): it decodes each request and keeps its spans' names, its
+// resources' service names and its authorization header.
 type receiver struct {
+	coltracepb.UnimplementedTraceServiceServer
 	mu       sync.Mutex
 	spans    []string
 	services []string
@@ -155,8 +160,22 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad request", http.StatusBadRequest)
 		return
 	}
+	rc.record(&req, r.Header.Get("Authorization"))
+	resp, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	_, _ = w.Write(resp)
+}
+
+func (rc *receiver) Export(ctx context.Context, req *coltracepb.ExportTraceServiceRequest) (*coltracepb.ExportTraceServiceResponse, error) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	rc.record(req, strings.Join(md.Get("authorization"), ","))
+	return &coltracepb.ExportTraceServiceResponse{}, nil
+}
+
+func (rc *receiver) record(req *coltracepb.ExportTraceServiceRequest, auth string) {
 	rc.mu.Lock()
-	rc.auth = append(rc.auth, r.Header.Get("Authorization"))
+	defer rc.mu.Unlock()
+	rc.auth = append(rc.auth, auth)
 	for _, rs := range req.GetResourceSpans() {
 		for _, a := range rs.GetResource().GetAttributes() {
 			if a.GetKey() == "service.name" {
@@ -169,10 +188,6 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	rc.mu.Unlock()
-	resp, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
-	w.Header().Set("Content-Type", "application/x-protobuf")
-	_, _ = w.Write(resp)
 }
 
 func (rc *receiver) got() (spans, services, auth []string) {
@@ -181,26 +196,61 @@ func (rc *receiver) got() (spans, services, auth []string) {
 	return append([]string(nil), rc.spans...), append([]string(nil), rc.services...), append([]string(nil), rc.auth...)
 }
 
+// serveHTTP serves rc's OTLP/HTTP at path on 127.0.0.1 and returns its
+// address.
+func serveHTTP(t *testing.T, rc *receiver, path string) string {
+	mux := http.NewServeMux()
+	mux.Handle("POST "+path, rc)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.Listener.Addr().String()
+}
+
+// serveGRPC serves rc's OTLP/gRPC on 127.0.0.1 and returns its address.
+func serveGRPC(t *testing.T, rc *receiver) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	coltracepb.RegisterTraceServiceServer(srv, rc)
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(srv.Stop)
+	return ln.Addr().String()
+}
+
 // TestOTLPFlushedByShutdown: OTEL_TRACES_EXPORTER=otlp sends the spans
-// over OTLP/HTTP to the endpoint the environment names, with its headers;
-// with the batch interval longer than the test, no span has left before
-// Shutdown, and every one has when Shutdown returns. The log names
-// neither the endpoint nor the header.
+// over OTLP, HTTP or gRPC as OTEL_EXPORTER_OTLP_PROTOCOL says, to the
+// endpoint the environment names, with its headers; with the batch
+// interval longer than the test, no span has left before Shutdown, and
+// every one has when Shutdown returns. The log names neither the
+// endpoint nor the header.
 func TestOTLPFlushedByShutdown(t *testing.T) {
-	for _, endpoint := range []struct{ name, path string }{
-		{"OTEL_EXPORTER_OTLP_ENDPOINT", ""},
-		{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "/collect/traces"},
+	for _, c := range []struct {
+		name  string
+		serve func(*testing.T, *receiver) (env []string, addr string)
+	}{
+		{"http", func(t *testing.T, rc *receiver) ([]string, string) {
+			addr := serveHTTP(t, rc, "/v1/traces")
+			return []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://" + addr}, addr
+		}},
+		{"http traces endpoint", func(t *testing.T, rc *receiver) ([]string, string) {
+			addr := serveHTTP(t, rc, "/collect/traces")
+			return []string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://" + addr + "/collect/traces",
+				"OTEL_EXPORTER_OTLP_PROTOCOL", "grpc", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/protobuf"}, addr
+		}},
+		{"grpc", func(t *testing.T, rc *receiver) ([]string, string) {
+			addr := serveGRPC(t, rc)
+			return []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://" + addr, "OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"}, addr
+		}},
 	} {
-		t.Run(endpoint.name, func(t *testing.T) {
+		t.Run(c.name, func(t *testing.T) {
 			rc := &receiver{}
-			mux := http.NewServeMux()
-			mux.Handle("POST "+cmpPath(endpoint.path), rc)
-			srv := httptest.NewServer(mux)
-			defer srv.Close()
-			setEnv(t, "OTEL_TRACES_EXPORTER", "otlp", endpoint.name, srv.URL+endpoint.path,
+			env, addr := c.serve(t, rc)
+			setEnv(t, append(env, "OTEL_TRACES_EXPORTER", "otlp",
 				"OTEL_EXPORTER_OTLP_HEADERS", "authorization=Bearer s3cret-token",
-				"OTEL_BSP_SCHEDULE_DELAY", "3600000", "OTEL_SERVICE_NAME", "deploy-test")
-			var out bytes.Buffer
+				"OTEL_BSP_SCHEDULE_DELAY", "3600000", "OTEL_SERVICE_NAME", "deploy-test")...)
+			var out syncBuffer
 			tel, err := otelsetup.Start(t.Context(), &otelsetup.Config{Output: &out, LogFormat: "text"})
 			if err != nil {
 				t.Fatal(err)
@@ -224,22 +274,18 @@ func TestOTLPFlushedByShutdown(t *testing.T) {
 				t.Errorf("Authorization = %q", auth)
 			}
 			logs := out.String()
-			if !strings.Contains(logs, "traces to otlp") {
+			protocol := "http/protobuf"
+			if c.name == "grpc" {
+				protocol = "grpc"
+			}
+			if !strings.Contains(logs, "traces to otlp ("+protocol+")") {
 				t.Errorf("no line naming the exporter: %q", logs)
 			}
-			if strings.Contains(logs, "s3cret") || strings.Contains(logs, srv.Listener.Addr().String()) {
+			if strings.Contains(logs, "s3cret") || strings.Contains(logs, addr) {
 				t.Errorf("the log names the endpoint or its header: %q", logs)
 			}
 		})
 	}
-}
-
-// cmpPath is the receiver's path: the signal's own, or OTLP's default.
-func cmpPath(p string) string {
-	if p == "" {
-		return "/v1/traces"
-	}
-	return p
 }
 
 // TestConsole: OTEL_TRACES_EXPORTER=console writes the spans as JSON on
@@ -295,7 +341,7 @@ func TestRefused(t *testing.T) {
 	}{
 		{[]string{"OTEL_TRACES_EXPORTER", "zipkin"}, otelsetup.Config{}, `OTEL_TRACES_EXPORTER="zipkin"`},
 		{[]string{"OTEL_TRACES_EXPORTER", "console,jaeger"}, otelsetup.Config{}, `OTEL_TRACES_EXPORTER="jaeger"`},
-		{[]string{"OTEL_TRACES_EXPORTER", "otlp", "OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"}, otelsetup.Config{}, `OTEL_EXPORTER_OTLP_PROTOCOL="grpc"`},
+		{[]string{"OTEL_TRACES_EXPORTER", "otlp", "OTEL_EXPORTER_OTLP_PROTOCOL", "thrift"}, otelsetup.Config{}, `OTEL_EXPORTER_OTLP_PROTOCOL="thrift"`},
 		{[]string{"OTEL_TRACES_EXPORTER", "otlp", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/json"}, otelsetup.Config{}, `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL="http/json"`},
 		{[]string{"OTEL_METRICS_EXPORTER", "otlp"}, otelsetup.Config{}, `OTEL_METRICS_EXPORTER="otlp"`},
 		{nil, otelsetup.Config{LogFormat: "xml"}, `"xml"`},
