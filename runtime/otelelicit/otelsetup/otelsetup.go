@@ -60,6 +60,11 @@ import (
 // the OpenTelemetry specification's.
 const DefaultPrometheusPort = "9464"
 
+// DefaultShutdownTimeout bounds Shutdown when its context has no
+// deadline and Config.ShutdownTimeout is 0: time for a reachable
+// collector to take the last spans.
+const DefaultShutdownTimeout = 5 * time.Second
+
 // Config is what a server decides beside the environment. The zero
 // Config (or nil) takes everything from the environment.
 type Config struct {
@@ -74,6 +79,9 @@ type Config struct {
 	// OTEL_RESOURCE_ATTRIBUTES names one; empty: unknown_service:
 	// followed by the executable's name, as the specification says.
 	ServiceName string
+	// ShutdownTimeout bounds Shutdown when its context has no deadline;
+	// 0: DefaultShutdownTimeout.
+	ShutdownTimeout time.Duration
 	// Output is where the console exporter's spans and a JSON or a text
 	// logger write; nil: os.Stderr (never stdout, which the stdio
 	// transport owns). With Output set, a text logger is a new one on it
@@ -104,16 +112,26 @@ type Telemetry struct {
 	// instruments; a no-op one without metrics.
 	MeterProvider metric.MeterProvider
 
-	stops []func(context.Context) error
-	once  sync.Once
-	err   error
+	stops   []func(context.Context) error
+	timeout time.Duration
+	once    sync.Once
+	err     error
 }
 
 // Shutdown ends the telemetry: the tracer provider exports every span
 // still queued (so none is lost to the batch interval), then the metrics
-// stop being served. Calls after the first return the first's error.
+// stop being served. It waits until ctx is done, or for
+// Config.ShutdownTimeout when ctx has no deadline, so that a collector
+// out of reach does not hold the process; spans not exported by then are
+// lost and the error says so. Calls after the first return the first's
+// error.
 func (t *Telemetry) Shutdown(ctx context.Context) error {
 	t.once.Do(func() {
+		if _, ok := ctx.Deadline(); !ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, t.timeout)
+			defer cancel()
+		}
 		var errs []error
 		for _, stop := range t.stops {
 			errs = append(errs, stop(ctx))
@@ -145,7 +163,10 @@ func Start(ctx context.Context, c *Config) (*Telemetry, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Telemetry{Logger: logger, TracerProvider: tracenoop.NewTracerProvider(), MeterProvider: metricnoop.NewMeterProvider()}
+	t := &Telemetry{Logger: logger, TracerProvider: tracenoop.NewTracerProvider(), MeterProvider: metricnoop.NewMeterProvider(), timeout: c.ShutdownTimeout}
+	if t.timeout <= 0 {
+		t.timeout = DefaultShutdownTimeout
+	}
 	if strings.EqualFold(strings.TrimSpace(os.Getenv("OTEL_SDK_DISABLED")), "true") {
 		logger.Info("otelsetup: OTEL_SDK_DISABLED=true: no traces and no metrics")
 		return t, nil

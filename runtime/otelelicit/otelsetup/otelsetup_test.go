@@ -429,3 +429,30 @@ func TestMalformedResourceAttributes(t *testing.T) {
 		t.Error("no elicitgen series")
 	}
 }
+
+// TestShutdownBounded: with a collector that never answers, Shutdown
+// gives up after Config.ShutdownTimeout, says so, and /metrics is no
+// longer served.
+func TestShutdownBounded(t *testing.T) {
+	hang := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-hang:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(hang)
+	setEnv(t, "OTEL_TRACES_EXPORTER", "otlp", "OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL)
+	tel := start(t, &otelsetup.Config{MetricsAddr: "127.0.0.1:0", ShutdownTimeout: 200 * time.Millisecond, Output: io.Discard})
+	call(t, tel.Hooks)
+	began := time.Now()
+	err := tel.Shutdown(context.Background())
+	if took := time.Since(began); err == nil || took > 5*time.Second {
+		t.Errorf("Shutdown with a collector that never answers: %v after %v", err, took)
+	}
+	if resp, err := http.Get(tel.MetricsURL); err == nil {
+		resp.Body.Close()
+		t.Errorf("/metrics still served after Shutdown: %s", resp.Status)
+	}
+}
