@@ -64,6 +64,10 @@ var layers = map[string]struct {
 	// The runtime's hooks as OpenTelemetry: the API only (its SDK and
 	// exporters are the server's choice, as in examples/deploy).
 	"runtime/otelelicit": {2, []string{otelAPI + "/"}},
+	// The opt-in setup of the SDK, its exporters and Prometheus from the
+	// OTEL_* environment, above the hooks it returns
+	// (docs/observability.md#telemetry-in-five-lines-otelsetup).
+	"runtime/otelelicit/otelsetup": {3, []string{otelAPI + "/", "github.com/prometheus/client_golang/"}},
 }
 
 const (
@@ -196,8 +200,8 @@ func TestRuntimeLinksNoOpenTelemetry(t *testing.T) {
 		t.Fatalf("go list -deps runtime/otelelicit: %v", err)
 	}
 	for dep := range strings.FieldsSeq(string(out)) {
-		if strings.HasPrefix(dep, otelAPI+"/sdk") || strings.HasPrefix(dep, otelAPI+"/exporters") {
-			t.Errorf("runtime/otelelicit links %s: the API only, the SDK is the server's choice", dep)
+		if strings.HasPrefix(dep, otelAPI+"/sdk") || strings.HasPrefix(dep, otelAPI+"/exporters") || strings.HasPrefix(dep, "github.com/prometheus/") {
+			t.Errorf("runtime/otelelicit links %s: the API only, the SDK is the server's choice (otelsetup's)", dep)
 		}
 	}
 }

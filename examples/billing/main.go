@@ -35,7 +35,9 @@
 // Telemetry (docs/observability.md), as deploy's: -metrics 127.0.0.1:9464
 // serves Prometheus text at /metrics; OTEL_TRACES_EXPORTER=otlp|console|none
 // sends traces over OTLP/HTTP or to stderr; -log json logs JSON. Without
-// them, no telemetry.
+// them, no telemetry. The wiring is
+// runtime/otelelicit/otelsetup's, which reads the rest of the OTEL_*
+// environment too (OTEL_METRICS_EXPORTER, OTEL_SERVICE_NAME).
 //
 // On SIGTERM or SIGINT the server stops taking connections and lets the
 // requests in progress finish for -drain (default 10s), then closes the
@@ -63,8 +65,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/examples/internal/signals"
-	"github.com/elicitgen/elicitgen/examples/internal/telemetry"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/otelelicit/otelsetup"
 	"github.com/elicitgen/elicitgen/runtime/redisstore"
 	"github.com/elicitgen/elicitgen/runtime/signin"
 )
@@ -177,7 +179,8 @@ func main() {
 	stdio := flag.Bool("stdio", false, "serve MCP on standard input and output")
 	addr := flag.String("http", "", "serve at this address (MCP at /mcp)")
 	redisFlag := flag.String("redis", "", "share the grant store on Redis at this URL, redis://HOST:PORT/DB (default $ELICITGEN_REDIS_URL; none: in memory)")
-	telemetryFlags := telemetry.Register(flag.CommandLine)
+	telemetry := otelsetup.Config{ServiceName: "billing"}
+	telemetry.RegisterFlags(flag.CommandLine)
 	drain := signals.Register(flag.CommandLine)
 	flag.Parse()
 	if !*stdio && *addr == "" {
@@ -189,12 +192,12 @@ func main() {
 		fmt.Fprintf(os.Stderr, "billing: %v\n", err)
 		os.Exit(1)
 	}
-	tel, err := telemetry.Start(context.Background(), "billing", telemetryFlags)
+	tel, err := otelsetup.Start(context.Background(), &telemetry)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "billing: %v\n", err)
 		os.Exit(1)
 	}
-	defer tel.Shutdown()
+	defer tel.Shutdown(context.Background()) // exports the spans still queued
 	var grants backend.GrantStore = &backend.MemoryGrants{}
 	// With -redis or ELICITGEN_REDIS_URL, instances (and a -stdio process
 	// with the -http one serving the pages) share the sign-ins and grants,

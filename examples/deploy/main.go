@@ -23,7 +23,9 @@
 // Telemetry (docs/observability.md): -metrics 127.0.0.1:9464 serves
 // Prometheus text at /metrics; OTEL_TRACES_EXPORTER=otlp|console|none
 // sends traces over OTLP/HTTP (the OTEL_EXPORTER_OTLP_* settings) or to
-// stderr; -log json logs JSON. Without them, no telemetry.
+// stderr; -log json logs JSON. Without them, no telemetry. The wiring is
+// runtime/otelelicit/otelsetup's, which reads the rest of the OTEL_*
+// environment too (OTEL_METRICS_EXPORTER, OTEL_SERVICE_NAME).
 //
 // On SIGTERM or SIGINT the server stops taking connections and lets the
 // requests in progress finish for -drain (default 10s), then closes the
@@ -44,8 +46,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/examples/internal/signals"
-	"github.com/elicitgen/elicitgen/examples/internal/telemetry"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/otelelicit/otelsetup"
 	"github.com/elicitgen/elicitgen/runtime/redisstore"
 )
 
@@ -59,7 +61,8 @@ func main() {
 	stdio := flag.Bool("stdio", false, "serve on standard input and output")
 	addr := flag.String("http", "", "serve streamable HTTP at this address, MCP at /mcp")
 	redisFlag := flag.String("redis", "", "share the replay guard on Redis at this URL, redis://HOST:PORT/DB (default $ELICITGEN_REDIS_URL; none: in memory)")
-	telemetryFlags := telemetry.Register(flag.CommandLine)
+	telemetry := otelsetup.Config{ServiceName: "deploy"}
+	telemetry.RegisterFlags(flag.CommandLine)
 	drain := signals.Register(flag.CommandLine)
 	flag.Parse()
 	if !*stdio && *addr == "" {
@@ -71,12 +74,12 @@ func main() {
 		fmt.Fprintf(os.Stderr, "deploy: %v\n", err)
 		os.Exit(1)
 	}
-	tel, err := telemetry.Start(context.Background(), "deploy", telemetryFlags)
+	tel, err := otelsetup.Start(context.Background(), &telemetry)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "deploy: %v\n", err)
 		os.Exit(1)
 	}
-	defer tel.Shutdown()
+	defer tel.Shutdown(context.Background()) // exports the spans still queued
 	opts := &elicitrt.ToolOptions{Keys: keys, Logger: tel.Logger, Hooks: tel.Hooks}
 	// With -redis or ELICITGEN_REDIS_URL, instances share the replay guard:
 	// a production confirmation completes once across all of them.

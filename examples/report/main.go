@@ -34,7 +34,9 @@
 // Telemetry (docs/observability.md), as deploy's: -metrics 127.0.0.1:9464
 // serves Prometheus text at /metrics; OTEL_TRACES_EXPORTER=otlp|console|none
 // sends traces over OTLP/HTTP or to stderr; -log json logs JSON. Without
-// them, no telemetry.
+// them, no telemetry. The wiring is
+// runtime/otelelicit/otelsetup's, which reads the rest of the OTEL_*
+// environment too (OTEL_METRICS_EXPORTER, OTEL_SERVICE_NAME).
 //
 // On SIGTERM or SIGINT (docs/tasks.md#leases-and-shutdown) the server
 // stops taking connections and new tasks, lets running tasks finish for
@@ -66,8 +68,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/examples/internal/signals"
-	"github.com/elicitgen/elicitgen/examples/internal/telemetry"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/otelelicit/otelsetup"
 	"github.com/elicitgen/elicitgen/runtime/redisstore"
 )
 
@@ -102,7 +104,8 @@ func main() {
 	drain := signals.Register(flag.CommandLine)
 	lease := flag.Duration("task-lease", elicitrt.DefaultTaskLease, "how soon another instance takes over a task of this one once this one stops renewing it (it died)")
 	restarts := flag.Int("task-restarts", elicitrt.DefaultTaskRestarts, "how often a report task is written again after its instance stopped; -1: never, the task fails")
-	telemetryFlags := telemetry.Register(flag.CommandLine)
+	telemetry := otelsetup.Config{ServiceName: "report"}
+	telemetry.RegisterFlags(flag.CommandLine)
 	flag.Parse()
 	if !*stdio && *addr == "" {
 		fmt.Fprintln(os.Stderr, "usage: report -stdio | -http 127.0.0.1:PORT")
@@ -113,12 +116,12 @@ func main() {
 		fmt.Fprintf(os.Stderr, "report: %v\n", err)
 		os.Exit(1)
 	}
-	tel, err := telemetry.Start(context.Background(), "report", telemetryFlags)
+	tel, err := otelsetup.Start(context.Background(), &telemetry)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "report: %v\n", err)
 		os.Exit(1)
 	}
-	defer tel.Shutdown()
+	defer tel.Shutdown(context.Background()) // exports the spans still queued
 	opts := &elicitrt.ToolOptions{Keys: keys, TaskLimits: limits, TaskLease: *lease, TaskRestarts: *restarts, Logger: tel.Logger, Hooks: tel.Hooks}
 	client, err := redisstore.ClientFromSettings(*redisFlag, nil)
 	if err != nil {

@@ -1,25 +1,28 @@
 package main
 
 import (
+	"context"
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/examples/internal/telemetry"
-	"github.com/elicitgen/elicitgen/examples/internal/telemetry/metricstest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/otelelicit/otelsetup"
+	"github.com/elicitgen/elicitgen/runtime/otelelicit/oteltest"
 )
 
 // TestTelemetryMetricsServed: report wired as main wires it with -metrics
-// (examples/internal/telemetry, deploy's wiring) serves, after a real
+// (runtime/otelelicit/otelsetup, as deploy's) serves, after a real
 // round and a task's question, the responses counter and the operation
 // durations as Prometheus text at /metrics.
 func TestTelemetryMetricsServed(t *testing.T) {
 	t.Setenv("OTEL_TRACES_EXPORTER", "none")
-	tel, err := telemetry.Start(t.Context(), "report", &telemetry.Flags{Metrics: "127.0.0.1:0"})
+	t.Setenv("OTEL_METRICS_EXPORTER", "none")
+	t.Setenv("OTEL_SDK_DISABLED", "")
+	tel, err := otelsetup.Start(t.Context(), &otelsetup.Config{ServiceName: "report", MetricsAddr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(tel.Shutdown)
+	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
 	if tel.Hooks == nil || tel.MetricsURL == "" {
 		t.Fatalf("no hooks or metrics: %+v", tel)
 	}
@@ -28,12 +31,12 @@ func TestTelemetryMetricsServed(t *testing.T) {
 	id := w.createTask(map[string]any{"topic": "Q3", "seconds": 1}, "html")
 	w.poll(id, 10*time.Second, asks("salaries"))
 	w.must("tasks/cancel", map[string]any{"taskId": id})
-	families := metricstest.Scrape(t, tel.MetricsURL)
-	if got := metricstest.Sample(families["elicitgen_elicitation_responses_total"], map[string]string{
+	families := oteltest.Scrape(t, tel.MetricsURL)
+	if got := oteltest.Sample(families["elicitgen_elicitation_responses_total"], map[string]string{
 		"gen_ai_tool_name": "report", "elicitgen_step": "format", "elicitgen_outcome": "accept"}); got != 1 {
 		t.Errorf("elicitgen_elicitation_responses_total{step=format,outcome=accept} = %v, want 1", got)
 	}
-	if got := metricstest.HistogramCount(families["mcp_server_operation_duration_seconds"], map[string]string{
+	if got := oteltest.HistogramCount(families["mcp_server_operation_duration_seconds"], map[string]string{
 		"mcp_method_name": "tools/call", "gen_ai_tool_name": "report"}); got != 2 {
 		t.Errorf("mcp_server_operation_duration_seconds_count{tools/call report} = %v, want 2", got)
 	}

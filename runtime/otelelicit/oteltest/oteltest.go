@@ -1,6 +1,8 @@
 // Package oteltest records what runtime/otelelicit emits with the
 // OpenTelemetry SDK's in-memory recorders, for tests: every span and every
-// metric point, and their text for the privacy checks.
+// metric point, and their text for the privacy checks. Scrape reads what a
+// server serves at /metrics (runtime/otelelicit/otelsetup) as Prometheus
+// metric families.
 package oteltest
 
 import (

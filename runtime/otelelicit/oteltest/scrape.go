@@ -1,6 +1,4 @@
-// Package metricstest reads the metrics an example server serves at
-// /metrics (examples/internal/telemetry), for tests.
-package metricstest
+package oteltest
 
 import (
 	"net/http"
@@ -12,8 +10,9 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-// Scrape gets url and parses the Prometheus text exposition.
-func Scrape(t *testing.T, url string) map[string]*dto.MetricFamily {
+// Scrape gets url, a server's /metrics (otelsetup serves it), and parses
+// the Prometheus text exposition into its metric families, by name.
+func Scrape(t testing.TB, url string) map[string]*dto.MetricFamily {
 	t.Helper()
 	client := &http.Client{Timeout: 20 * time.Second}
 	resp, err := client.Get(url)
@@ -21,6 +20,9 @@ func Scrape(t *testing.T, url string) map[string]*dto.MetricFamily {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s", url, resp.Status)
+	}
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	families, err := parser.TextToMetricFamilies(resp.Body)
 	if err != nil {
@@ -35,15 +37,11 @@ func labelled(m *dto.Metric, want map[string]string) bool {
 	for _, l := range m.GetLabel() {
 		have[l.GetName()] = l.GetValue()
 	}
-	for k, v := range want {
-		if have[k] != v {
-			return false
-		}
-	}
-	return true
+	return includes(have, want)
 }
 
-// Sample sums the counter values of f's metrics labelled with want.
+// Sample sums the counter values of f's metrics labelled with want (every
+// label of want, and any others).
 func Sample(f *dto.MetricFamily, want map[string]string) float64 {
 	n := 0.0
 	for _, m := range f.GetMetric() {
@@ -54,7 +52,8 @@ func Sample(f *dto.MetricFamily, want map[string]string) float64 {
 	return n
 }
 
-// HistogramCount sums the counts of f's histograms labelled with want.
+// HistogramCount sums the sample counts of f's histograms labelled with
+// want.
 func HistogramCount(f *dto.MetricFamily, want map[string]string) float64 {
 	n := 0.0
 	for _, m := range f.GetMetric() {
