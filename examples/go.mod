@@ -8,6 +8,7 @@ require (
 	github.com/elicitgen/elicitgen v0.0.0-00010101000000-000000000000
 	github.com/elicitgen/elicitgen/bench v0.0.0-00010101000000-000000000000
 	github.com/elicitgen/elicitgen/runtime/otelelicit v0.0.0-00010101000000-000000000000
+	github.com/elicitgen/elicitgen/runtime/otelelicit/otelsetup v0.0.0-00010101000000-000000000000
 	github.com/elicitgen/elicitgen/runtime/redisstore v0.0.0-00010101000000-000000000000
 	github.com/google/jsonschema-go v0.4.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0
@@ -23,11 +24,12 @@ require (
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/grpc-ecosystem/grpc-gateway/v2 v2.30.0 // indirect
+	github.com/grpc-ecosystem/grpc-gateway/v2 v2.31.0 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
+	github.com/pandatix/go-abnf v0.5.5 // indirect
 	github.com/prometheus/client_golang v1.25.0 // indirect
 	github.com/prometheus/client_model v0.6.3 // indirect
-	github.com/prometheus/common v0.72.0 // indirect
+	github.com/prometheus/common v0.74.0 // indirect
 	github.com/prometheus/otlptranslator v1.0.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
@@ -44,7 +46,7 @@ require (
 	go.opentelemetry.io/otel/metric v1.47.0 // indirect
 	go.opentelemetry.io/otel/sdk/metric v1.47.0 // indirect
 	go.opentelemetry.io/otel/trace v1.47.0 // indirect
-	go.opentelemetry.io/proto/otlp v1.11.0 // indirect
+	go.opentelemetry.io/proto/otlp v1.11.1 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/oauth2 v0.38.0 // indirect
@@ -54,7 +56,7 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260928230214-8a89bd6388cc // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260928230214-8a89bd6388cc // indirect
-	google.golang.org/grpc v1.83.2 // indirect
+	google.golang.org/grpc v1.85.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 
@@ -65,5 +67,7 @@ replace github.com/elicitgen/elicitgen v0.0.0-00010101000000-000000000000 => ..
 replace github.com/elicitgen/elicitgen/runtime/redisstore v0.0.0-00010101000000-000000000000 => ../runtime/redisstore
 
 replace github.com/elicitgen/elicitgen/runtime/otelelicit v0.0.0-00010101000000-000000000000 => ../runtime/otelelicit
+
+replace github.com/elicitgen/elicitgen/runtime/otelelicit/otelsetup v0.0.0-00010101000000-000000000000 => ../runtime/otelelicit/otelsetup
 
 replace github.com/elicitgen/elicitgen/bench v0.0.0-00010101000000-000000000000 => ../bench

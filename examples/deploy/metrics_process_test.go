@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/elicitgen/elicitgen/runtime/otelelicit/oteltest"
+	"github.com/elicitgen/elicitgen/runtime/otelelicit/otelsetup/promtest"
 )
 
 // TestMetricsProcess runs the deploy binary as an operator would, with
@@ -30,18 +30,18 @@ func TestMetricsProcess(t *testing.T) {
 			t.Fatalf("retry: %v %v", res, rpcErr)
 		}
 	}
-	families := oteltest.Scrape(t, metricsURL)
+	families := promtest.Scrape(t, metricsURL)
 	for _, outcome := range []string{"accept", "decline"} {
-		if got := oteltest.Sample(families["elicitgen_elicitation_responses_total"], map[string]string{
+		if got := promtest.Sample(families["elicitgen_elicitation_responses_total"], map[string]string{
 			"gen_ai_tool_name": "deploy", "elicitgen_step": "target", "elicitgen_outcome": outcome}); got != 1 {
 			t.Errorf("elicitgen_elicitation_responses_total{outcome=%s} = %v, want 1", outcome, got)
 		}
 	}
-	if got := oteltest.HistogramCount(families["mcp_server_operation_duration_seconds"], map[string]string{
+	if got := promtest.HistogramCount(families["mcp_server_operation_duration_seconds"], map[string]string{
 		"mcp_method_name": "tools/call", "gen_ai_tool_name": "deploy"}); got != 4 {
 		t.Errorf("mcp_server_operation_duration_seconds_count = %v, want 4", got)
 	}
-	if got := oteltest.HistogramCount(families["elicitgen_elicitation_answer_duration_seconds"], nil); got != 2 {
+	if got := promtest.HistogramCount(families["elicitgen_elicitation_answer_duration_seconds"], nil); got != 2 {
 		t.Errorf("elicitgen_elicitation_answer_duration_seconds_count = %v, want 2", got)
 	}
 	for _, name := range []string{"go_goroutines", "process_cpu_seconds_total", "process_resident_memory_bytes"} {

@@ -7,7 +7,7 @@ import (
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/otelelicit/otelsetup"
-	"github.com/elicitgen/elicitgen/runtime/otelelicit/oteltest"
+	"github.com/elicitgen/elicitgen/runtime/otelelicit/otelsetup/promtest"
 )
 
 // TestTelemetryMetricsServed: report wired as main wires it with -metrics
@@ -31,12 +31,12 @@ func TestTelemetryMetricsServed(t *testing.T) {
 	id := w.createTask(map[string]any{"topic": "Q3", "seconds": 1}, "html")
 	w.poll(id, 10*time.Second, asks("salaries"))
 	w.must("tasks/cancel", map[string]any{"taskId": id})
-	families := oteltest.Scrape(t, tel.MetricsURL)
-	if got := oteltest.Sample(families["elicitgen_elicitation_responses_total"], map[string]string{
+	families := promtest.Scrape(t, tel.MetricsURL)
+	if got := promtest.Sample(families["elicitgen_elicitation_responses_total"], map[string]string{
 		"gen_ai_tool_name": "report", "elicitgen_step": "format", "elicitgen_outcome": "accept"}); got != 1 {
 		t.Errorf("elicitgen_elicitation_responses_total{step=format,outcome=accept} = %v, want 1", got)
 	}
-	if got := oteltest.HistogramCount(families["mcp_server_operation_duration_seconds"], map[string]string{
+	if got := promtest.HistogramCount(families["mcp_server_operation_duration_seconds"], map[string]string{
 		"mcp_method_name": "tools/call", "gen_ai_tool_name": "report"}); got != 2 {
 		t.Errorf("mcp_server_operation_duration_seconds_count{tools/call report} = %v, want 2", got)
 	}

@@ -23,7 +23,7 @@ import (
 
 	"github.com/elicitgen/elicitgen/runtime/backend"
 	"github.com/elicitgen/elicitgen/runtime/otelelicit/otelsetup"
-	"github.com/elicitgen/elicitgen/runtime/otelelicit/oteltest"
+	"github.com/elicitgen/elicitgen/runtime/otelelicit/otelsetup/promtest"
 )
 
 // otelEnv are the variables otelsetup and the SDK read; each test starts
@@ -87,8 +87,8 @@ func TestPrometheus(t *testing.T) {
 		t.Fatalf("MetricsURL = %q", tel.MetricsURL)
 	}
 	call(t, tel.Hooks)
-	families := oteltest.Scrape(t, tel.MetricsURL)
-	if got := oteltest.HistogramCount(families["mcp_server_operation_duration_seconds"], map[string]string{
+	families := promtest.Scrape(t, tel.MetricsURL)
+	if got := promtest.HistogramCount(families["mcp_server_operation_duration_seconds"], map[string]string{
 		"mcp_method_name": "tools/call", "gen_ai_tool_name": "deploy"}); got != 1 {
 		t.Errorf("mcp_server_operation_duration_seconds_count{tools/call deploy} = %v, want 1", got)
 	}
@@ -123,7 +123,7 @@ func TestPrometheusFromEnvironment(t *testing.T) {
 		t.Fatalf("MetricsURL = %q", tel.MetricsURL)
 	}
 	call(t, tel.Hooks)
-	families := oteltest.Scrape(t, tel.MetricsURL)
+	families := promtest.Scrape(t, tel.MetricsURL)
 	info := families["target_info"]
 	found := false
 	for _, m := range info.GetMetric() {
@@ -424,7 +424,7 @@ func TestMalformedResourceAttributes(t *testing.T) {
 		t.Errorf("log: %q", out.String())
 	}
 	call(t, tel.Hooks)
-	families := oteltest.Scrape(t, tel.MetricsURL)
+	families := promtest.Scrape(t, tel.MetricsURL)
 	if families["mcp_server_operation_duration_seconds"] == nil {
 		t.Error("no elicitgen series")
 	}

@@ -1,4 +1,6 @@
-package oteltest
+// Package promtest scrapes a server's Prometheus endpoint (otelsetup serves
+// it) in tests, and reads samples of the families it parses.
+package promtest
 
 import (
 	"net/http"
@@ -37,7 +39,12 @@ func labelled(m *dto.Metric, want map[string]string) bool {
 	for _, l := range m.GetLabel() {
 		have[l.GetName()] = l.GetValue()
 	}
-	return includes(have, want)
+	for k, v := range want {
+		if have[k] != v {
+			return false
+		}
+	}
+	return true
 }
 
 // Sample sums the counter values of f's metrics labelled with want (every
