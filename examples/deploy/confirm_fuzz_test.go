@@ -25,6 +25,11 @@ import (
 // arguments and inputResponses spliced in as they are; it returns the
 // JSON-RPC reply's result or error, or ok false when the body was not JSON.
 func postDeploy(h http.Handler, args, state, inputResponses string) (res *mcp.CallToolResult, rpcErr map[string]any, ok bool) {
+	return postDeployAs(h, `{"elicitation":{"form":{}}}`, args, state, inputResponses)
+}
+
+// postDeployAs is postDeploy from a client declaring caps.
+func postDeployAs(h http.Handler, caps, args, state, inputResponses string) (res *mcp.CallToolResult, rpcErr map[string]any, ok bool) {
 	params := `"name":"deploy","arguments":` + args
 	if state != "" {
 		params += `,"requestState":` + strconv.Quote(state)
@@ -32,7 +37,7 @@ func postDeploy(h http.Handler, args, state, inputResponses string) (res *mcp.Ca
 	if inputResponses != "" {
 		params += `,"inputResponses":` + inputResponses
 	}
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + params + `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}}`
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + params + `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}}}`
 	req := httptest.NewRequest("POST", "/", strings.NewReader(body))
 	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
 		"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "deploy"} {
