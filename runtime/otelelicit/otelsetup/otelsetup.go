@@ -193,6 +193,17 @@ func Start(ctx context.Context, c *Config) (*Telemetry, error) {
 		}
 		return nil, err
 	}
+	if err := t.providers(res, exporters, names, addr); err != nil {
+		_ = t.Shutdown(ctx)
+		return nil, err
+	}
+	return t, nil
+}
+
+// providers makes the tracer provider of exporters (named names) and the
+// meter provider serving Prometheus at addr ("": none), both of res, and
+// the hooks over them.
+func (t *Telemetry) providers(res *resource.Resource, exporters []sdktrace.SpanExporter, names []string, addr string) error {
 	var opts otelelicit.Options
 	if len(exporters) > 0 {
 		topts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
@@ -200,25 +211,23 @@ func Start(ctx context.Context, c *Config) (*Telemetry, error) {
 			topts = append(topts, sdktrace.WithBatcher(e))
 		}
 		tp := sdktrace.NewTracerProvider(topts...)
-		logger.Info("otelsetup: traces to " + strings.Join(names, ", "))
+		t.Logger.Info("otelsetup: traces to " + strings.Join(names, ", "))
 		t.stops = append(t.stops, tp.Shutdown)
 		opts.TracerProvider, t.TracerProvider = tp, tp
 	}
 	if addr != "" {
 		mp, err := t.serveMetrics(addr, res)
 		if err != nil {
-			_ = t.Shutdown(ctx)
-			return nil, err
+			return err
 		}
 		opts.MeterProvider, t.MeterProvider = mp, mp
 	}
 	hooks, err := otelelicit.New(&opts)
 	if err != nil {
-		_ = t.Shutdown(ctx)
-		return nil, err
+		return err
 	}
 	t.Hooks = hooks
-	return t, nil
+	return nil
 }
 
 // traceExporters are the span exporters OTEL_TRACES_EXPORTER names, and
