@@ -193,13 +193,13 @@ func TestGrantsFlowLifecycle(t *testing.T) {
 }
 
 // sealedBytes is the bytes of a stored value, v1: and a sealed state
-// (s1. and base64url): what anyone reading Redis sees.
+// (s2. and base64url): what anyone reading Redis sees.
 func sealedBytes(t *testing.T, v string) []byte {
 	t.Helper()
-	enc, ok := strings.CutPrefix(v, "v1:s1.")
+	enc, ok := strings.CutPrefix(v, "v1:s2.")
 	raw, err := base64.RawURLEncoding.DecodeString(enc)
 	if !ok || err != nil {
-		t.Fatalf("stored %.60q: want v1:s1. and base64url (%v)", v, err)
+		t.Fatalf("stored %.60q: want v1:s2. and base64url (%v)", v, err)
 	}
 	return raw
 }
