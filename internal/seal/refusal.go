@@ -92,31 +92,28 @@ const (
 )
 
 // bindingTags writes into dst (tagsSize bytes) the tags of b's parts under
-// nonce, and returns it: each the PRF of the nonce, the part's number and
-// the part.
+// nonce, and returns it: each the first bytes of SHA-256 over the key's PRF
+// key, a domain, the nonce, the part's number and the part (a secret
+// prefix, and a truncated digest that no one can extend). It allocates
+// nothing: the input is built in a pooled scratch buffer.
 func (e *keyEntry) bindingTags(dst, nonce []byte, b *Binding) []byte {
-	m := hmac.New(sha256.New, e.prf[:])
-	var sum [sha256.Size]byte
-	var scratch [binary.MaxVarintLen64]byte
-	for i := range 3 {
-		m.Reset()
-		m.Write([]byte(bindingTagDomain))
-		m.Write(nonce)
-		m.Write([]byte{byte(i)})
-		var part string
-		switch i {
-		case tagCall:
-			part = b.Tool
-			m.Write(b.ArgsDigest[:])
-		case tagUser:
-			part = b.Principal
-		case tagAudience:
-			part = b.Audience
+	parts := [3]string{tagCall: b.Tool, tagUser: b.Principal, tagAudience: b.Audience}
+	longest := max(len(b.Tool), len(b.Principal), len(b.Audience))
+	bufp := getScratch(len(e.prf) + len(bindingTagDomain) + len(nonce) + 1 + len(b.ArgsDigest) + binary.MaxVarintLen64 + longest)
+	for i, part := range parts {
+		buf := append((*bufp)[:0], e.prf[:]...)
+		buf = append(buf, bindingTagDomain...)
+		buf = append(buf, nonce...)
+		buf = append(buf, byte(i))
+		if i == tagCall {
+			buf = append(buf, b.ArgsDigest[:]...)
 		}
-		m.Write(binary.AppendUvarint(scratch[:0], uint64(len(part))))
-		m.Write([]byte(part))
-		copy(dst[i*bindingTagSize:], m.Sum(sum[:0])[:bindingTagSize])
+		buf = binary.AppendUvarint(buf, uint64(len(part)))
+		buf = append(buf, part...)
+		sum := sha256.Sum256(buf)
+		copy(dst[i*bindingTagSize:], sum[:bindingTagSize])
 	}
+	putScratch(bufp)
 	return dst[:tagsSize]
 }
 
