@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	"github.com/elicitgen/elicitgen/runtime/otelelicit/otelsetup"
 	"github.com/elicitgen/elicitgen/runtime/otelelicit/otelsetup/promtest"
 	"github.com/elicitgen/elicitgen/runtime/serve"
@@ -138,6 +139,14 @@ func TestEveryOutcomeInItsSeries(t *testing.T) {
 	if _, err := retry(cs, args, again.RequestState, mcp.InputResponseMap{onlyKey(t, again): &mcp.ElicitResult{Action: "decline"}}); err != nil {
 		t.Fatal(err)
 	}
+	// Given up: three invalid answers in a row.
+	res, err := retry(cs, args, "", nil)
+	for i := 0; err == nil && res.NeedsInput() && i < 3; i++ {
+		res, err = retry(cs, args, res.RequestState, accept(onlyKey(t, res), map[string]any{"environment": "mars"}))
+	}
+	if err != nil || !res.IsError || !strings.Contains(mcptest.Text(res), "gave up") {
+		t.Fatalf("three invalid answers: %+v %v", res, err)
+	}
 	// Expired: the person answered an hour later.
 	now = now.Add(time.Hour)
 	_, err = retry(cs, args, start.RequestState, accept(onlyKey(t, start), map[string]any{"environment": "dev"}))
@@ -170,6 +179,7 @@ func TestEveryOutcomeInItsSeries(t *testing.T) {
 		{"elicitgen_refusals_total", with("elicitgen_refused", "requestState", "elicitgen_reason", "already_used")},
 		{"elicitgen_once_claims_total", with("elicitgen_outcome", "refused")},
 		{"elicitgen_once_claims_total", with("elicitgen_outcome", "won")},
+		{"elicitgen_elicitation_gave_up_total", with("elicitgen_step", "target")},
 	} {
 		f := fams[c.family]
 		if f == nil || promtest.Sample(f, c.labels) < 1 {

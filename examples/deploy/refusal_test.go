@@ -57,7 +57,9 @@ func TestRefusalsSayWhyToTheOperator(t *testing.T) {
 		check  string
 	}{
 		{"another audience", func(o *elicitrt.ToolOptions, _ *time.Time) { o.Audience = "http://10.0.0.2:8080" }, "other_audience", "instances of one deployment share one Audience"},
-		{"expired", func(o *elicitrt.ToolOptions, clock *time.Time) { o.Now = func() time.Time { return clock.Add(time.Hour) } }, "expired", "older than its lifetime"},
+		{"expired", func(o *elicitrt.ToolOptions, clock *time.Time) {
+			o.Now = func() time.Time { return clock.Add(time.Hour) }
+		}, "expired", "older than its lifetime"},
 		{"unknown key", func(o *elicitrt.ToolOptions, _ *time.Time) { o.Keys = otherRing }, "unknown_key", "share ELICITGEN_STATE_KEYS"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

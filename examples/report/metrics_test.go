@@ -12,8 +12,8 @@ import (
 
 // TestTelemetryMetricsServed: report wired as main wires it with -metrics
 // (runtime/otelelicit/otelsetup, as deploy's) serves, after a real
-// round and a task's question, the responses counter and the operation
-// durations as Prometheus text at /metrics.
+// round and a task's question, the responses counter, the task's changes
+// of status and the operation durations as Prometheus text at /metrics.
 func TestTelemetryMetricsServed(t *testing.T) {
 	t.Setenv("OTEL_TRACES_EXPORTER", "none")
 	t.Setenv("OTEL_METRICS_EXPORTER", "none")
@@ -35,6 +35,14 @@ func TestTelemetryMetricsServed(t *testing.T) {
 	if got := promtest.Sample(families["elicitgen_elicitation_responses_total"], map[string]string{
 		"gen_ai_tool_name": "report", "elicitgen_step": "format", "elicitgen_outcome": "accept"}); got != 1 {
 		t.Errorf("elicitgen_elicitation_responses_total{step=format,outcome=accept} = %v, want 1", got)
+	}
+	// The task's changes of status: working, waiting for the answer, then
+	// cancelled.
+	for _, status := range []string{"working", "input_required", "cancelled"} {
+		if got := promtest.Sample(families["elicitgen_tasks_status_changes_total"], map[string]string{
+			"gen_ai_tool_name": "report", "elicitgen_task_status": status}); got < 1 {
+			t.Errorf("elicitgen_tasks_status_changes_total{status=%s} = %v, want at least 1", status, got)
+		}
 	}
 	if got := promtest.HistogramCount(families["mcp_server_operation_duration_seconds"], map[string]string{
 		"mcp_method_name": "tools/call", "gen_ai_tool_name": "report"}); got != 2 {

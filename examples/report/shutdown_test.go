@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitgen/elicitgen/runtime/otelelicit/otelsetup/promtest"
+
 	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
 
@@ -106,7 +108,8 @@ func TestReportKilledTaskRestarts(t *testing.T) {
 	if n, err := strconv.Atoi(os.Getenv("ELICITGEN_KILLS")); err == nil && n > 0 {
 		kills = n
 	}
-	srv, ps := sharedReports(t, 1, "-task-lease", lease.String())
+	metrics := freeAddr(t)
+	srv, ps := sharedReports(t, 1, "-task-lease", lease.String(), "-metrics", metrics)
 	b := ps[0]
 	keys := base64.StdEncoding.EncodeToString([]byte("report-shutdown-key-0123456789ab"))
 	var taken, done []time.Duration
@@ -130,6 +133,12 @@ func TestReportKilledTaskRestarts(t *testing.T) {
 		if text := taskText(t, got); !strings.Contains(text, "salaries included") || !strings.Contains(text, "markdown") {
 			t.Errorf("the restarted report: %q", text)
 		}
+	}
+	// The instance that took the tasks over counts them, by outcome.
+	restarted := promtest.Sample(promtest.Scrape(t, "http://"+metrics+"/metrics")["elicitgen_tasks_takeovers_total"],
+		map[string]string{"gen_ai_tool_name": "report", "elicitgen_outcome": "restarted"})
+	if restarted != float64(kills) {
+		t.Errorf("elicitgen_tasks_takeovers_total{outcome=restarted} = %v, want %d", restarted, kills)
 	}
 	t.Logf("%d kills: taken over after p50 %v, p99 %v; completed after p50 %v, p99 %v (lease %v, polled every 100 ms)",
 		kills, pct(taken, 50), pct(taken, 99), pct(done, 50), pct(done, 99), lease)
