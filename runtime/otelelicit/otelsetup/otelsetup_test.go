@@ -1,7 +1,6 @@
 package otelsetup_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -15,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/elicitgen/elicitgen/internal/testkit/syncbuf"
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/grpc"
@@ -81,7 +82,7 @@ func call(t *testing.T, hooks backend.Hooks) {
 // Shutdown.
 func TestPrometheus(t *testing.T) {
 	setEnv(t)
-	var out syncBuffer
+	var out syncbuf.Buffer
 	tel := start(t, &otelsetup.Config{MetricsAddr: "127.0.0.1:0", Output: &out})
 	if !strings.HasPrefix(tel.MetricsURL, "http://127.0.0.1:") {
 		t.Fatalf("MetricsURL = %q", tel.MetricsURL)
@@ -250,7 +251,7 @@ func TestOTLPFlushedByShutdown(t *testing.T) {
 			setEnv(t, append(env, "OTEL_TRACES_EXPORTER", "otlp",
 				"OTEL_EXPORTER_OTLP_HEADERS", "authorization=Bearer s3cret-token",
 				"OTEL_BSP_SCHEDULE_DELAY", "3600000", "OTEL_SERVICE_NAME", "deploy-test")...)
-			var out syncBuffer
+			var out syncbuf.Buffer
 			tel, err := otelsetup.Start(t.Context(), &otelsetup.Config{Output: &out, LogFormat: "text"})
 			if err != nil {
 				t.Fatal(err)
@@ -292,7 +293,7 @@ func TestOTLPFlushedByShutdown(t *testing.T) {
 // Output, flushed by Shutdown.
 func TestConsole(t *testing.T) {
 	setEnv(t, "OTEL_TRACES_EXPORTER", "console", "OTEL_BSP_SCHEDULE_DELAY", "3600000")
-	var out syncBuffer
+	var out syncbuf.Buffer
 	tel := start(t, &otelsetup.Config{Output: &out})
 	call(t, tel.Hooks)
 	if strings.Contains(out.String(), "tools/call deploy") {
@@ -369,7 +370,7 @@ func TestJSONLog(t *testing.T) {
 	setEnv(t)
 	before := slog.Default()
 	t.Cleanup(func() { slog.SetDefault(before) })
-	var out syncBuffer
+	var out syncbuf.Buffer
 	tel := start(t, &otelsetup.Config{MetricsAddr: "127.0.0.1:0", LogFormat: "json", Output: &out})
 	line, _, _ := strings.Cut(out.String(), "\n")
 	var rec struct{ Level, Msg string }
@@ -394,31 +395,12 @@ func TestRegisterFlags(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for the exporter's and the test's
-// goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestMalformedResourceAttributes: a malformed OTEL_RESOURCE_ATTRIBUTES
 // leaves its attributes out with a warning that does not repeat them, and
 // the rest is set up.
 func TestMalformedResourceAttributes(t *testing.T) {
 	setEnv(t, "OTEL_RESOURCE_ATTRIBUTES", "team=payments,secret-without-equals", "OTEL_SERVICE_NAME", "deploy-x")
-	var out syncBuffer
+	var out syncbuf.Buffer
 	tel := start(t, &otelsetup.Config{MetricsAddr: "127.0.0.1:0", Output: &out})
 	if !strings.Contains(out.String(), "OTEL_RESOURCE_ATTRIBUTES is malformed") || strings.Contains(out.String(), "secret-without-equals") {
 		t.Errorf("log: %q", out.String())
