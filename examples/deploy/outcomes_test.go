@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -191,9 +192,15 @@ func TestEveryOutcomeInItsSeries(t *testing.T) {
 		junk(h, i)
 	}
 	before := series(promtest.Scrape(t, tel.MetricsURL))
-	for i := 100; i < 10100; i++ {
-		junk(h, i)
+	var wg sync.WaitGroup
+	for w := range 8 { // eight senders at once
+		wg.Go(func() {
+			for i := 100 + w; i < 10100; i += 8 {
+				junk(h, i)
+			}
+		})
 	}
+	wg.Wait()
 	after := series(promtest.Scrape(t, tel.MetricsURL))
 	if strings.Join(after, "\n") != strings.Join(before, "\n") {
 		t.Fatalf("10,000 junk requests changed the series: %d before, %d after; new:\n%s", len(before), len(after), diff(after, before))
