@@ -27,8 +27,8 @@ import (
 // TestQuickStart is the README's walk-through, as a new user on a fresh
 // clone would do it: a module of the README's whole-file snippets that
 // requires this checkout (the Install section's go mod edit, with the
-// checkout's path), go generate, elicitgen --check, the test of
-// docs/testing.md (the kit's, both eras, in memory), a build, and the
+// checkout's path), go generate, elicitgen --check, the README's test
+// (the kit's, both eras, in memory), a build, and the
 // server started over HTTP on 127.0.0.1 and over stdio, each driven through
 // one order by the Go SDK's client; over HTTP also the README's raw
 // round trip and its claims about a tampered state.
@@ -64,7 +64,7 @@ func TestQuickStart(t *testing.T) {
 	for _, f := range d.Files {
 		names = append(names, f.Name)
 	}
-	if got := strings.Join(names, " "); got != "app.go barista.go main.go" {
+	if got := strings.Join(names, " "); got != "app.go barista.go main.go app_test.go" {
 		t.Fatalf("README's whole-file snippets: %s", got)
 	}
 
@@ -89,7 +89,6 @@ func TestQuickStart(t *testing.T) {
 	for _, f := range d.Files {
 		files[f.Name] = f.Body
 	}
-	files["app_test.go"] = quickStartTest(t, root)
 	testmod.WriteFiles(t, dir, files)
 	// "Run it": tidy for what the files import (the generator itself
 	// links neither the SDK nor the runtime), then generate.
@@ -135,21 +134,6 @@ func TestQuickStart(t *testing.T) {
 		cmd.Env = append(os.Environ(), elicitrt.KeysEnv+"="+seal.GenerateKey())
 		quickStartOrder(t, &mcp.CommandTransport{Command: cmd}, nil)
 	})
-}
-
-// quickStartTest returns the quick start's test, the Go block of
-// docs/testing.md marked <!-- quickstart: app_test.go -->.
-func quickStartTest(t *testing.T, root string) string {
-	t.Helper()
-	doc, err := os.ReadFile(filepath.Join(root, "docs", "testing.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile("(?s)<!-- quickstart: app_test.go -->\n```go\n(.*?)```").FindSubmatch(doc)
-	if m == nil {
-		t.Fatal("docs/testing.md no longer has the quick start's test")
-	}
-	return string(m[1])
 }
 
 // moduleGraphIsSmall: the quick start's module, which imports runtime and
