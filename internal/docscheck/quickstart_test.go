@@ -121,6 +121,7 @@ func TestQuickStart(t *testing.T) {
 	goCmd(t, dir, "test", "./...")
 	bin := filepath.Join(t.TempDir(), "coffee")
 	goCmd(t, dir, "build", "-o", bin, ".")
+	testFailsOnChange(t, dir, files)
 
 	t.Run("http", func(t *testing.T) {
 		endpoint := startHTTP(t, bin)
@@ -192,6 +193,34 @@ var graphModules = []string{
 var heavyModules = []string{"go.opentelemetry.io/", "github.com/prometheus/", "github.com/redis/", "github.com/chromedp/", "github.com/golangci/"}
 
 // goCmd runs the go command in dir, failing the test on an error.
+// testFailsOnChange: the quick start's test fails when the barista says
+// something else, and, naming the step, when the form asks something else
+// (files are the quick start's files); it passes again with them as
+// written.
+func testFailsOnChange(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for _, c := range []struct{ file, from, to, says string }{
+		{"barista.go", `"Ordered a %s %s%s."`, `"Ordered a %s %s%s!"`, "Ordered a large latte with oat milk!"},
+		{"app.go", "message=How would you like it?", "message=How do you like it?", `step 1 of the script (accept "how")`},
+	} {
+		changed := strings.Replace(files[c.file], c.from, c.to, 1)
+		if changed == files[c.file] {
+			t.Fatalf("%s no longer has %s", c.file, c.from)
+		}
+		testmod.WriteFiles(t, dir, map[string]string{c.file: changed})
+		goCmd(t, dir, "generate", "./...")
+		cmd := exec.Command("go", "test", "./...")
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), c.says) {
+			t.Errorf("the quick start's test with %s changed: %v, want a failure saying %s:\n%s", c.file, err, c.says, out)
+		}
+		testmod.WriteFiles(t, dir, map[string]string{c.file: files[c.file]})
+	}
+	goCmd(t, dir, "generate", "./...")
+	goCmd(t, dir, "test", "./...")
+}
+
 func goCmd(t *testing.T, dir string, args ...string) {
 	t.Helper()
 	cmd := exec.Command("go", args...)
