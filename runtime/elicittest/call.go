@@ -80,6 +80,7 @@ func (c *Client) ReadResource(uri string, steps ...Step) *Outcome {
 func (c *Client) converse(steps []Step, send sender) *Outcome {
 	c.t.Helper()
 	p := newPerson(steps)
+	p.signIn = c.signInAt
 	c.hooks.take()
 	c.play(p)
 	defer c.play(nil)

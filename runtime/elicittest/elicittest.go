@@ -51,9 +51,14 @@ type Options struct {
 	// URL elicitation. Elicitation nil in them declares none.
 	Capabilities *mcp.ClientCapabilities
 	// Tool holds ToolOptions to give the server: the kit fills Keys, Now,
-	// Replay, LegacyAnswerWait and LegacyURLWait (no wait: the kit
-	// finishes no sign-in) where they are zero, and wraps Hooks.
+	// Replay, Grants (a MemoryGrants on the clock), Principal,
+	// LegacyAnswerWait and LegacyURLWait (DefaultLegacyURLWait) where they
+	// are zero, and wraps Hooks and Principal. The kit finishes sign-ins
+	// with the Keys, Grants, Audience and TTL given to the server.
 	Tool *elicitrt.ToolOptions
+	// Principal is the user the server's requests act for, when
+	// Options.Tool sets no Principal; empty means DefaultPrincipal.
+	Principal string
 	// Client names the client in initialize; nil means elicittest v0.
 	Client *mcp.Implementation
 }
@@ -70,7 +75,9 @@ type Client struct {
 	session *mcp.ClientSession
 	hooks   *keyHooks
 	wait    time.Duration // the server's LegacyAnswerWait
+	signer  *signer
 	mu      sync.Mutex
+	user    string                // the principal of the last request
 	person  *person               // the running call's script (2025-11-25)
 	last    func(*Outcome) *round // the last retry sent (2026-07-28)
 }
@@ -134,12 +141,44 @@ func (c *Client) toolOptions(o *Options) *elicitrt.ToolOptions {
 		opts.LegacyAnswerWait = DefaultLegacyAnswerWait
 	}
 	if opts.LegacyURLWait == 0 {
-		opts.LegacyURLWait = -1 // the kit finishes no sign-in: do not wait for one
+		opts.LegacyURLWait = DefaultLegacyURLWait
 	}
+	if opts.Grants == nil {
+		opts.Grants = &backend.MemoryGrants{Now: opts.Now}
+	}
+	opts.Principal = c.principal(opts.Principal, o.Principal)
 	c.wait = opts.LegacyAnswerWait
 	c.hooks.next = opts.Hooks
 	opts.Hooks = c.hooks
+	c.signer = newSigner(&opts)
 	return &opts
+}
+
+// principal returns the server's Principal: next (the test's), else one
+// naming user (DefaultPrincipal when empty), which keeps the principal of
+// each request for the sign-ins.
+func (c *Client) principal(next func(*mcp.CallToolRequest) string, user string) func(*mcp.CallToolRequest) string {
+	if user == "" {
+		user = DefaultPrincipal
+	}
+	if next == nil {
+		next = func(*mcp.CallToolRequest) string { return user }
+	}
+	c.user = user
+	return func(req *mcp.CallToolRequest) string {
+		p := next(req)
+		c.mu.Lock()
+		c.user = p
+		c.mu.Unlock()
+		return p
+	}
+}
+
+// principalNow returns the principal of the last request.
+func (c *Client) principalNow() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.user
 }
 
 func (c *Client) implementation(o *Options) *mcp.Implementation {
