@@ -37,6 +37,9 @@ type sender func(out *Outcome, responses mcp.InputResponseMap, state string) *ro
 // the outcome is what the model got.
 func (c *Client) Call(tool string, args any, steps ...Step) *Outcome {
 	c.t.Helper()
+	if c.wire != nil {
+		return c.converse(steps, c.taskSender(tool, args))
+	}
 	return c.converse(steps, func(out *Outcome, responses mcp.InputResponseMap, state string) *round {
 		res, err := c.session.CallTool(c.ctx(), &mcp.CallToolParams{Name: tool, Arguments: args, InputResponses: responses, RequestState: state})
 		out.Result, out.Err = res, err

@@ -51,7 +51,7 @@ type Options struct {
 	// URL elicitation. Elicitation nil in them declares none.
 	Capabilities *mcp.ClientCapabilities
 	// Tool holds ToolOptions to give the server: the kit fills Keys, Now,
-	// Replay, Grants (a MemoryGrants on the clock), Principal,
+	// Replay, Grants and Tasks (memory stores on the clock), Principal,
 	// LegacyAnswerWait and LegacyURLWait (DefaultLegacyURLWait) where they
 	// are zero, and wraps Hooks and Principal. The kit finishes sign-ins
 	// with the Keys, Grants, Audience and TTL given to the server.
@@ -61,6 +61,12 @@ type Options struct {
 	Principal string
 	// Client names the client in initialize; nil means elicittest v0.
 	Client *mcp.Implementation
+	// Tasks declares the Tasks extension (io.modelcontextprotocol/tasks)
+	// on 2026-07-28: a task tool then runs as a task, which Call follows
+	// with tasks/get and answers with tasks/update. Without it, an
+	// optional task tool runs in the foreground. 2025-11-25 clients never
+	// get tasks: there it changes nothing.
+	Tasks bool
 }
 
 // NoElicitation returns capabilities without elicitation: the server's
@@ -80,6 +86,7 @@ type Client struct {
 	user    string                // the principal of the last request
 	person  *person               // the running call's script (2025-11-25)
 	last    func(*Outcome) *round // the last retry sent (2026-07-28)
+	wire    *wire                 // tools/call and tasks/* with the Tasks extension
 }
 
 // Start builds a server with newServer, given the ToolOptions that o and
@@ -101,7 +108,11 @@ func Start(t testing.TB, newServer func(*elicitrt.ToolOptions) *mcp.Server, o *O
 		t.Fatalf("elicittest: server: %v", err)
 	}
 	t.Cleanup(func() { ss.Close() })
-	client := mcp.NewClient(c.implementation(o), c.clientOptions(o))
+	copts := c.clientOptions(o)
+	if o.Tasks && c.era == Modern {
+		c.wire = dialWire(t, server, copts.Capabilities, c.implementation(o))
+	}
+	client := mcp.NewClient(c.implementation(o), copts)
 	client.AddReceivingMiddleware(keepRaw)
 	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: string(c.era)})
 	if err != nil {
@@ -145,6 +156,9 @@ func (c *Client) toolOptions(o *Options) *elicitrt.ToolOptions {
 	}
 	if opts.Grants == nil {
 		opts.Grants = &backend.MemoryGrants{Now: opts.Now}
+	}
+	if opts.Tasks == nil {
+		opts.Tasks = &backend.MemoryTaskStore{Now: opts.Now}
 	}
 	opts.Principal = c.principal(opts.Principal, o.Principal)
 	c.wait = opts.LegacyAnswerWait

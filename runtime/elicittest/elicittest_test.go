@@ -223,7 +223,7 @@ func TestToolOptions(t *testing.T) {
 	}
 	elicittest.Start(t, capture, nil)
 	if got.Now() != elicittest.Epoch || got.Keys == nil || got.Replay == nil || got.LegacyAnswerWait != elicittest.DefaultLegacyAnswerWait ||
-		got.LegacyURLWait != elicittest.DefaultLegacyURLWait || got.Grants == nil || got.Principal(nil) != elicittest.DefaultPrincipal {
+		got.LegacyURLWait != elicittest.DefaultLegacyURLWait || got.Grants == nil || got.Tasks == nil || got.Principal(nil) != elicittest.DefaultPrincipal {
 		t.Errorf("defaults: %+v", got)
 	}
 	elicittest.Start(t, capture, &elicittest.Options{Principal: "ada"})

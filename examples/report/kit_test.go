@@ -1,0 +1,83 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/elicitgen/elicitgen/runtime/elicittest"
+)
+
+// The report tool with the test kit. A client that declares the Tasks
+// extension gets a task: the format is asked first (an MRTR round), then
+// the task asks for the salaries midway (tasks/get, answered with
+// tasks/update) while its progress shows; a client that does not gets
+// both questions before the work, and the result in the call.
+
+var kitArgs = ReportArgs{Topic: "Q3", Seconds: 1}
+
+// TestKitReportTask: the whole run of the task, as the model and the
+// person see it, with an invalid answer asked again in the task.
+func TestKitReportTask(t *testing.T) {
+	c := elicittest.Start(t, newServer, &elicittest.Options{Tasks: true})
+	out := c.Call("report", kitArgs,
+		elicittest.Accept(ReportStepFormat, FormatChoice{Format: HTML}).Message(formatMessage),
+		elicittest.Accept(ReportStepSalaries, map[string]any{"include": "yes"}).Message(salariesMessage).Fields("include"),
+		elicittest.Accept(ReportStepSalaries, SalariesChoice{Include: true}).Reason("include: must be a boolean"))
+	out.WantText(t, "Report on Q3 (html): 5 sections: Summary, Revenue by region, Salaries, Costs, Outlook; salaries included.")
+	if out.TaskID == "" || out.TaskStatus != "completed" {
+		t.Errorf("task %q ended %q, want a completed task", out.TaskID, out.TaskStatus)
+	}
+	want := []string{
+		`Writing "Summary" (0 of 4 sections done)`,
+		`Writing "Revenue by region" (1 of 4 sections done)`,
+		"Waiting for your answer: " + salariesMessage,
+		`Writing "Salaries" (2 of 5 sections done)`,
+		`Writing "Outlook" (4 of 5 sections done)`,
+		"Done: 5 sections written",
+	}
+	for _, w := range want {
+		if !slices.Contains(out.Progress, w) {
+			t.Errorf("progress %q lacks %q", out.Progress, w)
+		}
+	}
+}
+
+// TestKitReportTaskDecisions: what the person decides in the task reaches
+// the report: a decline leaves the salaries out, a dismissal stops the
+// report, a declined format ends before any task, and a question left
+// unanswered leaves the task waiting (the kit cancels it).
+func TestKitReportTaskDecisions(t *testing.T) {
+	c := elicittest.Start(t, newServer, &elicittest.Options{Tasks: true})
+	format := elicittest.Accept(ReportStepFormat, FormatChoice{Format: Markdown})
+	c.Call("report", kitArgs, format, elicittest.Decline(ReportStepSalaries)).
+		WantText(t, "Report on Q3 (markdown): 4 sections: Summary, Revenue by region, Costs, Outlook; salaries left out.")
+	c.Call("report", kitArgs, format, elicittest.Cancel(ReportStepSalaries)).
+		WantText(t, "Report on Q3 stopped after 2 sections: the salaries question was dismissed.")
+	out := c.Call("report", kitArgs, elicittest.Decline(ReportStepFormat))
+	out.WantText(t, "No report on Q3: you declined the format question.")
+	if out.TaskID != "" {
+		t.Errorf("a declined format started task %s", out.TaskID)
+	}
+	out = c.Call("report", kitArgs, format, elicittest.Ignore(ReportStepSalaries))
+	if out.TaskStatus != "input_required" || out.Result != nil || !strings.Contains(out.String(), "input_required") {
+		t.Errorf("an unanswered question in the task: %s (task %q)", out, out.TaskStatus)
+	}
+}
+
+// TestKitReportForeground: a client without the extension, on either era,
+// is asked both questions before the work, and gets no task.
+func TestKitReportForeground(t *testing.T) {
+	for _, era := range elicittest.Eras {
+		t.Run(era.String(), func(t *testing.T) {
+			c := elicittest.Start(t, newServer, &elicittest.Options{Era: era, Tasks: era == elicittest.Legacy})
+			out := c.Call("report", kitArgs,
+				elicittest.Accept(ReportStepFormat, FormatChoice{Format: Text}),
+				elicittest.Accept(ReportStepSalaries, SalariesChoice{Include: false}).Message(salariesMessage))
+			out.WantText(t, "Report on Q3 (text): 4 sections: Summary, Revenue by region, Costs, Outlook; salaries left out.")
+			if out.TaskID != "" || len(out.Progress) != 0 {
+				t.Errorf("foreground call: task %q, progress %q", out.TaskID, out.Progress)
+			}
+		})
+	}
+}
