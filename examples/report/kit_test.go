@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -80,4 +81,30 @@ func TestKitReportForeground(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestKitReportTaskWrongScript: a script without the task's question fails
+// naming the question the task asked, and the kit cancels the task.
+func TestKitReportTaskWrongScript(t *testing.T) {
+	r := &kitFailures{TB: t}
+	c := elicittest.Start(r, newServer, &elicittest.Options{Tasks: true})
+	out := c.Call("report", kitArgs, elicittest.Accept(ReportStepFormat, FormatChoice{Format: HTML}))
+	if len(r.errors) != 1 || !strings.Contains(r.errors[0], "unexpected question") || !strings.Contains(r.errors[0], `salaries "`+salariesMessage) {
+		t.Errorf("failures %q, want one unexpected question naming salaries", r.errors)
+	}
+	if out.TaskStatus != "input_required" || out.Result != nil {
+		t.Errorf("outcome %s (task %q), want the task left waiting", out, out.TaskStatus)
+	}
+}
+
+// kitFailures is a testing.TB that keeps the kit's failures.
+type kitFailures struct {
+	testing.TB
+	errors []string
+}
+
+func (f *kitFailures) Helper() {}
+
+func (f *kitFailures) Errorf(format string, args ...any) {
+	f.errors = append(f.errors, fmt.Sprintf(format, args...))
 }

@@ -34,7 +34,11 @@ type sender func(out *Outcome, responses mcp.InputResponseMap, state string) *ro
 // nil) and plays steps as the person: one step for each question, in
 // order. It fails t (without stopping it) when a question does not match
 // its step, when a question has no step, and when a step is never asked;
-// the outcome is what the model got.
+// the outcome is what the model got. With Options.Tasks on 2026-07-28, a
+// task tool's call that becomes a task is followed to its end: the steps
+// asked before the task and those the task asks (through tasks/update)
+// are one script, and the outcome also has the task's id, status and
+// progress messages.
 func (c *Client) Call(tool string, args any, steps ...Step) *Outcome {
 	c.t.Helper()
 	if c.wire != nil {

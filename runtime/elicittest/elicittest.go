@@ -67,6 +67,10 @@ type Options struct {
 	// optional task tool runs in the foreground. 2025-11-25 clients never
 	// get tasks: there it changes nothing.
 	Tasks bool
+	// TaskWait bounds how long Call follows a task (real time, not the
+	// clock's) before it fails the test and cancels the task; 0 means
+	// DefaultTaskWait.
+	TaskWait time.Duration
 }
 
 // NoElicitation returns capabilities without elicitation: the server's
@@ -76,17 +80,18 @@ func NoElicitation() *mcp.ClientCapabilities { return &mcp.ClientCapabilities{} 
 // Client is one client connected in memory to one server, playing
 // scripts. It runs one request at a time.
 type Client struct {
-	t       testing.TB
-	era     Era
-	session *mcp.ClientSession
-	hooks   *keyHooks
-	wait    time.Duration // the server's LegacyAnswerWait
-	signer  *signer
-	mu      sync.Mutex
-	user    string                // the principal of the last request
-	person  *person               // the running call's script (2025-11-25)
-	last    func(*Outcome) *round // the last retry sent (2026-07-28)
-	wire    *wire                 // tools/call and tasks/* with the Tasks extension
+	t        testing.TB
+	era      Era
+	session  *mcp.ClientSession
+	hooks    *keyHooks
+	wait     time.Duration // the server's LegacyAnswerWait
+	signer   *signer
+	mu       sync.Mutex
+	user     string                // the principal of the last request
+	person   *person               // the running call's script (2025-11-25)
+	last     func(*Outcome) *round // the last retry sent (2026-07-28)
+	wire     *wire                 // tools/call and tasks/* with the Tasks extension
+	taskWait time.Duration
 }
 
 // Start builds a server with newServer, given the ToolOptions that o and
@@ -97,30 +102,37 @@ func Start(t testing.TB, newServer func(*elicitrt.ToolOptions) *mcp.Server, o *O
 	if o == nil {
 		o = &Options{}
 	}
-	c := &Client{t: t, era: o.Era, hooks: &keyHooks{}}
+	c := &Client{t: t, era: o.Era, hooks: &keyHooks{}, taskWait: o.TaskWait}
+	if c.taskWait <= 0 {
+		c.taskWait = DefaultTaskWait
+	}
 	if c.era == "" {
 		c.era = Modern
 	}
 	server := newServer(c.toolOptions(o))
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := server.Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatalf("elicittest: server: %v", err)
-	}
-	t.Cleanup(func() { ss.Close() })
 	copts := c.clientOptions(o)
 	if o.Tasks && c.era == Modern {
 		c.wire = dialWire(t, server, copts.Capabilities, c.implementation(o))
 	}
-	client := mcp.NewClient(c.implementation(o), copts)
+	c.session = c.connect(server, mcp.NewClient(c.implementation(o), copts))
+	return c
+}
+
+// connect connects client to server in memory, until the test ends.
+func (c *Client) connect(server *mcp.Server, client *mcp.Client) *mcp.ClientSession {
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(context.Background(), st, nil)
+	if err != nil {
+		c.t.Fatalf("elicittest: server: %v", err)
+	}
+	c.t.Cleanup(func() { ss.Close() })
 	client.AddReceivingMiddleware(keepRaw)
 	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: string(c.era)})
 	if err != nil {
-		t.Fatalf("elicittest: client: %v", err)
+		c.t.Fatalf("elicittest: client: %v", err)
 	}
-	t.Cleanup(func() { cs.Close() })
-	c.session = cs
-	return c
+	c.t.Cleanup(func() { cs.Close() })
+	return cs
 }
 
 // Era returns the client's protocol revision.

@@ -19,9 +19,8 @@ import (
 // tasks/update by the same script, and keeping the status messages it
 // shows, until the task ends.
 
-// TaskWait bounds how long the kit follows a task before it fails the
-// test and cancels it.
-var TaskWait = time.Minute
+// DefaultTaskWait is Options.TaskWait when it is zero.
+const DefaultTaskWait = time.Minute
 
 // taskPoll is how often the kit asks for a task's status: often enough
 // to see each progress message of a task that writes one every few tens
@@ -85,10 +84,10 @@ type taskRun struct {
 
 // follow polls the task of out until it ends, answering its questions by
 // the running script; it cancels a task that waits for answers the script
-// does not give, or outlasts TaskWait.
+// does not give, or outlasts Options.TaskWait.
 func (c *Client) follow(out *Outcome) {
 	r := &taskRun{out: out, p: c.playing(), answered: map[string]bool{}}
-	deadline := time.Now().Add(TaskWait)
+	deadline := time.Now().Add(c.taskWait)
 	for time.Now().Before(deadline) {
 		var task tasks.TaskResult
 		if out.Err = c.taskCall("tasks/get", out.TaskID, nil, &task); out.Err != nil {
@@ -101,7 +100,7 @@ func (c *Client) follow(out *Outcome) {
 		time.Sleep(taskPoll)
 	}
 	r.p.mu.Lock()
-	r.p.fail("the task %s did not end within %v (TaskWait)", out.TaskID, TaskWait)
+	r.p.fail("the task %s did not end within %v (Options.TaskWait); the kit cancelled it", out.TaskID, c.taskWait)
 	r.p.mu.Unlock()
 	c.cancelTask(out.TaskID)
 }
