@@ -5,7 +5,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 	"github.com/elicitgen/elicitgen/runtime/elicittest"
 )
 
@@ -94,6 +97,24 @@ func TestKitReportTaskWrongScript(t *testing.T) {
 	}
 	if out.TaskStatus != "input_required" || out.Result != nil {
 		t.Errorf("outcome %s (task %q), want the task left waiting", out, out.TaskStatus)
+	}
+}
+
+// TestKitReportTaskWait: a task that outlasts Options.TaskWait fails the
+// test, naming the task, and is cancelled.
+func TestKitReportTaskWait(t *testing.T) {
+	r := &kitFailures{TB: t}
+	store := &backend.MemoryTaskStore{Now: func() time.Time { return elicittest.Epoch }}
+	c := elicittest.Start(r, newServer, &elicittest.Options{Tasks: true, TaskWait: 100 * time.Millisecond, Tool: &elicitrt.ToolOptions{Tasks: store}})
+	out := c.Call("report", ReportArgs{Topic: "Q3", Seconds: 60}, elicittest.Accept(ReportStepFormat, FormatChoice{Format: HTML}))
+	if len(r.errors) != 1 || !strings.Contains(r.errors[0], "the task "+out.TaskID+" did not end within 100ms") {
+		t.Errorf("failures %q, want one naming task %s", r.errors, out.TaskID)
+	}
+	if out.TaskStatus != "working" || out.Result != nil {
+		t.Errorf("outcome %s (task %q), want a working task", out, out.TaskStatus)
+	}
+	if rec, err := store.Get(t.Context(), out.TaskID); err != nil || rec == nil || rec.Status != backend.TaskCancelled {
+		t.Errorf("the task in the store: %+v (%v), want it cancelled", rec, err)
 	}
 }
 

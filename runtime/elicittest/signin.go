@@ -1,6 +1,7 @@
 package elicittest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/url"
@@ -113,7 +114,7 @@ func (g *signer) openLink(link string) (seal.ConnectFlow, error) {
 
 // finish records the flow of link finished for principal, with grant
 // stored under the flow's step, or denied when deny is set.
-func (g *signer) finish(c *Client, link, principal string, grant []byte, deny bool) error {
+func (g *signer) finish(ctx context.Context, link, principal string, grant []byte, deny bool) error {
 	f, err := g.openLink(link)
 	if err != nil {
 		return err
@@ -121,10 +122,12 @@ func (g *signer) finish(c *Client, link, principal string, grant []byte, deny bo
 	if !f.IsSubject(principal) {
 		return fmt.Errorf("the link's flow is not for the principal %q (Options.Principal)", principal)
 	}
-	ctx := c.ctx()
 	claimed, err := g.grants.ClaimFlow(ctx, f.ID, g.ttl)
-	if err != nil || !claimed {
-		return errors.Join(errors.New("the flow is already finished, denied or claimed"), err)
+	if err != nil {
+		return err
+	}
+	if !claimed {
+		return errors.New("the flow is already finished, denied or claimed")
 	}
 	if deny {
 		return g.grants.DenyFlow(ctx, f.ID, g.ttl)
@@ -145,7 +148,7 @@ func (g *signer) finish(c *Client, link, principal string, grant []byte, deny bo
 // flow of the server's, or when the flow already finished.
 func (c *Client) SignIn(link string) {
 	c.t.Helper()
-	if err := c.signer.finish(c, link, c.principalNow(), DefaultGrant, false); err != nil {
+	if err := c.signer.finish(c.ctx(), link, c.principalNow(), DefaultGrant, false); err != nil {
 		c.t.Errorf("elicittest: SignIn(%q): %v", link, err)
 	}
 }
@@ -155,7 +158,7 @@ func (c *Client) signInAt(s Step, q *Question) error {
 	if q.Mode != "url" {
 		return errors.New("not a URL step")
 	}
-	return c.signer.finish(c, q.URL, c.principalNow(), s.grant, s.action == actionDeny)
+	return c.signer.finish(c.ctx(), q.URL, c.principalNow(), s.grant, s.action == actionDeny)
 }
 
 // Link returns the first line of the result's text that is a URL: the

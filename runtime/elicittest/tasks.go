@@ -150,7 +150,10 @@ func (c *Client) answerTask(r *taskRun, task *tasks.TaskResult) bool {
 		return false
 	}
 	if len(inputs) == 0 {
-		return !r.waitsForIgnored(task.InputRequests) || c.giveUp(r, len(task.InputRequests))
+		if r.waitsForIgnored(task.InputRequests) {
+			return c.giveUp(r, len(task.InputRequests))
+		}
+		return true // answered: the task has not taken the answers yet
 	}
 	responses, ok := c.round(r.p, inputs)
 	for k := range inputs {
