@@ -157,20 +157,12 @@ func (c *Client) toolOptions(o *Options) *elicitrt.ToolOptions {
 	if opts.Keys == nil {
 		opts.Keys = randomKeys(c.t)
 	}
-	if opts.Replay == nil {
-		opts.Replay = &backend.MemoryReplayGuard{Now: opts.Now}
-	}
+	memoryStores(&opts)
 	if opts.LegacyAnswerWait == 0 {
 		opts.LegacyAnswerWait = DefaultLegacyAnswerWait
 	}
 	if opts.LegacyURLWait == 0 {
 		opts.LegacyURLWait = DefaultLegacyURLWait
-	}
-	if opts.Grants == nil {
-		opts.Grants = &backend.MemoryGrants{Now: opts.Now}
-	}
-	if opts.Tasks == nil {
-		opts.Tasks = &backend.MemoryTaskStore{Now: opts.Now}
 	}
 	opts.Principal = c.principal(opts.Principal, o.Principal)
 	c.wait = opts.LegacyAnswerWait
@@ -178,6 +170,19 @@ func (c *Client) toolOptions(o *Options) *elicitrt.ToolOptions {
 	opts.Hooks = c.hooks
 	c.signer = newSigner(&opts)
 	return &opts
+}
+
+// memoryStores gives opts the stores it lacks, in memory, on its clock.
+func memoryStores(opts *elicitrt.ToolOptions) {
+	if opts.Replay == nil {
+		opts.Replay = &backend.MemoryReplayGuard{Now: opts.Now}
+	}
+	if opts.Grants == nil {
+		opts.Grants = &backend.MemoryGrants{Now: opts.Now}
+	}
+	if opts.Tasks == nil {
+		opts.Tasks = &backend.MemoryTaskStore{Now: opts.Now}
+	}
 }
 
 // principal returns the server's Principal: next (the test's), else one

@@ -45,20 +45,28 @@ func (c *Client) taskSender(tool string, args any) sender {
 		if out.Err = c.wire.call(c.ctx(), "tools/call", params, &raw); out.Err != nil {
 			return nil
 		}
-		var head struct {
-			ResultType string `json:"resultType"`
-			TaskID     string `json:"taskId"`
-		}
-		if out.Err = json.Unmarshal(raw, &head); out.Err != nil {
+		if out.TaskID, out.Err = createdTask(raw); out.TaskID != "" {
+			c.follow(out)
 			return nil
 		}
-		if head.ResultType == "task" {
-			out.TaskID = head.TaskID
-			c.follow(out)
+		if out.Err != nil {
 			return nil
 		}
 		return decodeCall(out, raw)
 	}
+}
+
+// createdTask returns the id of the task a tools/call result created; ""
+// when it is a result of another type.
+func createdTask(raw json.RawMessage) (string, error) {
+	var head struct {
+		ResultType string `json:"resultType"`
+		TaskID     string `json:"taskId"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil || head.ResultType != "task" {
+		return "", err
+	}
+	return head.TaskID, nil
 }
 
 // decodeCall keeps a tools/call result in out, and returns its round when
