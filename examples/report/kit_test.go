@@ -118,6 +118,20 @@ func TestKitReportTaskWait(t *testing.T) {
 	}
 }
 
+// TestKitReportReplay: the retry that answered the format, sent again,
+// starts a task of its own (the server takes the same retry again, as a
+// retry refused for a bound is taken later); Replay follows it, its steps
+// answering the task's question.
+func TestKitReportReplay(t *testing.T) {
+	c := elicittest.Start(t, newServer, &elicittest.Options{Tasks: true})
+	first := c.Call("report", kitArgs, elicittest.Accept(ReportStepFormat, FormatChoice{Format: HTML}), elicittest.Decline(ReportStepSalaries))
+	again := c.Replay(elicittest.Accept(ReportStepSalaries, SalariesChoice{Include: true}).Message(salariesMessage))
+	again.WantText(t, "Report on Q3 (html): 5 sections: Summary, Revenue by region, Salaries, Costs, Outlook; salaries included.")
+	if again.TaskID == "" || again.TaskID == first.TaskID {
+		t.Errorf("replayed task %q (first %q), want another task", again.TaskID, first.TaskID)
+	}
+}
+
 // kitFailures is a testing.TB that keeps the kit's failures.
 type kitFailures struct {
 	testing.TB

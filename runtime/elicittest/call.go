@@ -175,8 +175,11 @@ func (c *Client) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elici
 
 // Replay sends the last retry of the last request again, as it was sent
 // (2026-07-28 only): a step declared once refuses it. Without a retry to
-// send it fails t and returns ErrNoRetry.
-func (c *Client) Replay() *Outcome {
+// send it fails t and returns ErrNoRetry. A retry that starts a task
+// (Options.Tasks) is followed as Call follows one, steps answering the
+// questions the task asks; the questions of an input_required result are
+// not answered (Outcome.Questions lists only the task's).
+func (c *Client) Replay(steps ...Step) *Outcome {
 	c.t.Helper()
 	c.mu.Lock()
 	last := c.last
@@ -185,12 +188,20 @@ func (c *Client) Replay() *Outcome {
 		c.t.Errorf("elicittest: Replay on %s: %v", c.era, ErrNoRetry)
 		return &Outcome{Err: ErrNoRetry}
 	}
+	p := newPerson(steps)
+	p.signIn = c.signInAt
+	c.play(p)
+	defer c.play(nil)
 	c.hooks.take()
 	out := &Outcome{}
 	if r := last(out); r != nil {
 		out.pending = len(r.inputs)
 	}
-	out.Events = c.hooks.take()
+	questions, failures := p.finish(out.String())
+	out.Questions, out.Events = questions, c.hooks.take()
+	for _, f := range failures {
+		c.t.Errorf("%s", f)
+	}
 	return out
 }
 
