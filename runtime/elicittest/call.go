@@ -34,9 +34,16 @@ type sender func(out *Outcome, responses mcp.InputResponseMap, state string) *ro
 // nil) and plays steps as the person: one step for each question, in
 // order. It fails t (without stopping it) when a question does not match
 // its step, when a question has no step, and when a step is never asked;
-// the outcome is what the model got.
+// the outcome is what the model got. With Options.Tasks on 2026-07-28, a
+// task tool's call that becomes a task is followed to its end: the steps
+// asked before the task and those the task asks (through tasks/update)
+// are one script, and the outcome also has the task's id, status and
+// progress messages.
 func (c *Client) Call(tool string, args any, steps ...Step) *Outcome {
 	c.t.Helper()
+	if c.wire != nil {
+		return c.converse(steps, c.taskSender(tool, args))
+	}
 	return c.converse(steps, func(out *Outcome, responses mcp.InputResponseMap, state string) *round {
 		res, err := c.session.CallTool(c.ctx(), &mcp.CallToolParams{Name: tool, Arguments: args, InputResponses: responses, RequestState: state})
 		out.Result, out.Err = res, err
@@ -80,6 +87,7 @@ func (c *Client) ReadResource(uri string, steps ...Step) *Outcome {
 func (c *Client) converse(steps []Step, send sender) *Outcome {
 	c.t.Helper()
 	p := newPerson(steps)
+	p.signIn = c.signInAt
 	c.hooks.take()
 	c.play(p)
 	defer c.play(nil)
@@ -167,8 +175,11 @@ func (c *Client) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elici
 
 // Replay sends the last retry of the last request again, as it was sent
 // (2026-07-28 only): a step declared once refuses it. Without a retry to
-// send it fails t and returns ErrNoRetry.
-func (c *Client) Replay() *Outcome {
+// send it fails t and returns ErrNoRetry. A retry that starts a task
+// (Options.Tasks) is followed as Call follows one, steps answering the
+// questions the task asks; the questions of an input_required result are
+// not answered (Outcome.Questions lists only the task's).
+func (c *Client) Replay(steps ...Step) *Outcome {
 	c.t.Helper()
 	c.mu.Lock()
 	last := c.last
@@ -177,12 +188,20 @@ func (c *Client) Replay() *Outcome {
 		c.t.Errorf("elicittest: Replay on %s: %v", c.era, ErrNoRetry)
 		return &Outcome{Err: ErrNoRetry}
 	}
+	p := newPerson(steps)
+	p.signIn = c.signInAt
+	c.play(p)
+	defer c.play(nil)
 	c.hooks.take()
 	out := &Outcome{}
 	if r := last(out); r != nil {
 		out.pending = len(r.inputs)
 	}
-	out.Events = c.hooks.take()
+	questions, failures := p.finish(out.String())
+	out.Questions, out.Events = questions, c.hooks.take()
+	for _, f := range failures {
+		c.t.Errorf("%s", f)
+	}
 	return out
 }
 

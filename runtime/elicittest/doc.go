@@ -4,6 +4,13 @@
 // (elicitation/create), with a scripted person who accepts, declines,
 // cancels or ignores each question, and checks what each question showed.
 //
+// A URL step's sign-in is finished by the kit (SignIn) or denied
+// (DenySignIn) through the key ring and grant store it gives the server,
+// as the server's sign-in pages would. A task tool called by a client that
+// declares the Tasks extension (Options.Tasks) runs as a task: the kit
+// follows it with tasks/get, answers the questions it asks mid-run with
+// tasks/update by the same script, and keeps its progress messages.
+//
 // A script that does not match what was asked fails the test with a
 // message naming the step, what was asked and what the script expected.
 // docs/testing.md describes the kit.

@@ -51,11 +51,26 @@ type Options struct {
 	// URL elicitation. Elicitation nil in them declares none.
 	Capabilities *mcp.ClientCapabilities
 	// Tool holds ToolOptions to give the server: the kit fills Keys, Now,
-	// Replay, LegacyAnswerWait and LegacyURLWait (no wait: the kit
-	// finishes no sign-in) where they are zero, and wraps Hooks.
+	// Replay, Grants and Tasks (memory stores on the clock), Principal,
+	// LegacyAnswerWait and LegacyURLWait (DefaultLegacyURLWait) where they
+	// are zero, and wraps Hooks and Principal. The kit finishes sign-ins
+	// with the Keys, Grants, Audience and TTL given to the server.
 	Tool *elicitrt.ToolOptions
+	// Principal is the user the server's requests act for, when
+	// Options.Tool sets no Principal; empty means DefaultPrincipal.
+	Principal string
 	// Client names the client in initialize; nil means elicittest v0.
 	Client *mcp.Implementation
+	// Tasks declares the Tasks extension (io.modelcontextprotocol/tasks)
+	// on 2026-07-28: a task tool then runs as a task, which Call follows
+	// with tasks/get and answers with tasks/update. Without it, an
+	// optional task tool runs in the foreground. 2025-11-25 clients never
+	// get tasks: there it changes nothing.
+	Tasks bool
+	// TaskWait bounds how long Call follows a task (real time, not the
+	// clock's) before it fails the test and cancels the task; 0 means
+	// DefaultTaskWait.
+	TaskWait time.Duration
 }
 
 // NoElicitation returns capabilities without elicitation: the server's
@@ -65,14 +80,18 @@ func NoElicitation() *mcp.ClientCapabilities { return &mcp.ClientCapabilities{} 
 // Client is one client connected in memory to one server, playing
 // scripts. It runs one request at a time.
 type Client struct {
-	t       testing.TB
-	era     Era
-	session *mcp.ClientSession
-	hooks   *keyHooks
-	wait    time.Duration // the server's LegacyAnswerWait
-	mu      sync.Mutex
-	person  *person               // the running call's script (2025-11-25)
-	last    func(*Outcome) *round // the last retry sent (2026-07-28)
+	t        testing.TB
+	era      Era
+	session  *mcp.ClientSession
+	hooks    *keyHooks
+	wait     time.Duration // the server's LegacyAnswerWait
+	signer   *signer
+	mu       sync.Mutex
+	user     string                // the principal of the last request
+	person   *person               // the running call's script (2025-11-25)
+	last     func(*Outcome) *round // the last retry sent (2026-07-28)
+	wire     *wire                 // tools/call and tasks/* with the Tasks extension
+	taskWait time.Duration
 }
 
 // Start builds a server with newServer, given the ToolOptions that o and
@@ -83,26 +102,37 @@ func Start(t testing.TB, newServer func(*elicitrt.ToolOptions) *mcp.Server, o *O
 	if o == nil {
 		o = &Options{}
 	}
-	c := &Client{t: t, era: o.Era, hooks: &keyHooks{}}
+	c := &Client{t: t, era: o.Era, hooks: &keyHooks{}, taskWait: o.TaskWait}
+	if c.taskWait <= 0 {
+		c.taskWait = DefaultTaskWait
+	}
 	if c.era == "" {
 		c.era = Modern
 	}
 	server := newServer(c.toolOptions(o))
+	copts := c.clientOptions(o)
+	if o.Tasks && c.era == Modern {
+		c.wire = dialWire(t, server, copts.Capabilities, c.implementation(o))
+	}
+	c.session = c.connect(server, mcp.NewClient(c.implementation(o), copts))
+	return c
+}
+
+// connect connects client to server in memory, until the test ends.
+func (c *Client) connect(server *mcp.Server, client *mcp.Client) *mcp.ClientSession {
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(context.Background(), st, nil)
 	if err != nil {
-		t.Fatalf("elicittest: server: %v", err)
+		c.t.Fatalf("elicittest: server: %v", err)
 	}
-	t.Cleanup(func() { ss.Close() })
-	client := mcp.NewClient(c.implementation(o), c.clientOptions(o))
+	c.t.Cleanup(func() { ss.Close() })
 	client.AddReceivingMiddleware(keepRaw)
 	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: string(c.era)})
 	if err != nil {
-		t.Fatalf("elicittest: client: %v", err)
+		c.t.Fatalf("elicittest: client: %v", err)
 	}
-	t.Cleanup(func() { cs.Close() })
-	c.session = cs
-	return c
+	c.t.Cleanup(func() { cs.Close() })
+	return cs
 }
 
 // Era returns the client's protocol revision.
@@ -127,19 +157,59 @@ func (c *Client) toolOptions(o *Options) *elicitrt.ToolOptions {
 	if opts.Keys == nil {
 		opts.Keys = randomKeys(c.t)
 	}
-	if opts.Replay == nil {
-		opts.Replay = &backend.MemoryReplayGuard{Now: opts.Now}
-	}
+	memoryStores(&opts)
 	if opts.LegacyAnswerWait == 0 {
 		opts.LegacyAnswerWait = DefaultLegacyAnswerWait
 	}
 	if opts.LegacyURLWait == 0 {
-		opts.LegacyURLWait = -1 // the kit finishes no sign-in: do not wait for one
+		opts.LegacyURLWait = DefaultLegacyURLWait
 	}
+	opts.Principal = c.principal(opts.Principal, o.Principal)
 	c.wait = opts.LegacyAnswerWait
 	c.hooks.next = opts.Hooks
 	opts.Hooks = c.hooks
+	c.signer = newSigner(&opts)
 	return &opts
+}
+
+// memoryStores gives opts the stores it lacks, in memory, on its clock.
+func memoryStores(opts *elicitrt.ToolOptions) {
+	if opts.Replay == nil {
+		opts.Replay = &backend.MemoryReplayGuard{Now: opts.Now}
+	}
+	if opts.Grants == nil {
+		opts.Grants = &backend.MemoryGrants{Now: opts.Now}
+	}
+	if opts.Tasks == nil {
+		opts.Tasks = &backend.MemoryTaskStore{Now: opts.Now}
+	}
+}
+
+// principal returns the server's Principal: next (the test's), else one
+// naming user (DefaultPrincipal when empty), which keeps the principal of
+// each request for the sign-ins.
+func (c *Client) principal(next func(*mcp.CallToolRequest) string, user string) func(*mcp.CallToolRequest) string {
+	if user == "" {
+		user = DefaultPrincipal
+	}
+	if next == nil {
+		next = func(*mcp.CallToolRequest) string { return user }
+	}
+	c.user = user
+	return func(req *mcp.CallToolRequest) string {
+		p := next(req)
+		c.mu.Lock()
+		c.user = p
+		c.mu.Unlock()
+		return p
+	}
+}
+
+// principalNow returns the principal of the last request.
+func (c *Client) principalNow() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.user
 }
 
 func (c *Client) implementation(o *Options) *mcp.Implementation {

@@ -213,7 +213,8 @@ func TestNoElicitation(t *testing.T) {
 }
 
 // TestToolOptions: the server gets the kit's clock (Epoch, or the test's),
-// keys and replay guard, and keeps what the test set.
+// keys, replay guard, grant store, principal and waits, and keeps what the
+// test set.
 func TestToolOptions(t *testing.T) {
 	var got *elicitrt.ToolOptions
 	capture := func(opts *elicitrt.ToolOptions) *mcp.Server {
@@ -221,8 +222,13 @@ func TestToolOptions(t *testing.T) {
 		return asktest.Server(opts)
 	}
 	elicittest.Start(t, capture, nil)
-	if got.Now() != elicittest.Epoch || got.Keys == nil || got.Replay == nil || got.LegacyAnswerWait != elicittest.DefaultLegacyAnswerWait || got.LegacyURLWait >= 0 {
+	if got.Now() != elicittest.Epoch || got.Keys == nil || got.Replay == nil || got.LegacyAnswerWait != elicittest.DefaultLegacyAnswerWait ||
+		got.LegacyURLWait != elicittest.DefaultLegacyURLWait || got.Grants == nil || got.Tasks == nil || got.Principal(nil) != elicittest.DefaultPrincipal {
 		t.Errorf("defaults: %+v", got)
+	}
+	elicittest.Start(t, capture, &elicittest.Options{Principal: "ada"})
+	if got.Principal(nil) != "ada" {
+		t.Errorf("Options.Principal: the server's principal is %q", got.Principal(nil))
 	}
 	day := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	elicittest.Start(t, capture, &elicittest.Options{Now: func() time.Time { return day }, Tool: &elicitrt.ToolOptions{MaxAttempts: 7}})
@@ -246,6 +252,18 @@ func TestPromptAndResource(t *testing.T) {
 			c.ReadResource("notes://7", elicittest.Accept(notes, contextAnswer{Context: "the launch"}).Message("Which notes?")).
 				WantText(t, "notes on the launch")
 			c.ReadResource("notes://7", elicittest.Decline(notes)).WantText(t, "declined")
+		})
+	}
+}
+
+// TestSignInNotURLStep: a sign-in scripted for a form step fails naming
+// the step, and the call ends there.
+func TestSignInNotURLStep(t *testing.T) {
+	for _, era := range elicittest.Eras {
+		t.Run(era.String(), func(t *testing.T) {
+			r := &recorder{TB: t}
+			start(r, era).Call("summarize", args, elicittest.SignIn(step))
+			r.want(t, `step 1 of the script (sign in "user_context")`, "not a URL step")
 		})
 	}
 }

@@ -29,6 +29,16 @@ type Outcome struct {
 	// Events are what the server's machine reported (ToolOptions.Hooks):
 	// questions asked, answers, re-asks, fallbacks, single-use claims.
 	Events []backend.Event
+	// TaskID is the task the call ran as (a task tool called by a client
+	// that declares the Tasks extension, Options.Tasks); "" when it ran in
+	// the foreground. TaskStatus is the task's last status (completed,
+	// failed, cancelled; input_required when the script left the task
+	// waiting, and the kit cancelled it).
+	TaskID, TaskStatus string
+	// Progress are the task's status messages, in order, each once for
+	// every change the kit saw: it polls tasks/get every few milliseconds,
+	// so a message shown for less may be missed.
+	Progress []string
 	// pending counts the questions of the input_required result the
 	// request ended at (the script broke off, or a replay asked).
 	pending int

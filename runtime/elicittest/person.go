@@ -18,6 +18,8 @@ type person struct {
 	questions []*Question
 	failures  []string
 	asks      map[string]int // how often each step was asked (2025-11-25 keys)
+	// signIn finishes or denies the sign-in of a URL step (the client's).
+	signIn func(Step, *Question) error
 }
 
 // numbered is a step with its place in the script, from 1.
@@ -89,6 +91,12 @@ func (p *person) result(s numbered, q *Question) (*mcp.ElicitResult, bool) {
 		return nil, true
 	case actionDecline, actionCancel:
 		return &mcp.ElicitResult{Action: s.action}, true
+	case actionSignIn, actionDeny:
+		if err := p.signIn(s.Step, q); err != nil {
+			p.fail("%s: asked %s; the kit cannot %s: %v", s, q, s.action, err)
+			return nil, false
+		}
+		return &mcp.ElicitResult{Action: actionAccept}, true
 	}
 	content, err := contentOf(s.content)
 	if err != nil {

@@ -28,6 +28,7 @@ type Step struct {
 	action  string
 	content any
 	checks  []check
+	grant   []byte // what a SignIn stores
 }
 
 // check returns "" when q is as expected, else what was expected.
