@@ -37,10 +37,18 @@ func TestTelemetryMetricsServed(t *testing.T) {
 		t.Errorf("elicitgen_elicitation_responses_total{step=format,outcome=accept} = %v, want 1", got)
 	}
 	// The task's changes of status: working, waiting for the answer, then
-	// cancelled.
+	// cancelled (reported once the task's watcher sees the cancel: the
+	// scrape is read again until then, for at most 10 s).
+	changes := func(status string) float64 {
+		return promtest.Sample(families["elicitgen_tasks_status_changes_total"], map[string]string{
+			"gen_ai_tool_name": "report", "elicitgen_task_status": status})
+	}
+	for deadline := time.Now().Add(10 * time.Second); changes("cancelled") < 1 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+		families = promtest.Scrape(t, tel.MetricsURL)
+	}
 	for _, status := range []string{"working", "input_required", "cancelled"} {
-		if got := promtest.Sample(families["elicitgen_tasks_status_changes_total"], map[string]string{
-			"gen_ai_tool_name": "report", "elicitgen_task_status": status}); got < 1 {
+		if got := changes(status); got < 1 {
 			t.Errorf("elicitgen_tasks_status_changes_total{status=%s} = %v, want at least 1", status, got)
 		}
 	}

@@ -86,14 +86,16 @@ func (j *Job) outcome(res *mcp.CallToolResult, err error) (result, rpcErr json.R
 	return result, rpcErr
 }
 
-// recordEnd records the task's end, unless it ended already (cancelled),
-// even if its context has ended (its TTL): on a fresh context, bounded,
-// through a store outage of up to 30 s.
+// recordEnd records the task's end, unless it ended already (cancelled:
+// that end is reported, whether or not the watcher saw it first), even if
+// its context has ended (its TTL): on a fresh context, bounded, through a
+// store outage of up to 30 s.
 func (j *Job) recordEnd(ctx context.Context, result, rpcErr json.RawMessage) {
 	endCtx, endCancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer endCancel()
 	if _, err := j.update(endCtx, func(rec *backend.TaskRecord) error {
 		if rec.Status.Terminal() {
+			j.Report.Moved(rec.Status)
 			return errEnded
 		}
 		rec.InputRequests, rec.Answers = nil, nil
