@@ -339,7 +339,7 @@ func TestHelp(t *testing.T) {
 		`elicit:"NAME,OPTION,..."`, "//elicit:form", "//elicit:title", "//elicit:tool NAME", "//elicit:annotations",
 		"elicitrt.URLStep", "fallback=", "//elicit:prompt NAME", "//elicit:resource URI", "docs/declarations.md",
 		"Exit status:", "  0  success", "  1  diagnostics", "  2  a usage error",
-		"//go:generate go tool elicitgen", "elicitgen --check ./...", "elicitgen stub deploy",
+		"//go:generate go tool elicitgen", "elicitgen --check ./...", "elicitgen stub deploy", "elicitgen stub --test deploy",
 		"-q, --quiet", "stub        Write a handler skeleton",
 	} {
 		if !strings.Contains(out, want) {
