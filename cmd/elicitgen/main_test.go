@@ -430,6 +430,11 @@ type Statement struct {
 	if out, err := testmod.Go(t, dir, "vet", "./..."); err != nil {
 		t.Fatalf("resource stub does not build: %v\n%s", err, out)
 	}
+	// stub --test writes tests of tools only, and nothing else.
+	code, stdout, stderr = elicitgen(t, dir, "stub", "--test", "statements://{year}")
+	if code != exitDiag || stdout != "" || !strings.Contains(stderr, "statements://{year} is a resource: stub --test writes tests for tools") {
+		t.Errorf("stub --test of a resource: %d %q %q", code, stdout, stderr)
+	}
 }
 
 func TestStubFileName(t *testing.T) {
@@ -597,15 +602,18 @@ func TestStubTest(t *testing.T) {
 	if code, _, stderr := elicitgen(t, dir, "stub", "--test", "ask"); code != exitDiag || !strings.Contains(stderr, "ask_test.go exists; stub never overwrites") {
 		t.Errorf("second stub --test: %d %q", code, stderr)
 	}
+	if code, _, stderr := elicitgen(t, dir, "stub", "--test", "nosuch"); code != exitDiag || !strings.Contains(stderr, `no tool "nosuch" in .: package app (example.com/app) declares ask`) {
+		t.Errorf("stub --test of an unknown tool: %d %q", code, stderr)
+	}
 
 	out, err := testmod.Go(t, dir, "test", "-count=1", ".")
 	if err == nil {
 		t.Fatalf("the test passes with the stub's handler:\n%s", out)
 	}
-	for _, path := range []string{"every step accepted: ", "declined at first: ", "cancelled at first: ", "first unavailable: "} {
+	for _, path := range []string{"accept", "decline", "cancel", "no_one_there"} {
 		for _, era := range []string{"2026-07-28", "2025-11-25"} {
-			if !strings.Contains(out, "--- FAIL: TestAskToolConversations/"+era) || strings.Count(out, path) < 2 {
-				t.Errorf("with the stub's handler, %q does not fail on both eras:\n%s", path, out)
+			if !strings.Contains(out, "--- FAIL: TestAskToolConversations/"+era+"/"+path+" ") {
+				t.Errorf("with the stub's handler, %s does not fail on %s:\n%s", path, era, out)
 			}
 		}
 	}
