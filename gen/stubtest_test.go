@@ -2,6 +2,9 @@ package gen
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"go/types"
 	"testing"
 	"time"
@@ -78,4 +81,31 @@ func TestStubTestForm(t *testing.T) {
 	if got := fmt.Sprintf("%#v", formValue(p, s).(*jen.Statement)); got != want {
 		t.Errorf("formValue = %s, want %s", got, want)
 	}
+}
+
+// TestStubTestHandler: the test registers the one struct type with every
+// method of the handler (a pointer when its methods are), else the type
+// the stub writes.
+func TestStubTestHandler(t *testing.T) {
+	check := func(src, want string) {
+		t.Helper()
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, "app.go", "package app\n"+src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pkg, err := new(types.Config).Check("example.com/app", fset, []*ast.File{f}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tool := &toolModel{Name: "AskTool", Methods: []handlerMethod{{Name: "Complete"}, {Name: "Declined"}}}
+		if got := fmt.Sprintf("%#v", handlerValue(&pkgModel{Path: "example.com/app", types: pkg}, tool)); got != want {
+			t.Errorf("handlerValue of\n%s= %s, want %s", src, got, want)
+		}
+	}
+	check("type levels struct{}\nfunc (*levels) Complete() {}\nfunc (*levels) Declined() {}\ntype half struct{}\nfunc (half) Complete() {}\n", "&levels{}")
+	check("type levels struct{}\nfunc (levels) Complete() {}\nfunc (levels) Declined() {}\n", "levels{}")
+	check("type levels int\nfunc (levels) Complete() {}\nfunc (levels) Declined() {}\n", "askToolHandler{}")
+	check("type a struct{}\nfunc (a) Complete() {}\nfunc (a) Declined() {}\ntype b struct{ a }\n", "askToolHandler{}")
+	check("", "askToolHandler{}")
 }
