@@ -131,14 +131,16 @@ func acceptPath(p *pkgModel, t *toolModel) []jen.Code {
 		}
 		steps = append(steps, step)
 		if s.AskHandler {
-			todo = append(todo, fmt.Sprintf("TODO: drop the %s step if the handler's Ask%s skips it for these arguments.", s.Key, s.GoName))
+			todo = append(todo, fmt.Sprintf("TODO: drop the %s step if Ask%s skips it for these arguments and answers (the kit fails on a step never asked).", s.Key, s.GoName))
 		}
 	}
-	body := []jen.Code{call(t, steps)}
-	for _, line := range todo {
-		body = append(body, jen.Comment(line))
+	var body []jen.Code
+	for _, text := range todo {
+		for _, line := range wrap(text, 64) {
+			body = append(body, jen.Comment(line))
+		}
 	}
-	return append(body,
+	return append(body, call(t, steps),
 		jen.Comment(`TODO: state the result: out.WantText(t, "...")`),
 		wantResult("every step accepted", "the tool's result, not a tool error", jen.Id("out").Dot("IsError").Call()),
 	)
