@@ -54,17 +54,7 @@ func stubTestFile(p *pkgModel, t *toolModel) ([]byte, error) {
 	f.ImportName(mcpPath, "mcp")
 	f.ImportName(elicittestPath, "elicittest")
 	server := "new" + t.Name + "TestServer"
-	handler := handlerValue(p, t)
-	for _, line := range wrap(fmt.Sprintf("%s serves the %s tool with the handler, for Test%sConversations.", server, t.MCPName, t.Name), 76) {
-		f.Comment(line)
-	}
-	f.Func().Id(server).Params(jen.Id("opts").Op("*").Qual(runtimePath, "ToolOptions")).Op("*").Qual(mcpPath, "Server").Block(
-		jen.Id("server").Op(":=").Qual(mcpPath, "NewServer").Call(
-			jen.Op("&").Qual(mcpPath, "Implementation").Values(jen.Id("Name").Op(":").Lit(p.Name), jen.Id("Version").Op(":").Lit("v0.0.0")), jen.Nil()),
-		jen.Id("Register"+t.Name).Call(jen.Id("server"), handler, jen.Id("opts")),
-		jen.Return(jen.Id("server")),
-	)
-	f.Line()
+	emitTestServer(f, p, t, server)
 	doc := fmt.Sprintf("Test%sConversations plays one conversation per path of the %s tool on both protocol eras: every step accepted, "+
 		"the first declined, the first cancelled, and a client that cannot ask (its fallback). "+
 		"It fails while the handler returns the placeholders of elicitgen stub; "+
@@ -73,10 +63,10 @@ func stubTestFile(p *pkgModel, t *toolModel) ([]byte, error) {
 		f.Comment(line)
 	}
 	paths := []jen.Code{
-		path(server, "accept", nil, acceptPath(p, t)),
-		path(server, "decline", nil, endPath(t, "Decline", "declined")),
-		path(server, "cancel", nil, endPath(t, "Cancel", "cancelled")),
-		path(server, "no one there", jen.Id("Capabilities").Op(":").Qual(elicittestPath, "NoElicitation").Call(), absentPath(t)),
+		subtest(server, "accept", nil, acceptPath(p, t)),
+		subtest(server, "decline", nil, endPath(t, "Decline", "declined")),
+		subtest(server, "cancel", nil, endPath(t, "Cancel", "cancelled")),
+		subtest(server, "no one there", jen.Id("Capabilities").Op(":").Qual(elicittestPath, "NoElicitation").Call(), absentPath(t)),
 	}
 	f.Func().Id("Test"+t.Name+"Conversations").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
 		jen.Id("args").Op(":=").Add(argsValue(p, t)).Comment("TODO: the arguments the model sends"),
@@ -87,9 +77,23 @@ func stubTestFile(p *pkgModel, t *toolModel) ([]byte, error) {
 	return render(f)
 }
 
-// path is the subtest of one path: it starts a client of server with
+// emitTestServer writes server, which serves t with the handler.
+func emitTestServer(f *jen.File, p *pkgModel, t *toolModel, server string) {
+	for _, line := range wrap(fmt.Sprintf("%s serves the %s tool with the handler, for Test%sConversations.", server, t.MCPName, t.Name), 76) {
+		f.Comment(line)
+	}
+	f.Func().Id(server).Params(jen.Id("opts").Op("*").Qual(runtimePath, "ToolOptions")).Op("*").Qual(mcpPath, "Server").Block(
+		jen.Id("server").Op(":=").Qual(mcpPath, "NewServer").Call(
+			jen.Op("&").Qual(mcpPath, "Implementation").Values(jen.Id("Name").Op(":").Lit(p.Name), jen.Id("Version").Op(":").Lit("v0.0.0")), jen.Nil()),
+		jen.Id("Register"+t.Name).Call(jen.Id("server"), handlerValue(p, t), jen.Id("opts")),
+		jen.Return(jen.Id("server")),
+	)
+	f.Line()
+}
+
+// subtest is the subtest of one path: it starts a client of server with
 // caps (nil: form elicitation) and runs body, which calls the tool.
-func path(server, name string, caps jen.Code, body []jen.Code) jen.Code {
+func subtest(server, name string, caps jen.Code, body []jen.Code) jen.Code {
 	opts := []jen.Code{jen.Id("Era").Op(":").Id("era")}
 	if caps != nil {
 		opts = append(opts, caps)
