@@ -7,6 +7,18 @@ var (
 	Emit     = emit
 	Run      = run
 	StubFile = stubFile
+	// StubTestFile is the test stub --test writes, or nil and why not.
+	StubTestFile = func(p *pkgModel, t *toolModel) ([]byte, error) {
+		if err := testable(t); err != nil {
+			return nil, nil
+		}
+		return stubTestFile(p, t)
+	}
 )
 
 type Output = output
+
+type (
+	PkgModel  = pkgModel
+	ToolModel = toolModel
+)

@@ -112,6 +112,7 @@ func generate(t *testing.T, dir string) (*gen.Result, *gen.Output) {
 func TestGolden(t *testing.T) {
 	root := t.TempDir()
 	newModule(t, root, "example.com/golden")
+	stubTests = 0
 	for _, c := range loadCases(t) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := filepath.Join(root, c.name)
@@ -198,15 +199,18 @@ func rewriteCase(t *testing.T, c *goldenCase, got map[string][]byte, stderr []by
 }
 
 // TestGoldenCompile builds every successful case's inputs with their
-// generated files and the stub of each of their tools in one module, vets
-// them, and runs their _test.go files, which exercise the decoders on
-// valid and invalid content.
+// generated files and the stub of each of their tools in one module, with
+// the test stub --test writes for each tool it can (built with the tag
+// stubtest), vets them, and runs their _test.go files, which exercise the
+// decoders on valid and invalid content, and the test stubs, whose
+// scripts must match their conversations and fail on the handler stubs.
 func TestGoldenCompile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module with the go command")
 	}
 	root := t.TempDir()
 	newModule(t, root, "example.com/golden")
+	stubTests = 0
 	n, tools := 0, 0
 	for _, c := range loadCases(t) {
 		if c.stderr != nil {
@@ -222,20 +226,77 @@ func TestGoldenCompile(t *testing.T) {
 		}
 		n++
 	}
-	if n == 0 || tools == 0 {
-		t.Fatalf("%d successful golden cases, %d tools", n, tools)
+	if n == 0 || tools == 0 || stubTests == 0 {
+		t.Fatalf("%d successful golden cases, %d tools, %d test stubs", n, tools, stubTests)
 	}
-	for _, args := range [][]string{{"vet", "./..."}, {"test", "-count=1", "./..."}} {
-		cmd := exec.Command("go", args...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	t.Logf("%d golden cases, %d tools, %d test stubs", n, tools, stubTests)
+	goIn(t, root, "vet", "-tags", "stubtest", "./...")
+	out, err := goIn(t, root, "test", "-tags", "stubtest", "-count=1", "./...")
+	if err == nil {
+		t.Fatalf("the test stubs pass with the handler stubs:\n%s", out)
+	}
+	checkStubTestFailures(t, out)
+}
+
+// goIn runs the go command in dir; it fails t when vet fails.
+func goIn(t *testing.T, dir string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	out, err := cmd.CombinedOutput()
+	if err != nil && args[0] == "vet" {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	t.Logf("go %s:\n%s", strings.Join(args, " "), out)
+	return string(out), err
+}
+
+// checkStubTestFailures: with the handler stubs, the only failures are
+// the test stubs' own checks (their tests are TestXConversations), never
+// a script that does not match its conversation (elicittest's failures),
+// a build or a panic; and every test stub fails.
+func checkStubTestFailures(t *testing.T, out string) {
+	t.Helper()
+	failed := 0
+	for line := range strings.Lines(out) {
+		line = strings.TrimSpace(line)
+		name, ok := strings.CutPrefix(line, "--- FAIL: ")
+		switch {
+		case strings.Contains(line, "elicittest: "), strings.Contains(line, "build failed"), strings.HasPrefix(line, "panic:"):
+			t.Errorf("go test -tags stubtest: %s", line)
+		case ok && !strings.Contains(name, "/"):
+			if !strings.Contains(name, "Conversations ") {
+				t.Errorf("go test -tags stubtest: %s fails", name)
+			}
+			failed++
 		}
-		t.Logf("go %s:\n%s", strings.Join(args, " "), out)
+	}
+	if failed != stubTests {
+		t.Errorf("%d test stubs fail, want all %d:\n%s", failed, stubTests, out)
 	}
 }
+
+// writeStubTest writes the test stub --test writes for tool, if it
+// writes one, built with the tag stubtest, and counts it in stubTests.
+func writeStubTest(t *testing.T, dir string, p *gen.PkgModel, tool *gen.ToolModel) {
+	t.Helper()
+	src, err := gen.StubTestFile(p, tool)
+	if err != nil {
+		t.Fatalf("test stub of %s: %v", tool.MCPName, err)
+	}
+	if src == nil {
+		return
+	}
+	src = append([]byte("//go:build stubtest\n\n"), src...)
+	if err := os.WriteFile(filepath.Join(dir, strings.ToLower(tool.Name)+"_stub_test.go"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stubTests++
+}
+
+// stubTests counts the tests writeStubTest wrote.
+var stubTests int
 
 // writeStubs writes, into the case laid out in dir (before its generated
 // files), the handler stub of each of its tools, as elicitgen stub would,
@@ -266,6 +327,7 @@ func writeStubs(t *testing.T, dir string) int {
 				if err := os.WriteFile(filepath.Join(dir, strings.ToLower(tool.Name)+"_handler.go"), src, 0o644); err != nil {
 					t.Fatal(err)
 				}
+				writeStubTest(t, dir, p, tool)
 				n++
 			}
 		}

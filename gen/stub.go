@@ -19,9 +19,21 @@ import (
 // gofmt-clean source, and the source file that declares the tool; it
 // never writes. An unknown tool is an error that lists the tools there are.
 func Stub(cfg Config, tool string) (dir, source string, src []byte, diags Diagnostics, err error) {
-	diags, m, err := loadModel(cfg)
+	p, f, t, diags, err := findDecl(cfg, tool)
 	if err != nil || len(diags) > 0 {
 		return "", "", nil, diags, err
+	}
+	src, err = stubFile(p, f, t)
+	return p.Dir, f.Source, src, nil, err
+}
+
+// findDecl finds the declaration named tool (its MCP name) in the packages
+// of cfg, with its package and file. An unknown tool is an error that lists
+// the tools there are.
+func findDecl(cfg Config, tool string) (*pkgModel, *fileModel, *toolModel, Diagnostics, error) {
+	diags, m, err := loadModel(cfg)
+	if err != nil || len(diags) > 0 {
+		return nil, nil, nil, diags, err
 	}
 	var where []string
 	for _, p := range m.Packages {
@@ -29,8 +41,7 @@ func Stub(cfg Config, tool string) (dir, source string, src []byte, diags Diagno
 		for _, f := range p.Files {
 			for _, t := range f.Tools {
 				if t.MCPName == tool {
-					src, err := stubFile(p, f, t)
-					return p.Dir, f.Source, src, nil, err
+					return p, f, t, nil, nil
 				}
 				names = append(names, t.MCPName)
 			}
@@ -41,9 +52,9 @@ func Stub(cfg Config, tool string) (dir, source string, src []byte, diags Diagno
 		}
 	}
 	if len(where) == 0 {
-		return "", "", nil, nil, fmt.Errorf("no tool %q: %s declares no tools (a tool is a struct marked //elicit:tool NAME)", tool, patternsText(cfg))
+		return nil, nil, nil, nil, fmt.Errorf("no tool %q: %s declares no tools (a tool is a struct marked //elicit:tool NAME)", tool, patternsText(cfg))
 	}
-	return "", "", nil, nil, fmt.Errorf("no tool %q in %s: %s", tool, patternsText(cfg), strings.Join(where, "; "))
+	return nil, nil, nil, nil, fmt.Errorf("no tool %q in %s: %s", tool, patternsText(cfg), strings.Join(where, "; "))
 }
 
 func patternsText(cfg Config) string {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"go/format"
 	"os"
 	"path/filepath"
 	"strings"
@@ -338,7 +339,7 @@ func TestHelp(t *testing.T) {
 		`elicit:"NAME,OPTION,..."`, "//elicit:form", "//elicit:title", "//elicit:tool NAME", "//elicit:annotations",
 		"elicitrt.URLStep", "fallback=", "//elicit:prompt NAME", "//elicit:resource URI", "docs/declarations.md",
 		"Exit status:", "  0  success", "  1  diagnostics", "  2  a usage error",
-		"//go:generate go tool elicitgen", "elicitgen --check ./...", "elicitgen stub deploy",
+		"//go:generate go tool elicitgen", "elicitgen --check ./...", "elicitgen stub deploy", "elicitgen stub --test deploy",
 		"-q, --quiet", "stub        Write a handler skeleton",
 	} {
 		if !strings.Contains(out, want) {
@@ -429,6 +430,11 @@ type Statement struct {
 	if out, err := testmod.Go(t, dir, "vet", "./..."); err != nil {
 		t.Fatalf("resource stub does not build: %v\n%s", err, out)
 	}
+	// stub --test writes tests of tools only, and nothing else.
+	code, stdout, stderr = elicitgen(t, dir, "stub", "--test", "statements://{year}")
+	if code != exitDiag || stdout != "" || !strings.Contains(stderr, "statements://{year} is a resource: stub --test writes tests for tools") {
+		t.Errorf("stub --test of a resource: %d %q %q", code, stdout, stderr)
+	}
 }
 
 func TestStubFileName(t *testing.T) {
@@ -508,5 +514,115 @@ func TestNoPackageIsExit2(t *testing.T) {
 	code, _, stderr := elicitgen(t, dir, "./nope")
 	if code != exitUsage || !strings.Contains(stderr, "no Go package") || !strings.Contains(stderr, "nope") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// stubTestSrc declares a tool of two steps: a form whose fallback is the
+// handler's, then a confirmation asked in the same round.
+const stubTestSrc = formSrc + `
+// Confirmation is a yes.
+type Confirmation struct {
+	Confirm bool ` + "`elicit:\"confirm,required\"`" + `
+}
+
+// Args of the ask tool.
+type Args struct {
+	Topic string ` + "`json:\"topic\"`" + `
+}
+
+// AskTool asks for a level, then for a yes.
+//
+//elicit:tool ask
+type AskTool struct {
+	Args  Args
+	First Ask          ` + "`elicit:\"first,message=Which level?,fallback=handler\"`" + `
+	Sure  Confirmation ` + "`elicit:\"sure,message=Go ahead?,confirm,together\"`" + `
+}
+`
+
+// stubTestHandler answers every path of the ask tool.
+const stubTestHandler = `package app
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
+)
+
+type askToolHandler struct{}
+
+func (askToolHandler) Complete(ctx context.Context, req *mcp.CallToolRequest, args Args, answers AskToolAnswers) (*mcp.CallToolResult, error) {
+	return elicitrt.Text("Level " + string(answers.First.Level) + " set."), nil
+}
+
+func (askToolHandler) Declined(ctx context.Context, req *mcp.CallToolRequest, args Args, answers AskToolAnswers, step AskToolStep) (*mcp.CallToolResult, error) {
+	return elicitrt.Text("The level stays: you said no."), nil
+}
+
+func (askToolHandler) Cancelled(ctx context.Context, req *mcp.CallToolRequest, args Args, answers AskToolAnswers, step AskToolStep) (*mcp.CallToolResult, error) {
+	return elicitrt.Text("The level stays: you closed the form."), nil
+}
+
+func (askToolHandler) Unavailable(ctx context.Context, req *mcp.CallToolRequest, args Args, answers AskToolAnswers, step AskToolStep) (*mcp.CallToolResult, error) {
+	return elicitrt.ToolError("ask needs a person to choose the level"), nil
+}
+`
+
+// TestStubTest: stub --test writes a gofmt-clean test, the same each time,
+// that compiles; it fails on every path with the stub's handler and
+// passes with a handler that answers them.
+func TestStubTest(t *testing.T) {
+	dir := newApp(t, map[string]string{"app.go": stubTestSrc})
+	if code, _, stderr := elicitgen(t, dir); code != exitOK {
+		t.Fatalf("generate: %s", stderr)
+	}
+	if out, err := testmod.Go(t, dir, "mod", "tidy"); err != nil {
+		t.Fatalf("go mod tidy: %v\n%s", err, out)
+	}
+	if code, _, stderr := elicitgen(t, dir, "stub", "ask"); code != exitOK {
+		t.Fatalf("stub: %d %q", code, stderr)
+	}
+	code, stdout, stderr := elicitgen(t, dir, "stub", "--test", "ask")
+	if code != exitOK || stdout != "wrote ask_test.go\n" {
+		t.Fatalf("stub --test: %d %q %q", code, stdout, stderr)
+	}
+	src, _ := os.ReadFile(filepath.Join(dir, "ask_test.go"))
+	if formatted, err := format.Source(src); err != nil || !bytes.Equal(formatted, src) {
+		t.Errorf("the test is not gofmt-clean (%v):\n%s", err, src)
+	}
+	again := filepath.Join(t.TempDir(), "again_test.go")
+	if code, _, stderr := elicitgen(t, dir, "stub", "--test", "ask", "-o", again); code != exitOK {
+		t.Fatalf("stub --test -o: %d %q", code, stderr)
+	}
+	if second, _ := os.ReadFile(again); !bytes.Equal(second, src) {
+		t.Errorf("a second run wrote another test:\n%s\n---\n%s", src, second)
+	}
+	if code, _, stderr := elicitgen(t, dir, "stub", "--test", "ask"); code != exitDiag || !strings.Contains(stderr, "ask_test.go exists; stub never overwrites") {
+		t.Errorf("second stub --test: %d %q", code, stderr)
+	}
+	if code, _, stderr := elicitgen(t, dir, "stub", "--test", "nosuch"); code != exitDiag || !strings.Contains(stderr, `no tool "nosuch" in .: package app (example.com/app) declares ask`) {
+		t.Errorf("stub --test of an unknown tool: %d %q", code, stderr)
+	}
+
+	out, err := testmod.Go(t, dir, "test", "-count=1", ".")
+	if err == nil {
+		t.Fatalf("the test passes with the stub's handler:\n%s", out)
+	}
+	for _, path := range []string{"accept", "decline", "cancel", "no_one_there"} {
+		for _, era := range []string{"2026-07-28", "2025-11-25"} {
+			if !strings.Contains(out, "--- FAIL: TestAskToolConversations/"+era+"/"+path+" ") {
+				t.Errorf("with the stub's handler, %s does not fail on %s:\n%s", path, era, out)
+			}
+		}
+	}
+	if strings.Contains(out, "elicittest: ") || strings.Contains(out, "build failed") {
+		t.Errorf("the script does not match the conversation, or does not build:\n%s", out)
+	}
+
+	testmod.WriteFiles(t, dir, map[string]string{"ask_handler.go": stubTestHandler})
+	if out, err := testmod.Go(t, dir, "test", "-count=1", "."); err != nil {
+		t.Fatalf("the test fails with a handler that answers every path: %v\n%s\n%s", err, out, src)
 	}
 }

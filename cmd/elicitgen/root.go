@@ -104,6 +104,7 @@ Examples:
   elicitgen ./...                     generate for every package of the module
   elicitgen --check ./...             in CI: fail, with a diff, when a file is stale
   elicitgen stub deploy               write deploy_handler.go for the tool deploy
+  elicitgen stub --test deploy        write deploy_test.go: a test of each path of deploy
   elicitgen vet ./...                 report problems and stale files, as go vet
   go vet -vettool=$(go tool -n elicitgen) ./...   the same, run by go vet
 

@@ -17,9 +17,10 @@ import (
 
 func newStubCmd(stdout, stderr io.Writer) *cobra.Command {
 	var output string
+	var test bool
 	cmd := &cobra.Command{
 		Use:   "stub NAME [package]",
-		Short: "Write a handler skeleton for a tool, prompt or resource; never overwrites a file",
+		Short: "Write a handler skeleton for a tool, prompt or resource, or a tool's test; never overwrites a file",
 		Long: `stub writes a handler skeleton for the declaration named NAME (a tool's
 or prompt's name, or a resource's URI, as its directive gives it) in package
 (default "."): a type with every method of the generated handler interface,
@@ -28,7 +29,13 @@ directory (a resource URI's punctuation becomes "_"); an existing file is
 never overwritten. For an unknown NAME it lists the declarations there are.
 When no file of the package has a //go:generate line that runs elicitgen,
 stub adds "//go:generate go tool elicitgen" under the package clause of
-the file that declares NAME, and says so.`,
+the file that declares NAME, and says so.
+
+With --test, stub writes the tool's test instead (NAME_test.go): one
+conversation per path (every step accepted, the first declined, the first
+cancelled, a client that cannot ask) on both protocol eras, with
+runtime/elicittest. It fails while the handler returns the skeleton's
+placeholders, and passes once the handler answers each path.`,
 		Args: stubArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			wd, err := os.Getwd()
@@ -38,6 +45,9 @@ the file that declares NAME, and says so.`,
 			cfg := gen.Config{Dir: wd}
 			if len(args) == 2 {
 				cfg.Patterns = []string{args[1]}
+			}
+			if test {
+				return writeStubTest(wd, cfg, args[0], output, stdout, stderr)
 			}
 			dir, source, src, diags, err := gen.Stub(cfg, args[0])
 			if err != nil {
@@ -51,26 +61,52 @@ the file that declares NAME, and says so.`,
 			if path == "" {
 				path = filepath.Join(dir, stubFileName(args[0]))
 			}
-			f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-			if errors.Is(err, fs.ErrExist) {
-				return &exitError{exitDiag, fmt.Errorf("%s exists; stub never overwrites a file (write another with -o FILE)", relTo(wd, path))}
+			if err := writeNew(wd, path, src, stdout); err != nil {
+				return err
 			}
-			if err != nil {
-				return &exitError{exitUsage, err}
-			}
-			if _, err := f.Write(src); err != nil {
-				f.Close()
-				return &exitError{exitUsage, err}
-			}
-			if err := f.Close(); err != nil {
-				return &exitError{exitUsage, err}
-			}
-			fmt.Fprintln(stdout, "wrote", relTo(wd, path))
 			return addGoGenerate(wd, source, stdout)
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "", "the file to write (default TOOL_handler.go in the package directory)")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "the file to write (default NAME_handler.go, or NAME_test.go with --test, in the package directory)")
+	cmd.Flags().BoolVar(&test, "test", false, "write the tool's test (NAME_test.go) instead of its handler")
 	return cmd
+}
+
+// writeStubTest writes the test of tool to output (default NAME_test.go in
+// the package directory).
+func writeStubTest(wd string, cfg gen.Config, tool, output string, stdout, stderr io.Writer) error {
+	dir, src, diags, err := gen.StubTest(cfg, tool)
+	if err != nil {
+		return &exitError{exitDiag, err}
+	}
+	if len(diags) > 0 {
+		fmt.Fprint(stderr, diags.Format(wd))
+		return &exitError{code: exitDiag}
+	}
+	if output == "" {
+		output = filepath.Join(dir, strings.TrimSuffix(stubFileName(tool), "_handler.go")+"_test.go")
+	}
+	return writeNew(wd, output, src, stdout)
+}
+
+// writeNew writes src to path, a file that must not exist, and says so.
+func writeNew(wd, path string, src []byte, stdout io.Writer) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return &exitError{exitDiag, fmt.Errorf("%s exists; stub never overwrites a file (write another with -o FILE)", relTo(wd, path))}
+	}
+	if err != nil {
+		return &exitError{exitUsage, err}
+	}
+	if _, err := f.Write(src); err != nil {
+		f.Close()
+		return &exitError{exitUsage, err}
+	}
+	if err := f.Close(); err != nil {
+		return &exitError{exitUsage, err}
+	}
+	fmt.Fprintln(stdout, "wrote", relTo(wd, path))
+	return nil
 }
 
 // stubFileName is the default file of a stub: NAME_handler.go, with every
