@@ -128,7 +128,12 @@ func (c *Cluster) startNode(o ClusterOptions, files *tlsFiles) *Server {
 	c.t.Helper()
 	s := newServer(c.t)
 	s.extra = []string{"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-		"--cluster-node-timeout", strconv.FormatInt(o.NodeTimeout.Milliseconds(), 10), "--cluster-port", freePort(c.t)}
+		"--cluster-node-timeout", strconv.FormatInt(o.NodeTimeout.Milliseconds(), 10), "--cluster-port", freePort(c.t),
+		// A replica takes over however long ago it last heard from its
+		// master: on a loaded machine a late ping must not leave the
+		// killed master's slots without a master (tests wait for the
+		// replication before they kill).
+		"--cluster-replica-validity-factor", "0"}
 	if files != nil {
 		s.useTLS(files, true)
 		s.extra = append(s.extra, "--tls-cluster", "yes", "--tls-replication", "yes")
