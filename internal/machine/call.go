@@ -294,7 +294,7 @@ func (c *call) paramsOf(j int) (*mcp.ElicitParams, error) {
 		}
 		c.st.Flow, c.st.Token = flow, token
 	}
-	c.event(backend.Event{Kind: backend.EventURLStep, Steps: []string{step.Key}, Outcome: backend.URLSent})
+	c.urlStep(j, backend.URLSent)
 	return &mcp.ElicitParams{Mode: "url", Message: c.message(j),
 		URL: m.flow.Link(c.ctx, c.req, c.args, j, c.st.Answers, c.st.Token)}, nil
 }

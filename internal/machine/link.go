@@ -51,7 +51,7 @@ func (c *call) link(j int) (handled bool, res mcp.Result, err error) {
 			return true, nil, err
 		}
 		if finished {
-			c.event(backend.Event{Kind: backend.EventURLStep, Steps: []string{m.steps[j].Key}, Outcome: backend.URLFinished})
+			c.urlStep(j, backend.URLFinished)
 			c.st.Flow = flow
 			c.st.finishURLStep(j)
 			m.advance(&c.st)
@@ -63,7 +63,7 @@ func (c *call) link(j int) (handled bool, res mcp.Result, err error) {
 	}
 	if open == "" {
 		// Every attempt of the window denied: the person said no.
-		c.event(backend.Event{Kind: backend.EventURLStep, Steps: []string{m.steps[j].Key}, Outcome: backend.URLDenied})
+		c.urlStep(j, backend.URLDenied)
 		res, err := m.flow.Ended(c.ctx, c.req, c.args, j, ActionDecline, c.st.Answers)
 		return true, res, err
 	}
@@ -73,7 +73,7 @@ func (c *call) link(j int) (handled bool, res mcp.Result, err error) {
 		c.log().Warn("elicitgen: cannot seal a flow token", "err", err)
 		return true, nil, ErrInternal
 	}
-	c.event(backend.Event{Kind: backend.EventURLStep, Steps: []string{m.steps[j].Key}, Outcome: backend.URLSent})
+	c.urlStep(j, backend.URLSent)
 	url := m.flow.Link(c.ctx, c.req, c.args, j, c.st.Answers, token)
 	return true, LinkResult(c.message(j), url), nil
 }

@@ -181,7 +181,15 @@ func (c *call) urlAnswered(j int, finished, denied bool) {
 		outcome, state = backend.OutcomeAccept, backend.URLFinished
 	}
 	c.answered(j, outcome)
-	c.event(backend.Event{Kind: backend.EventURLStep, Steps: []string{c.m.steps[j].Key}, Outcome: state})
+	c.urlStep(j, state)
+}
+
+// urlStep reports URL step j's state, when the machine has hooks (the
+// event is built only then: a link goes out in every round that asks).
+func (c *call) urlStep(j int, state string) {
+	if c.m.opts.Hooks != nil {
+		c.event(backend.Event{Kind: backend.EventURLStep, Steps: []string{c.m.steps[j].Key}, Outcome: state})
+	}
 }
 
 // storeError reports a store's failure, when err is one.
