@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/elicitgen/elicitgen/internal/seal"
+	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
 // records are the JSON records of buf.
@@ -75,5 +76,17 @@ func TestHints(t *testing.T) {
 			t.Errorf("%s and %s share the hint %q", prev, r, h)
 		}
 		seen[h] = r
+	}
+}
+
+// TestReasonsAgree: the reasons the seal names are the ones the hooks'
+// contract documents (backend.Refusals, EventRefused's Reason), in order.
+func TestReasonsAgree(t *testing.T) {
+	var names []string
+	for _, r := range seal.Refusals() {
+		names = append(names, r.String())
+	}
+	if got, want := strings.Join(names, " "), strings.Join(backend.Refusals, " "); got != want {
+		t.Errorf("seal's reasons %q, backend.Refusals %q", got, want)
 	}
 }
