@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	"github.com/elicitgen/elicitgen/internal/testkit/syncbuf"
 )
 
@@ -37,10 +38,9 @@ func TestExtTasksClient(t *testing.T) {
 	}
 
 	// Build the example (go test puts GOROOT/bin first on PATH).
-	exe := filepath.Join(t.TempDir(), "report")
-	build := exec.Command("go", "build", "-o", exe, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	exe, err := mcptest.BuildBinary(".", filepath.Join(t.TempDir(), "report"))
+	if err != nil {
+		t.Fatal(err)
 	}
 
 	addr := freeAddr(t)

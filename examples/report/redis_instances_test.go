@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	"github.com/elicitgen/elicitgen/internal/testkit/syncbuf"
 	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
@@ -53,11 +54,7 @@ func reportBinary(t testing.TB) string {
 		if reportErr != nil {
 			return
 		}
-		reportExe = filepath.Join(reportDir, "report")
-		out, err := exec.Command("go", "build", "-o", reportExe, ".").CombinedOutput()
-		if err != nil {
-			reportErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
+		reportExe, reportErr = mcptest.BuildBinary(".", filepath.Join(reportDir, "report"))
 	})
 	if reportErr != nil {
 		t.Fatal(reportErr)

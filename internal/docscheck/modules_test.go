@@ -1,10 +1,14 @@
 package docscheck
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -119,4 +123,77 @@ func between(s, start, end string) string {
 	_, rest, _ := strings.Cut(s, start)
 	v, _, _ := strings.Cut(rest, end)
 	return v
+}
+
+// TestRaceSkipsRunPlainly: a test that skips itself under the race
+// detector (it reads raceEnabled) is one that .ci/test's plain run of its
+// package names, so that it runs once; the other tests of the server
+// packages run under -race only.
+func TestRaceSkipsRunPlainly(t *testing.T) {
+	root := testmod.Root(t)
+	script, err := os.ReadFile(filepath.Join(root, ".ci", "test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^go test -run '([^']+)' "\$@" (\./\S+)$`).FindSubmatch(script)
+	if m == nil {
+		t.Fatal(`.ci/test has no line go test -run 'PATTERN' "$@" ./PKG`)
+	}
+	pattern, pkg := regexp.MustCompile(string(m[1])), string(m[2])
+	found := 0
+	for path, names := range raceSkippers(t, root) {
+		for _, name := range names {
+			found++
+			if "./"+filepath.ToSlash(filepath.Dir(path)) != pkg || !pattern.MatchString(name) {
+				t.Errorf("%s: %s skips under -race and .ci/test's plain run (-run %q %s) does not run it", path, name, m[1], pkg)
+			}
+		}
+	}
+	if found == 0 {
+		t.Fatal("no test reads raceEnabled: drop .ci/test's plain run of it")
+	}
+}
+
+// raceSkippers lists, by test file relative to root, the Test functions
+// that read raceEnabled.
+func raceSkippers(t *testing.T, root string) map[string][]string {
+	out := map[string][]string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && path != root) {
+			return filepath.SkipDir
+		}
+		if !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		for _, d := range file.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && strings.HasPrefix(fd.Name.Name, "Test") && reads(fd, "raceEnabled") {
+				out[rel] = append(out[rel], fd.Name.Name)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// reads reports whether fd's body names ident.
+func reads(fd *ast.FuncDecl, ident string) bool {
+	found := false
+	ast.Inspect(fd, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && id.Name == ident {
+			found = true
+		}
+		return !found
+	})
+	return found
 }

@@ -3,8 +3,10 @@
 // guarantee it breaks, the function it changes (by name, so that it
 // survives code moving inside the package), an exact snippet of that
 // function and its replacement, and the tests that must fail. mutate
-// applies each mutant with go test -overlay (the module is not copied),
-// builds the named packages' test binaries, runs each named test alone,
+// puts every mutant in one go test -overlay (the module is not copied;
+// each mutated function calls its mutant's copy when ELICITGEN_MUTANT
+// names it, schemata.go), builds each named package's test binary once,
+// runs each named test alone with each mutant selected in turn,
 // and exits 1 when a mutant no longer applies, does not build, or a named
 // test passes on it. It prints the table (guarantee, mutant, killed by).
 //
@@ -12,6 +14,7 @@
 //	go run ./internal/mutate -run 's0[48]' # only mutants whose file name matches
 //	go run ./internal/mutate -write      # also write docs/mutations.md
 //	go run ./internal/mutate -p 1        # one mutant at a time (default: one per CPU)
+//	go run ./internal/mutate -one        # each mutant in builds of its own (slower; see schemata.go)
 //
 // Format of a mutation (.ci/mutations/NAME.txt): a header of key: value
 // lines, then one or more edits, each an exact snippet of a named function
@@ -47,7 +50,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -295,56 +297,93 @@ func Run(root, scratch string, m *Mutation, timeout time.Duration) Result {
 		return r
 	}
 	defer os.RemoveAll(dir)
-	replace := map[string]string{}
-	for path, src := range files {
-		mutant := filepath.Join(dir, fmt.Sprintf("%d-%s", len(replace), filepath.Base(path)))
-		if err := os.WriteFile(mutant, src, 0o644); err != nil {
-			r.Err = err
-			return r
-		}
-		replace[path] = mutant
-	}
-	overlay := filepath.Join(dir, "overlay.json")
-	js, _ := json.Marshal(map[string]map[string]string{"Replace": replace})
-	if err := os.WriteFile(overlay, js, 0o644); err != nil {
+	overlay, err := writeOverlay(dir, files)
+	if err != nil {
 		r.Err = err
 		return r
 	}
 	for i, pkg := range pkgsOf(m.Tests) {
 		bin := filepath.Join(dir, fmt.Sprintf("test%d", i))
-		build := exec.Command("go", "test", "-vet=off", "-overlay", overlay, "-c", "-o", bin, pkg)
-		build.Dir = root
-		if out, err := build.CombinedOutput(); err != nil {
+		if out, err := buildTest(root, overlay, bin, pkg); err != nil {
 			r.Err = fmt.Errorf("%s: the mutant does not build (%s); update the replacement:\n%s", m.File, pkg, out)
 			return r
 		}
 		for _, t := range m.Tests {
-			if t.Pkg != pkg {
-				continue
-			}
-			cmd := exec.Command(bin, "-test.run", "^"+regexp.QuoteMeta(t.Name)+"$", "-test.count=1", "-test.timeout="+timeout.String())
-			cmd.Dir = filepath.Join(root, filepath.FromSlash(pkg))
-			// Tests that build a binary of their package (go build in
-			// TestMain) build the mutant too.
-			cmd.Env = append(os.Environ(), strings.TrimSpace("GOFLAGS="+os.Getenv("GOFLAGS")+" -overlay="+overlay))
-			out, err := cmd.CombinedOutput()
-			// The test runs alone: when the binary fails, the test
-			// failed, reporting it or crashing the process (a panic in
-			// a goroutine of the server, a timeout).
-			switch {
-			case err != nil && bytes.Contains(out, []byte("--- FAIL: "+t.Name+" ")):
-				r.KilledBy = append(r.KilledBy, t.Name)
-			case err != nil:
-				r.KilledBy = append(r.KilledBy, t.Name+" (crashed)")
-			case bytes.Contains(out, []byte("testing: warning: no tests to run")):
-				r.Err = fmt.Errorf("%s: %s has no test %s; update the mutation", m.File, pkg, t.Name)
+			if t.Pkg == pkg && !judge(&r, pkg, t, runTest(root, overlay, bin, t, timeout)) {
 				return r
-			default:
-				r.Survived = append(r.Survived, t.Name)
 			}
 		}
 	}
 	return r
+}
+
+// writeOverlay writes files into dir and the overlay that puts them in
+// place, and returns the overlay's path.
+func writeOverlay(dir string, files map[string][]byte) (string, error) {
+	replace := map[string]string{}
+	for path, src := range files {
+		copied := filepath.Join(dir, fmt.Sprintf("%d-%s", len(replace), filepath.Base(path)))
+		if err := os.WriteFile(copied, src, 0o644); err != nil {
+			return "", err
+		}
+		replace[path] = copied
+	}
+	overlay := filepath.Join(dir, "overlay.json")
+	js, _ := json.Marshal(map[string]map[string]string{"Replace": replace})
+	return overlay, os.WriteFile(overlay, js, 0o644)
+}
+
+// buildTest builds pkg's test binary as bin with overlay.
+func buildTest(root, overlay, bin, pkg string) ([]byte, error) {
+	build := exec.Command("go", "test", "-vet=off", "-overlay", overlay, "-c", "-o", bin, pkg)
+	build.Dir = root
+	return build.CombinedOutput()
+}
+
+// slowTest is how long a test may take before its run is logged.
+const slowTest = 5 * time.Second
+
+// testRun is what running one named test alone gave.
+type testRun struct {
+	out []byte
+	err error
+}
+
+// runTest runs test t alone from binary bin, in its package's directory,
+// with env added to the environment.
+func runTest(root, overlay, bin string, t Test, timeout time.Duration, env ...string) testRun {
+	cmd := exec.Command(bin, "-test.run", "^"+regexp.QuoteMeta(t.Name)+"$", "-test.count=1", "-test.timeout="+timeout.String())
+	cmd.Dir = filepath.Join(root, filepath.FromSlash(t.Pkg))
+	// Tests that build a binary of their package (go build in
+	// TestMain) build the mutant too.
+	cmd.Env = append(os.Environ(), strings.TrimSpace("GOFLAGS="+os.Getenv("GOFLAGS")+" -overlay="+overlay))
+	cmd.Env = append(cmd.Env, env...)
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	if took := time.Since(start); took > slowTest {
+		fmt.Fprintf(os.Stderr, "mutate: %s %s %s took %s (a test that fails should fail fast)\n", strings.Join(env[:min(len(env), 1)], ""), t.Pkg, t.Name, took.Round(time.Second/10))
+	}
+	return testRun{out, err}
+}
+
+// judge records what test t of package pkg gave in r, and reports
+// whether the mutant's other tests are worth running.
+func judge(r *Result, pkg string, t Test, run testRun) bool {
+	// The test runs alone: when the binary fails, the test failed,
+	// reporting it or crashing the process (a panic in a goroutine of
+	// the server, a timeout).
+	switch {
+	case run.err != nil && bytes.Contains(run.out, []byte("--- FAIL: "+t.Name+" ")):
+		r.KilledBy = append(r.KilledBy, t.Name)
+	case run.err != nil:
+		r.KilledBy = append(r.KilledBy, t.Name+" (crashed)")
+	case bytes.Contains(run.out, []byte("testing: warning: no tests to run")):
+		r.Err = fmt.Errorf("%s: %s has no test %s; update the mutation", r.M.File, pkg, t.Name)
+		return false
+	default:
+		r.Survived = append(r.Survived, t.Name)
+	}
+	return true
 }
 
 // Table is docs/mutations.md for ms: each mutant, the tests its file names
@@ -385,6 +424,7 @@ func main() {
 	only := flag.String("run", "", "run only the mutants whose file name matches this regexp")
 	timeout := flag.Duration("timeout", 3*time.Minute, "timeout of each test run")
 	parallel := flag.Int("p", runtime.NumCPU(), "mutants run at once")
+	one := flag.Bool("one", false, "build each mutant's test binaries for it alone, as before schemata")
 	flag.Parse()
 	root, err := moduleRoot()
 	if err != nil {
@@ -414,28 +454,26 @@ func main() {
 			run = append(run, m)
 		}
 	}
-	// Mutants run in parallel (each builds and runs its own test
-	// binaries); the table is printed in file order at the end.
+	// Every mutant is in one build of each test package (schemata.go),
+	// or, with -one, builds its own; the table is printed in file order
+	// at the end.
 	start := time.Now()
-	results := make([]Result, len(run))
 	took := make([]time.Duration, len(run))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range max(1, *parallel) {
-		wg.Go(func() {
-			for i := range next {
-				t0 := time.Now()
-				results[i] = Run(root, scratch, run[i], *timeout)
-				took[i] = time.Since(t0)
-				fmt.Fprintf(os.Stderr, "mutate: %s done in %s\n", run[i].File, took[i].Round(time.Second))
-			}
+	done := func(i int, d time.Duration) {
+		took[i] = d
+		fmt.Fprintf(os.Stderr, "mutate: %s done in %s\n", run[i].File, d.Round(time.Second))
+	}
+	var results []Result
+	if *one {
+		results = make([]Result, len(run))
+		each(len(run), *parallel, func(i int) {
+			t0 := time.Now()
+			results[i] = Run(root, scratch, run[i], *timeout)
+			done(i, time.Since(t0))
 		})
+	} else {
+		results = RunAll(root, scratch, run, *timeout, *parallel, done)
 	}
-	for i := range run {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 	failed := 0
 	fmt.Printf("%-40s | %-60s | %s\n", "guarantee", "mutant", "killed by")
 	for i, r := range results {

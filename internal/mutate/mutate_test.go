@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -98,6 +99,118 @@ func TestApplyByFunction(t *testing.T) {
 	for _, bad := range []string{"guarantee: g\nmutant: m\n-- find ./p g --\na\n-- replace --\nb\n", "guarantee: g\nmutant: m\ntest: ./p T\n-- find ./p g --\na\n", "guarantee: g\nmutant: m\ntest: ./p T\n-- find ./p g --\na\n-- replace --\na\n"} {
 		if _, err := Parse("bad.txt", []byte(bad)); err == nil {
 			t.Errorf("Parse(%q) took it", bad)
+		}
+	}
+}
+
+// TestSchemataSelectsEachMutant: one build of a package holding every
+// mutant behaves as the original without ELICITGEN_MUTANT and as exactly
+// one mutant with it, for the shapes a mutated function can have
+// (results or none, a method on a pointer or generic receiver, unnamed,
+// blank and variadic parameters, type parameters, two edits of one
+// mutant in two functions, two mutants of one function), and keeps every
+// line of the original where it was. A mutant that changes a signature
+// is left out, to run alone.
+func TestSchemataSelectsEachMutant(t *testing.T) {
+	dir := t.TempDir()
+	const p = `package p
+
+import "fmt"
+
+type T struct{ n int }
+
+type G[K comparable] struct{ k K }
+
+func Add(a, b int) int { return a + b }
+
+func (t *T) Bump(_ int, _ string) { t.n++ }
+
+func (*T) Unnamed(int, string) int { return 1 }
+
+func Join(sep string, parts ...string) (s string) {
+	for _, p := range parts {
+		s += p + sep
+	}
+	return s
+}
+
+func Pick[V any](ok bool, a, b V) V {
+	if ok {
+		return a
+	}
+	return b
+}
+
+func (g G[K]) Is(k K) bool { return g.k == k }
+
+func Line() string { return fmt.Sprint(line()) }
+`
+	const main = `package main
+
+import (
+	"fmt"
+
+	"m/p"
+)
+
+func main() {
+	t := &p.T{}
+	t.Bump(1, "x")
+	fmt.Println(p.Add(2, 3), p.Join(",", "a", "b"), p.Pick(true, "a", "b"), p.G[int]{}.Is(0), t.Unnamed(0, ""), p.Line(), *t)
+}
+`
+	testmod.WriteFiles(t, dir, map[string]string{
+		"go.mod": "module m\n\ngo 1.26\n", "p/p.go": p, "main.go": main,
+		"p/line.go": "package p\n\nimport \"runtime\"\n\nfunc line() int { _, _, n, _ := runtime.Caller(1); return n }\n",
+	})
+	mutants := map[string]string{
+		"add.txt":  "-- find ./p Add --\na + b\n-- replace --\na - b\n",
+		"add2.txt": "-- find ./p Add --\na + b\n-- replace --\na * b\n",
+		"two.txt":  "-- find ./p (*T).Bump --\nt.n++\n-- replace --\nt.n += 2\n-- find ./p Join --\np + sep\n-- replace --\nsep + p\n",
+		"pick.txt": "-- find ./p Pick --\nreturn a\n-- replace --\nreturn b\n",
+		"is.txt":   "-- find ./p G.Is --\ng.k == k\n-- replace --\ng.k != k\n",
+		"un.txt":   "-- find ./p (*T).Unnamed --\nreturn 1\n-- replace --\nreturn 2\n",
+		"line.txt": "-- find ./p Line --\nline()\n-- replace --\nline() * 0\n",
+		"sig.txt":  "-- find ./p Add --\na, b int) int\n-- replace --\na, b int) int64\n",
+	}
+	var ms []*Mutation
+	for name, body := range mutants {
+		m, err := Parse(name, []byte("guarantee: g\nmutant: m\ntest: ./p TestX\n"+body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+	}
+	files, alone, err := Schemata(dir, ms)
+	if err != nil || len(alone) != 1 || alone[0].File != "sig.txt" {
+		t.Fatalf("left out %v (%v), want sig.txt", alone, err)
+	}
+	if got := strings.Split(string(files[filepath.Join(dir, "p", "p.go")]), "\n")[30]; !strings.HasPrefix(got, "func Line() string {") {
+		t.Fatalf("line 31 of the schemata is %q, want Line's", got)
+	}
+	overlay, err := writeOverlay(t.TempDir(), files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "m")
+	if out, err := testmod.Go(t, dir, "build", "-overlay", overlay, "-o", bin, "."); err != nil {
+		t.Fatalf("the schemata do not build: %v\n%s", err, out)
+	}
+	for mutant, want := range map[string]string{
+		"":         "5 a,b, a true 1 31 {1}",
+		"add.txt":  "-1 a,b, a true 1 31 {1}",
+		"add2.txt": "6 a,b, a true 1 31 {1}",
+		"two.txt":  "5 ,a,b a true 1 31 {2}",
+		"pick.txt": "5 a,b, b true 1 31 {1}",
+		"is.txt":   "5 a,b, a false 1 31 {1}",
+		"un.txt":   "5 a,b, a true 2 31 {1}",
+		"line.txt": "5 a,b, a true 1 0 {1}",
+	} {
+		cmd := exec.Command(bin)
+		cmd.Env = append(os.Environ(), MutantVar+"="+mutant)
+		out, err := cmd.CombinedOutput()
+		if got := strings.TrimSpace(string(out)); err != nil || got != want {
+			t.Errorf("%s=%q: %q %v, want %q", MutantVar, mutant, got, err, want)
 		}
 	}
 }

@@ -6,6 +6,8 @@ package mcptest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -115,12 +117,51 @@ func RunWithBinary(m *testing.M, dir string, bin *string) int {
 		return 1
 	}
 	defer os.RemoveAll(tmp)
-	*bin = filepath.Join(tmp, "server")
-	if out, err := exec.Command("go", "build", "-o", *bin, dir).CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", dir, err, out)
+	if *bin, err = BuildBinary(dir, filepath.Join(tmp, "server")); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return m.Run()
+}
+
+// BinCacheVar names a directory where BuildBinary keeps the binaries it
+// builds, by package directory, and takes them from on the next call,
+// in any process: internal/mutate sets it, since every mutant of a run
+// is in one build (the mutant is chosen when the binary runs), so that
+// each test run does not link its server again. Unset, every call builds.
+const BinCacheVar = "ELICITGEN_TEST_BIN_CACHE"
+
+// BuildBinary builds the main package in dir (go build, with the
+// environment's GOFLAGS) as out, or, with BinCacheVar set, returns the
+// cached build of dir, building it there first.
+func BuildBinary(dir, out string) (string, error) {
+	cache := os.Getenv(BinCacheVar)
+	if cache == "" {
+		return out, goBuild(dir, out)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(abs))
+	cached := filepath.Join(cache, hex.EncodeToString(sum[:8])+"-"+filepath.Base(abs))
+	if _, err := os.Stat(cached); err == nil {
+		return cached, nil
+	}
+	// Built aside and renamed, so that a process started meanwhile
+	// never runs half a binary.
+	tmp := fmt.Sprintf("%s.%d", cached, os.Getpid())
+	if err := goBuild(dir, tmp); err != nil {
+		return "", err
+	}
+	return cached, os.Rename(tmp, cached)
+}
+
+func goBuild(dir, out string) error {
+	if msg, err := exec.Command("go", "build", "-o", out, dir).CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %v\n%s", dir, err, msg)
+	}
+	return nil
 }
 
 // runsTests reports whether this test process may run a test or a
