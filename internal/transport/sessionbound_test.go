@@ -125,7 +125,9 @@ func TestHTTPHandlerAnonymousSessionsPerAddress(t *testing.T) {
 		status, id, retryAfter, body := flood.initialize()
 		switch {
 		case status == http.StatusOK && id != "":
-			opened++
+			if opened++; opened > DefaultMaxAnonymousSessionsPerAddress {
+				t.Fatalf("initialize %d: session %d opened from one address, want at most %d", i, opened, DefaultMaxAnonymousSessionsPerAddress)
+			}
 		case status == http.StatusTooManyRequests:
 			if refused++; refused == 1 || i == 9_999 {
 				checkRefusal(t, status, retryAfter, body, LimitAnonymousSessionsPerAddress, DefaultMaxAnonymousSessionsPerAddress, DefaultSessionTimeout)
