@@ -54,7 +54,14 @@ func newJob(t *testing.T, restartable bool) (*Job, *backend.MemoryTaskStore, *re
 		t.Fatal(refused)
 	}
 	r := &report{}
-	return &Job{Store: store, ID: rec.ID, Runner: rec.Runner, Ticket: ticket, Lease: time.Minute, Now: clock, Restartable: restartable, Report: r}, store, r
+	job := &Job{Store: store, ID: rec.ID, Runner: rec.Runner, Ticket: ticket, Lease: time.Minute, Now: clock, Restartable: restartable, Report: r}
+	ctx, cancel := context.WithCancel(context.Background())
+	job.begin(ctx, cancel) // as Work does, without a Run
+	t.Cleanup(func() {
+		cancel()
+		job.pauseWatch()
+	})
+	return job, store, r
 }
 
 func get(t *testing.T, store backend.TaskStore, id string) *backend.TaskRecord {

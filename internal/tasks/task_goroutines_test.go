@@ -24,7 +24,7 @@ import (
 // goroutines of this test's own tasks count (a task another test left
 // waiting does not).
 func TestTaskWaitingGoroutines(t *testing.T) {
-	const tasks, perTask = 8, 2
+	const tasks, perTask = 8, 1
 	runs := &brewRun{ended: make(chan error, tasks)}
 	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &elicitrt.ToolOptions{Tasks: &backend.MemoryTaskStore{}, TaskTTL: time.Hour}, runs))
 	var ids []string
