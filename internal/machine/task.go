@@ -332,17 +332,8 @@ func (c *call) runTask() (mcp.Result, error) {
 	if c.admitted != nil {
 		id = c.admitted.ID()
 	}
-	now := m.opts.Now()
-	rec := &backend.TaskRecord{
-		Format: backend.TaskRecordFormat, ID: id, Principal: c.bind.Principal, Tool: m.tool,
-		Status: backend.TaskWorking, CreatedAt: now, UpdatedAt: now, Expires: now.Add(m.opts.TaskTTL),
-		PollInterval: m.opts.TaskPollInterval, Version: 1, LeaseUntil: now.Add(m.opts.TaskLease), Runner: taskrun.NewID(),
-	}
-	if tt, ok := m.opts.Hooks.(backend.TaskTracer); ok {
-		rec.Trace = tt.TaskTrace(c.ctx)
-	}
-	var err error
-	if rec.Replay, err = c.replayRecord(); err != nil {
+	rec, view, err := c.taskRecord(id)
+	if err != nil {
 		return nil, err
 	}
 	ticket, refused := c.admitTask(rec.ID)
@@ -363,10 +354,39 @@ func (c *call) runTask() (mcp.Result, error) {
 	// duration on the real clock, whatever ToolOptions.Now says).
 	slot := taskrun.SlotFrom(c.ctx)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.ctx), m.opts.TaskTTL)
-	c.ctx = ctx // the handler's hooks (messages) run in the task from now on
+	// The handler's hooks (messages) run in the task from now on, which
+	// keeps only what it reads of the request (taskrequest.go).
+	c.ctx, c.req = ctx, view
 	slot.Created = rec
 	m.newTask(c, rec, ticket).start(ctx, cancel, backend.TaskWorking)
 	return &mcp.CallToolResult{}, nil
+}
+
+// taskRecord is the record of the task id the call creates, and the
+// request the task keeps (taskView).
+func (c *call) taskRecord(id string) (*backend.TaskRecord, *request, error) {
+	m := c.m
+	now := m.opts.Now()
+	rec := &backend.TaskRecord{
+		Format: backend.TaskRecordFormat, ID: id, Principal: c.bind.Principal, Tool: m.tool,
+		Status: backend.TaskWorking, CreatedAt: now, UpdatedAt: now, Expires: now.Add(m.opts.TaskTTL),
+		PollInterval: m.opts.TaskPollInterval, Version: 1, LeaseUntil: now.Add(m.opts.TaskLease), Runner: taskrun.NewID(),
+	}
+	if tt, ok := m.opts.Hooks.(backend.TaskTracer); ok {
+		rec.Trace = tt.TaskTrace(c.ctx)
+	}
+	kept, err := keptCall(c.toolRequest())
+	if err != nil {
+		return nil, nil, err
+	}
+	if rec.Replay, err = c.replayRecord(kept); err != nil {
+		return nil, nil, err
+	}
+	view, err := taskView(kept, c.tokenOf())
+	if err != nil {
+		return nil, nil, err
+	}
+	return rec, view, nil
 }
 
 // newTask is the Task of the call c that runs the task rec on this

@@ -1,0 +1,84 @@
+package machine
+
+import (
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// What a task keeps of the tools/call that created it. The SDK's request
+// (its session, its params with inputResponses and requestState, its
+// _meta decoded into maps with room for 64 entries each, its headers)
+// ends with the CreateTaskResult; a task waiting an hour for its answer
+// keeps only what its rounds and its Run read: the tool's name and
+// arguments, of _meta the client's capabilities and protocol version, and
+// in its first run the bearer token's info. A restarted run gets the same
+// request from the record, without the token.
+
+// keptCall is the creating call's params a task keeps, as JSON: the name,
+// the arguments, and of _meta the client's capabilities and protocol
+// version. A restartable task's record keeps them (TaskReplay.Call).
+func keptCall(req *mcp.CallToolRequest) (json.RawMessage, error) {
+	p := &mcp.CallToolParamsRaw{Name: req.Params.Name, Arguments: req.Params.Arguments}
+	if meta := req.Params.GetMeta(); meta != nil {
+		keep := map[string]any{}
+		for _, k := range []string{mcp.MetaKeyClientCapabilities, mcp.MetaKeyProtocolVersion} {
+			if v, ok := meta[k]; ok {
+				keep[k] = v
+			}
+		}
+		p.SetMeta(keep)
+	}
+	return json.Marshal(p)
+}
+
+// taskView is the request of a task's rounds and Run: its kept call (see
+// keptCall) and token (nil after a restart); no session. Its _meta and
+// capabilities are decoded once, by encoding/json, into maps of their
+// size.
+func taskView(call json.RawMessage, token *auth.TokenInfo) (*request, error) {
+	var p mcp.CallToolParamsRaw
+	if err := json.Unmarshal(call, &p); err != nil {
+		return nil, err
+	}
+	req := &mcp.CallToolRequest{Params: &p}
+	if token != nil {
+		req.Extra = &mcp.RequestExtra{TokenInfo: token}
+	}
+	v := toolView(req)
+	v.caps, v.capsRead = sizedCaps(req.ClientCapabilities()), true
+	return v, nil
+}
+
+// sizedCaps is caps with its maps decoded again by encoding/json.
+func sizedCaps(caps *mcp.ClientCapabilities) *mcp.ClientCapabilities {
+	if caps == nil {
+		return nil
+	}
+	c := *caps
+	c.Extensions, c.Experimental = sized(c.Extensions), sized(c.Experimental)
+	return &c
+}
+
+// sized is m decoded again by encoding/json, into maps of their size; m
+// itself when it does not encode.
+func sized(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	raw, err := json.Marshal(m)
+	var out map[string]any
+	if err != nil || json.Unmarshal(raw, &out) != nil {
+		return m
+	}
+	return out
+}
+
+// tokenOf is the bearer token's info of the call's request, nil if none.
+func (c *call) tokenOf() *auth.TokenInfo {
+	if c.req.Extra == nil {
+		return nil
+	}
+	return c.req.Extra.TokenInfo
+}
