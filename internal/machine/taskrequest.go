@@ -34,15 +34,32 @@ func keptCall(req *mcp.CallToolRequest) (json.RawMessage, error) {
 }
 
 // taskView is the request of a task's rounds and Run: its kept call (see
-// keptCall) and token (nil after a restart); no session. Its _meta and
-// capabilities are decoded once, by encoding/json, into maps of their
-// size.
+// keptCall) and token (nil after a restart); no session. Its _meta keeps
+// each value as its JSON (a string as a string), which the SDK decodes
+// when asked, and the capabilities the rounds read are decoded once, by
+// encoding/json, into maps of their size.
 func taskView(call json.RawMessage, token *auth.TokenInfo) (*request, error) {
-	var p mcp.CallToolParamsRaw
-	if err := json.Unmarshal(call, &p); err != nil {
+	var kept struct {
+		Name      string                     `json:"name"`
+		Arguments json.RawMessage            `json:"arguments,omitempty"`
+		Meta      map[string]json.RawMessage `json:"_meta,omitempty"`
+	}
+	if err := json.Unmarshal(call, &kept); err != nil {
 		return nil, err
 	}
-	req := &mcp.CallToolRequest{Params: &p}
+	p := &mcp.CallToolParamsRaw{Name: kept.Name, Arguments: kept.Arguments}
+	if kept.Meta != nil {
+		p.Meta = make(mcp.Meta, len(kept.Meta))
+		for k, raw := range kept.Meta {
+			var s string
+			if json.Unmarshal(raw, &s) == nil {
+				p.Meta[k] = s
+			} else {
+				p.Meta[k] = raw
+			}
+		}
+	}
+	req := &mcp.CallToolRequest{Params: p}
 	if token != nil {
 		req.Extra = &mcp.RequestExtra{TokenInfo: token}
 	}

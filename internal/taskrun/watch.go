@@ -39,6 +39,7 @@ func (j *Job) startWatch() {
 func (j *Job) pauseWatch() {
 	j.stopWatch()
 	<-j.watched
+	j.stopWatch, j.watched = nil, nil // nothing of it kept while Run waits
 }
 
 // watch watches the task until it is over or ctx ends.
