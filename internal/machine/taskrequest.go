@@ -36,8 +36,8 @@ func keptCall(req *mcp.CallToolRequest) (json.RawMessage, error) {
 // taskView is the request of a task's rounds and Run: its kept call (see
 // keptCall) and token (nil after a restart); no session. Its _meta keeps
 // each value as its JSON (a string as a string), which the SDK decodes
-// when asked, and the capabilities the rounds read are decoded once, by
-// encoding/json, into maps of their size.
+// when asked; the rounds read the capabilities' elicitation modes,
+// decoded once.
 func taskView(call json.RawMessage, token *auth.TokenInfo) (*request, error) {
 	var kept struct {
 		Name      string                     `json:"name"`
@@ -64,32 +64,17 @@ func taskView(call json.RawMessage, token *auth.TokenInfo) (*request, error) {
 		req.Extra = &mcp.RequestExtra{TokenInfo: token}
 	}
 	v := toolView(req)
-	v.caps, v.capsRead = sizedCaps(req.ClientCapabilities()), true
+	v.caps, v.capsRead = askCaps(req.ClientCapabilities()), true
 	return v, nil
 }
 
-// sizedCaps is caps with its maps decoded again by encoding/json.
-func sizedCaps(caps *mcp.ClientCapabilities) *mcp.ClientCapabilities {
+// askCaps is what a task's rounds read of caps: the elicitation modes
+// (canShow, the fallbacks' log).
+func askCaps(caps *mcp.ClientCapabilities) *mcp.ClientCapabilities {
 	if caps == nil {
 		return nil
 	}
-	c := *caps
-	c.Extensions, c.Experimental = sized(c.Extensions), sized(c.Experimental)
-	return &c
-}
-
-// sized is m decoded again by encoding/json, into maps of their size; m
-// itself when it does not encode.
-func sized(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	raw, err := json.Marshal(m)
-	var out map[string]any
-	if err != nil || json.Unmarshal(raw, &out) != nil {
-		return m
-	}
-	return out
+	return &mcp.ClientCapabilities{Elicitation: caps.Elicitation}
 }
 
 // tokenOf is the bearer token's info of the call's request, nil if none.

@@ -287,12 +287,18 @@ func (s *MemoryTaskStore) Wait(ctx context.Context, id string, version uint64) e
 	}
 	changed, expires := t.changed, t.rec.Expires
 	s.mu.Unlock()
-	timer := time.NewTimer(expires.Sub(s.now()))
-	defer timer.Stop()
+	var expiry <-chan time.Time
+	if d, ok := ctx.Deadline(); !ok || time.Until(d) > expires.Sub(s.now()) {
+		// ctx outlives the task: wake at its expiry (a running task's
+		// Await ends sooner, to renew its lease: no timer more for it).
+		timer := time.NewTimer(expires.Sub(s.now()))
+		defer timer.Stop()
+		expiry = timer.C
+	}
 	select {
 	case <-changed:
 		return nil
-	case <-timer.C:
+	case <-expiry:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
