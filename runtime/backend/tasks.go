@@ -151,8 +151,8 @@ type MemoryTaskStore struct {
 // runtime's DefaultMaxRunningTasks (which is defined as half of it), so that the tasks one process runs always fit,
 // and ended ones keep their results until their TTL or until the room is
 // needed. An ended task holds only its record (the result, at most a few
-// KiB in the examples); a running or waiting one also holds two goroutines
-// and its call: about 68 KiB of resident memory (see
+// KiB in the examples); a running or waiting one also holds its goroutines
+// and what it keeps of its call: about 27 KiB of resident memory (see
 // the runtime's DefaultMaxRunningTasks, which bounds them).
 const DefaultMaxTasks = 8192
 
