@@ -35,12 +35,12 @@ func DefaultTaskLimits() *TaskLimits { return defaultTaskLimits }
 // Defaults of TaskLimits.
 const (
 	// DefaultMaxRunningTasks bounds the tasks running or waiting in one
-	// process. A task waiting for an answer costs the process 67 to 68 KiB
+	// process. A task waiting for an answer costs the process 23 to 27 KiB
 	// of resident memory over HTTP (examples/report
-	// BenchmarkWaitingTaskRSS: VmRSS of the built server, 2,000 tasks), 54
-	// to 62 KiB in memory (BenchmarkWaitingTask; 18.8 KB of it live heap,
-	// 11.6 KB stacks); so at the bound a flood of tasks holds about
-	// 270 MiB (4,096 × 68 KiB).
+	// BenchmarkWaitingTaskRSS: VmRSS of the built server, 2,000 tasks), 26
+	// to 35 KiB in memory (BenchmarkWaitingTask; 6.4 to 6.8 KB of it live
+	// heap, 4.1 KB stack: one goroutine); so at the bound a flood of tasks holds
+	// about 110 MiB (4,096 × 27 KiB).
 	DefaultMaxRunningTasks = 4096
 	// DefaultMaxTasksPerPrincipal bounds the tasks of one principal
 	// running or waiting in one process.

@@ -7,8 +7,6 @@ import (
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/elicitgen/elicitgen/internal/contract"
 	"github.com/elicitgen/elicitgen/internal/seal"
 	"github.com/elicitgen/elicitgen/internal/taskrun"
@@ -20,32 +18,17 @@ import (
 // The interpreter's side is here: the call it records, the replies as the
 // step indexes Run knows, and the run it resumes.
 
-// replayRecord is the Replay of the task the call creates; nil unless the
-// tool is restartable.
-func (c *call) replayRecord() (*backend.TaskReplay, error) {
+// replayRecord is the Replay of the task the call creates, whose kept
+// call is kept (keptCall); nil unless the tool is restartable.
+func (c *call) replayRecord(kept json.RawMessage) (*backend.TaskReplay, error) {
 	if c.m.restart == nil {
 		return nil, nil
-	}
-	req := c.toolRequest()
-	p := &mcp.CallToolParamsRaw{Name: req.Params.Name, Arguments: req.Params.Arguments}
-	if meta := req.Params.GetMeta(); meta != nil {
-		keep := map[string]any{}
-		for _, k := range []string{mcp.MetaKeyClientCapabilities, mcp.MetaKeyProtocolVersion} {
-			if v, ok := meta[k]; ok {
-				keep[k] = v
-			}
-		}
-		p.SetMeta(keep)
-	}
-	callJSON, err := json.Marshal(p)
-	if err != nil {
-		return nil, err
 	}
 	state, err := json.Marshal(&c.st)
 	if err != nil {
 		return nil, err
 	}
-	return &backend.TaskReplay{Call: callJSON, State: state}, nil
+	return &backend.TaskReplay{Call: kept, State: state}, nil
 }
 
 // replayed answers the task's next Ask from its record, after a restart;
@@ -151,8 +134,8 @@ func (m *Machine) takeover(ctx context.Context, outcome string) {
 // Its context carries the principal, none of the creating request's other
 // values; its request, the name, arguments and capabilities, no session.
 func (m *Machine) resume(rec *backend.TaskRecord, ticket *taskrun.Ticket) error {
-	var p mcp.CallToolParamsRaw
-	if err := json.Unmarshal(rec.Replay.Call, &p); err != nil {
+	req, err := taskView(rec.Replay.Call, nil)
+	if err != nil {
 		return err
 	}
 	var st flowState
@@ -162,13 +145,13 @@ func (m *Machine) resume(rec *backend.TaskRecord, ticket *taskrun.Ticket) error 
 	if st.Questions != m.questions || len(st.Answers) != len(m.steps) || len(st.Steps) != len(m.steps) {
 		return ErrToolChanged // the record is of another release's questions
 	}
-	args, err := m.restart(p.Arguments)
+	args, err := m.restart(req.Params.Arguments)
 	if err != nil {
 		return err
 	}
 	base := context.WithValue(context.Background(), contract.PrincipalKey{}, rec.Principal)
 	ctx, cancel := context.WithTimeout(base, rec.Expires.Sub(m.opts.Now()))
-	c := &call{m: m, ctx: ctx, req: toolView(&mcp.CallToolRequest{Params: &p}), args: args,
+	c := &call{m: m, ctx: ctx, req: req, args: args,
 		bind: seal.Binding{Tool: m.tool, Principal: rec.Principal}, now: m.opts.Now(), st: st, task: true}
 	if j, _ := c.unsettled(); j >= 0 {
 		cancel()

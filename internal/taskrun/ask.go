@@ -37,8 +37,12 @@ func (j *Job) Ask(ctx context.Context, asked map[string]json.RawMessage, message
 }
 
 // Await takes the answers to keys as tasks/update files them, from the
-// record's version on, until every key has one.
+// record's version on, until every key has one. Meanwhile it watches the
+// task instead of the watcher (watch.go): Run's goroutine is the task's
+// only one while it waits.
 func (j *Job) Await(ctx context.Context, keys map[string]int, version uint64) (map[string]json.RawMessage, error) {
+	j.pauseWatch()
+	defer j.startWatch()
 	got := make(map[string]json.RawMessage, len(keys))
 	for {
 		rec, err := j.update(ctx, func(rec *backend.TaskRecord) error {
@@ -54,12 +58,16 @@ func (j *Job) Await(ctx context.Context, keys map[string]int, version uint64) (m
 			return nil
 		})
 		if err != nil || rec == nil {
+			j.overWhileWaiting(ctx, err)
 			return nil, ended(ctx, err)
 		}
 		if len(got) == len(keys) {
 			return got, nil
 		}
-		if err := j.Store.Wait(ctx, j.ID, rec.Version); err != nil {
+		if j.renewDue(ctx) {
+			continue // and read again
+		}
+		if err := j.waitChange(ctx, rec.Version); err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}

@@ -35,6 +35,13 @@ type Job struct {
 	// ErrServerShutDown; handBack instead, for a restartable task: its
 	// lease is released for another instance to take it over.
 	shutDown, handBack atomic.Bool
+	// What Work sets for its run (watch.go): the task's context and its
+	// cancel, when the lease is renewed next, and the watcher beside Run.
+	ctx       context.Context
+	cancel    context.CancelFunc
+	renewAt   time.Time
+	stopWatch context.CancelFunc
+	watched   chan struct{}
 }
 
 // Reporter is what a Job tells the interpreter's observers.

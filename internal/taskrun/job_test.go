@@ -57,6 +57,18 @@ func newJob(t *testing.T, restartable bool) (*Job, *backend.MemoryTaskStore, *re
 	return &Job{Store: store, ID: rec.ID, Runner: rec.Runner, Ticket: ticket, Lease: time.Minute, Now: clock, Restartable: restartable, Report: r}, store, r
 }
 
+// begun begins watching job, as Work does before Run, for a test that
+// asks without a Run; the watch ends with the test.
+func begun(t *testing.T, job *Job) *Job {
+	ctx, cancel := context.WithCancel(context.Background())
+	job.begin(ctx, cancel)
+	t.Cleanup(func() {
+		cancel()
+		job.pauseWatch()
+	})
+	return job
+}
+
 func get(t *testing.T, store backend.TaskStore, id string) *backend.TaskRecord {
 	t.Helper()
 	rec, err := store.Get(context.Background(), id)
@@ -71,6 +83,7 @@ func get(t *testing.T, store backend.TaskStore, id string) *backend.TaskRecord {
 // updates), Answered turns it back to working and drops the message.
 func TestJobAsksAndTakesTheAnswers(t *testing.T) {
 	job, store, _ := newJob(t, false)
+	begun(t, job)
 	ctx := context.Background()
 	asked := map[string]json.RawMessage{"milk": json.RawMessage(`{"message":"Milk?"}`), "size.2": json.RawMessage(`{"message":"Size?"}`)}
 	version, err := job.Ask(ctx, asked, WaitingPrefix+"Milk?")

@@ -9,8 +9,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// Bounds on tasks (docs/tasks.md#bounds). A task that runs or waits for an
-// answer is two goroutines in the process whose tools/call created it,
+// Bounds on tasks (docs/tasks.md#bounds). A task that runs is two
+// goroutines, one that waits for an answer one, in the process whose
+// tools/call created it,
 // whatever the TaskStore, so the bounds are the process's: TaskLimits
 // counts the tasks this process runs, in all, per principal, and the
 // status streams each principal holds open. An ended task (completed,

@@ -21,19 +21,17 @@ var ErrInternal = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "inte
 
 // Work runs the task's Run (run) on ctx and records how it ended; a
 // cancelled task stays cancelled whatever Run returns. Beside it the
-// watcher renews the lease and cancels ctx when the task ends elsewhere.
-// The task counts under TaskLimits against its principal until it ends,
-// and against the process until both goroutines return.
+// watcher renews the lease and cancels ctx when the task ends elsewhere;
+// while Run waits in Await, Await does both and the watcher stops: a
+// waiting task is one goroutine. The task counts under TaskLimits against
+// its principal until it ends, and against the process until both
+// goroutines return.
 func (j *Job) Work(ctx context.Context, cancel context.CancelFunc, run func(context.Context) (*mcp.CallToolResult, error)) {
-	watched := make(chan struct{})
+	j.begin(ctx, cancel)
 	defer func() {
 		cancel()
-		<-watched
+		j.pauseWatch()
 		j.Ticket.Release()
-	}()
-	go func() {
-		defer close(watched)
-		j.watch(ctx, cancel)
 	}()
 	res, err := j.safeRun(ctx, run)
 	j.Ticket.Ended() // before the end is recorded: once a client sees it, it counts no more
@@ -127,51 +125,4 @@ func CompleteResult(res *mcp.CallToolResult) json.RawMessage {
 		return nil
 	}
 	return out
-}
-
-// watch cancels the task's context when the task turns terminal
-// (tasks/cancel, on any instance sharing the store, or a lapsed lease
-// failed elsewhere), disappears or is held by another run; meanwhile it
-// renews the task's lease every quarter of Lease (on the real clock).
-func (j *Job) watch(ctx context.Context, cancel context.CancelFunc) {
-	var version uint64
-	renewAt := time.Now().Add(j.Lease / 4)
-	for ctx.Err() == nil {
-		rec, err := j.Store.Get(ctx, j.ID)
-		if err == nil && (rec == nil || rec.Status.Terminal() || rec.Runner != j.Runner) {
-			j.stopped(rec)
-			cancel()
-			return
-		}
-		if rec != nil {
-			version = rec.Version
-		}
-		if !time.Now().Before(renewAt) {
-			j.renewLease(ctx)
-			renewAt = time.Now().Add(j.Lease / 4)
-			continue
-		}
-		if err != nil {
-			// The store is unreachable: look again in a while.
-			select {
-			case <-ctx.Done():
-			case <-time.After(time.Second):
-			}
-			continue
-		}
-		wctx, wcancel := context.WithDeadline(ctx, renewAt)
-		_ = j.Store.Wait(wctx, j.ID, version)
-		wcancel()
-	}
-}
-
-// stopped reports the end of a task whose record turned terminal (rec) or
-// disappeared (nil): it counts no more, and its last status is reported.
-func (j *Job) stopped(rec *backend.TaskRecord) {
-	j.Ticket.Ended()
-	if rec == nil {
-		j.Report.Moved(backend.TaskCancelled) // forgotten: no longer running
-	} else {
-		j.Report.Moved(rec.Status)
-	}
 }

@@ -372,7 +372,8 @@ type runContext struct {
 // A restarted Run's context carries the principal of the task and none
 // of a request's other values: not the bearer token's claims, not a
 // middleware's value (the first run has them all), and its request no
-// session. Over HTTP, two instances, alice's task: bob's tasks/get of it,
+// session (neither has the first run's: the task keeps of its call only
+// what it reads). Over HTTP, two instances, alice's task: bob's tasks/get of it,
 // the lease lapsed, is refused and does not restart it, and after the
 // restart bob's tasks/get, tasks/update and tasks/cancel are still
 // refused.
@@ -394,8 +395,8 @@ func TestTaskRestartKeepsOnlyPrincipal(t *testing.T) {
 	urlA, urlB := serve(sa, parted), serve(sb, shared)
 	aliceA, aliceB, bobB := httpWireAt(t, urlA, capsTasks, "tok-alice"), httpWireAt(t, urlB, capsTasks, "tok-alice"), httpWireAt(t, urlB, capsTasks, "tok-bob")
 	id := toMilk(t, aliceA, aliceB, map[string]any{}, true)
-	if first := <-seen; first.principal != "alice" || first.mark != "tools/call" || first.token == nil || !first.extra {
-		t.Fatalf("the first run found %+v, want alice, the middleware's value and the token", first)
+	if first := <-seen; first.principal != "alice" || first.mark != "tools/call" || first.token == nil || !first.extra || first.session {
+		t.Fatalf("the first run found %+v, want alice, the middleware's value and the token, and no session", first)
 	}
 	parted.down.Store(true)
 	defer parted.down.Store(false)

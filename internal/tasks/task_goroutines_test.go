@@ -18,13 +18,14 @@ import (
 // TestTaskWaitingGoroutines counts the goroutines that a task nobody
 // answers holds while it waits (docs/tasks.md, TTL): those whose stack
 // runs, or was started by, a method of its taskrun.Job. Eight tasks wait
-// for their answer; each holds two (its work, in Run's Ask, and the watch of its
-// cancellation), counted from the goroutine profile, not from
+// for their answer; each holds one, its work, parked in Run's Ask (which
+// watches for a cancel meanwhile: no watcher beside it), counted from the
+// goroutine profile, not from
 // runtime.NumGoroutine's total, which other goroutines move: only the
 // goroutines of this test's own tasks count (a task another test left
 // waiting does not).
 func TestTaskWaitingGoroutines(t *testing.T) {
-	const tasks, perTask = 8, 2
+	const tasks, perTask = 8, 1
 	runs := &brewRun{ended: make(chan error, tasks)}
 	w := memoryWire(t, capsTasks, brewTool(machine.TaskOptional, &elicitrt.ToolOptions{Tasks: &backend.MemoryTaskStore{}, TaskTTL: time.Hour}, runs))
 	var ids []string

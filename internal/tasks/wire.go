@@ -135,8 +135,9 @@ func (svc *taskService) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		case "tools/call":
 			slot := &taskrun.TaskSlot{}
 			res, err := next(taskrun.WithTaskSlot(ctx, slot), method, req)
-			if err == nil && slot.Created != nil {
-				return taskResult(slot.Created, false), nil
+			if created := slot.Created; err == nil && created != nil {
+				slot.Created = nil // a task's context keeps the slot, not the record
+				return taskResult(created, false), nil
 			}
 			return res, err
 		case "server/discover":
