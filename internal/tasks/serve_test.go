@@ -4,9 +4,10 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/elicitgen/elicitgen/internal/testkit/httpt"
 	"github.com/elicitgen/elicitgen/internal/transport"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // httpTServe starts the transport on 127.0.0.1 with one server, the task

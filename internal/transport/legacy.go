@@ -7,9 +7,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/elicitgen/elicitgen/internal/machine"
 )
 
 // Legacy sessions: what an HTTPHandler knows of each 2025-11-25 session, so
