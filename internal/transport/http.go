@@ -98,8 +98,9 @@ type HTTPHandler struct {
 //     an Mcp-Session-Id, 404 for an unknown one, and 405 for other methods.
 //  2. A POST whose Mcp-Protocol-Version header is >= "2026-07-28" (compared
 //     as a string, like the SDK does) is modern, with or without an
-//     Mcp-Session-Id (the stateful handler would reject it anyway). The body
-//     is not read.
+//     Mcp-Session-Id (the stateful handler would reject it anyway). The
+//     route does not depend on the body, which the router decodes only if
+//     it may hold a request checked below.
 //  3. Otherwise the router reads the body, at most MaxRequestBodyBytes of it
 //     (413 if longer; 400 if it cannot be read), and puts an identical body
 //     back for the chosen handler. A body that is a JSON-RPC batch is
