@@ -65,13 +65,13 @@ var fallbackPhrase = [...]string{FallbackError: "an error (-32021)", FallbackDef
 
 // declaredModes names the elicitation modes req declared.
 func declaredModes(req *request) string {
-	caps := req.ClientCapabilities()
+	e := req.elicitation()
 	switch {
-	case caps == nil || caps.Elicitation == nil:
+	case e == nil:
 		return "no elicitation"
-	case caps.Elicitation.URL == nil:
+	case e.URL == nil:
 		return "form only"
-	case caps.Elicitation.Form == nil:
+	case e.Form == nil:
 		return "url only"
 	}
 	return "form and url"

@@ -257,14 +257,29 @@ func isLegacy(req *request) bool {
 	return v != "" && v < LatestProtocolVersion && req.Session != nil
 }
 
+// elicitation is the elicitation capability the request declared, nil
+// when none: read from _meta when that is certain to give the SDK's
+// answer (metaElicitation), else from ClientCapabilities.
+func (r *request) elicitation() *mcp.ElicitationCapabilities {
+	if !r.capsRead {
+		if e, ok := metaElicitation(r.raw.GetParams().GetMeta()); ok {
+			return e
+		}
+	}
+	caps := r.ClientCapabilities()
+	if caps == nil {
+		return nil
+	}
+	return caps.Elicitation
+}
+
 // canShow reports whether the request declared the elicitation mode. An
 // empty elicitation capability means form mode only.
 func canShow(req *request, mode Mode) bool {
-	caps := req.ClientCapabilities()
-	if caps == nil || caps.Elicitation == nil {
+	e := req.elicitation()
+	if e == nil {
 		return false
 	}
-	e := caps.Elicitation
 	if mode == ModeURL {
 		return e.URL != nil
 	}

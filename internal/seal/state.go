@@ -409,10 +409,74 @@ func DigestArguments(raw json.RawMessage) [32]byte {
 	if len(t) == 0 || string(t) == "null" {
 		t = []byte("{}")
 	}
-	if canon, ok := canonicalJSON(t); ok {
+	canon, ok := t, flatCanonical(t)
+	if !ok {
+		canon, ok = canonicalJSON(t)
+	}
+	if ok {
 		return sha256.Sum256(append([]byte(argsDomain), canon...))
 	}
 	return sha256.Sum256(append([]byte(rawArgsDomain), raw...))
+}
+
+// flatCanonical reports whether b is its own canonical form because it is
+// of the simplest shape, which most tool arguments are: an object without
+// whitespace whose keys are in strictly increasing order (so none twice),
+// whose values are strings, true, false or null, and whose strings are
+// printable ASCII without a quote or a backslash (nothing to escape or
+// unescape). Anything else goes through canonicalJSON.
+func flatCanonical(b []byte) bool {
+	if len(b) < 2 || b[0] != '{' {
+		return false
+	}
+	if string(b) == "{}" {
+		return true
+	}
+	var prev []byte
+	for rest, first := b[1:], true; ; first = false {
+		key, r, ok := plainString(rest)
+		if !ok || !first && bytes.Compare(prev, key) >= 0 || len(r) == 0 || r[0] != ':' {
+			return false
+		}
+		prev, r = key, r[1:]
+		switch {
+		case len(r) > 0 && r[0] == '"':
+			if _, r, ok = plainString(r); !ok {
+				return false
+			}
+		case bytes.HasPrefix(r, []byte("true")), bytes.HasPrefix(r, []byte("null")):
+			r = r[4:]
+		case bytes.HasPrefix(r, []byte("false")):
+			r = r[5:]
+		default:
+			return false
+		}
+		switch {
+		case string(r) == "}":
+			return true
+		case len(r) == 0 || r[0] != ',':
+			return false
+		}
+		rest = r[1:]
+	}
+}
+
+// plainString splits a JSON string of printable ASCII without escapes off
+// the front of b: its contents and what follows. ok is false for anything
+// else.
+func plainString(b []byte) (s, rest []byte, ok bool) {
+	if len(b) == 0 || b[0] != '"' {
+		return nil, nil, false
+	}
+	for i := 1; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return b[1:i], b[i+1:], true
+		case c < 0x20 || c > 0x7e || c == '\\':
+			return nil, nil, false
+		}
+	}
+	return nil, nil, false
 }
 
 func trimJSONSpace(b []byte) []byte {

@@ -580,7 +580,11 @@ func FuzzDigestArguments(f *testing.F) {
 	for _, s := range []string{"", "null", "{}", `{"b":1,"a":[true,null,"x"]}`, `{"a":`, `[1e400]`, `"\ud800"`} {
 		f.Add([]byte(s))
 	}
+	for _, s := range []string{`{"service":"api"}`, `{"a":"x","b":true,"c":null}`, `{"b":"x","a":false}`} {
+		f.Add([]byte(s))
+	}
 	f.Fuzz(func(t *testing.T, in []byte) {
+		checkFlatCanonical(t, in)
 		d := DigestArguments(in)
 		if DigestArguments(bytes.Clone(in)) != d {
 			t.Fatal("not deterministic")
@@ -734,5 +738,37 @@ func BenchmarkBareAESGCMBase64(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestFlatCanonical: the arguments DigestArguments takes as their own
+// canonical form are exactly canonicalJSON's output, and the common shape
+// (an object of plain strings and booleans, keys sorted) is one of them.
+func TestFlatCanonical(t *testing.T) {
+	for in, fast := range map[string]bool{
+		`{}`: true, `{"service":"api"}`: true, `{"a":"x","b":true,"c":false,"d":null}`: true, `{"":"","a":"~ !#"}`: true,
+		`{"b":"x","a":"y"}`: false, `{"a":"x","a":"y"}`: false, `{"a":"x","A":"y"}`: false, `{"a": "x"}`: false,
+		`{"a":"x" }`: false, ` {"a":"x"}`: false, `{"a":1}`: false, `{"a":"\u0041"}`: false, `{"a":"\/"}`: false,
+		`{"a":"é"}`: false, "{\"a\":\"\x7f\"}": false, "{\"a\":\"\t\"}": false, `{"a":[]}`: false, `{"a":{}}`: false,
+		`{"a":truex}`: false, `{"a":tru}`: false, `{"a":nul}`: false, `{"a":"x"}}`: false, `{"a":"x",}`: false,
+		`{"a":"x"`: false, `{"a"}`: false, `{"a":}`: false, `{`: false, `{}}`: false, `[]`: false, `"x"`: false,
+		`{"a":"x"}{}`: false, `{"a":"x","b":"y"} `: false, `{"a":"x,"b":"y"}`: false, `{]`: false, `{"`: false,
+	} {
+		if got := flatCanonical([]byte(in)); got != fast {
+			t.Errorf("flatCanonical(%q) = %v, want %v", in, got, fast)
+		}
+		checkFlatCanonical(t, []byte(in))
+	}
+}
+
+// checkFlatCanonical fails when flatCanonical takes in for canonical and
+// canonicalJSON disagrees.
+func checkFlatCanonical(tb testing.TB, in []byte) {
+	tb.Helper()
+	if !flatCanonical(in) {
+		return
+	}
+	if canon, ok := canonicalJSON(in); !ok || !bytes.Equal(canon, in) {
+		tb.Fatalf("flatCanonical(%q): its canonical form is %q (ok %v)", in, canon, ok)
 	}
 }

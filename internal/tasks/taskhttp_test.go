@@ -41,6 +41,9 @@ func TestHTTPHandlerReadsBodiesAsTheSDK(t *testing.T) {
 		{"no version header, other Mcp-Name", noVersion, get(fmt.Sprintf(`"taskId":%q,%s`, real, metaNoVersion))},
 		{"no version header, Mcp-Method says another method", map[string]string{"Mcp-Method": "tools/list", "Mcp-Name": "decoy"},
 			get(fmt.Sprintf(`"taskId":%q,%s`, real, metaNoVersion))},
+		{"method escaped", modern, fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"tasks\/get","params":{"taskId":%q,%s}}`, real, meta)},
+		{"method and its name in \\u escapes", modern,
+			fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"meth\u006fd":"\u0074asks/get","params":{"taskId":%q,%s}}`, real, meta)},
 		{"in a batch", map[string]string{"Mcp-Name": real}, "[" + get(fmt.Sprintf(`"taskId":%q,%s`, real, metaNoVersion)) + "]"},
 		{"_meta twice", map[string]string{}, `{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{},` +
 			`"_META":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`},

@@ -98,8 +98,9 @@ type HTTPHandler struct {
 //     an Mcp-Session-Id, 404 for an unknown one, and 405 for other methods.
 //  2. A POST whose Mcp-Protocol-Version header is >= "2026-07-28" (compared
 //     as a string, like the SDK does) is modern, with or without an
-//     Mcp-Session-Id (the stateful handler would reject it anyway). The body
-//     is not read.
+//     Mcp-Session-Id (the stateful handler would reject it anyway). The
+//     route does not depend on the body, which the router decodes only if
+//     it may hold a request checked below.
 //  3. Otherwise the router reads the body, at most MaxRequestBodyBytes of it
 //     (413 if longer; 400 if it cannot be read), and puts an identical body
 //     back for the chosen handler. A body that is a JSON-RPC batch is
@@ -349,7 +350,7 @@ func (h *HTTPHandler) readBody(r *http.Request) ([]byte, error) {
 	if h.maxBody > 0 {
 		src = io.LimitReader(r.Body, h.maxBody+1)
 	}
-	body, err := io.ReadAll(src)
+	body, err := readAllSized(src, r.ContentLength, h.maxBody)
 	r.Body.Close()
 	if err != nil {
 		return nil, err
@@ -359,6 +360,31 @@ func (h *HTTPHandler) readBody(r *http.Request) ([]byte, error) {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	return body, nil
+}
+
+// readAllSized is io.ReadAll of src into a buffer of the size the
+// request declares (when within the limit), so that a body read whole
+// takes one allocation; the buffer grows as io.ReadAll's would if src
+// holds more.
+func readAllSized(src io.Reader, declared, limit int64) ([]byte, error) {
+	size := int64(512)
+	if declared > 0 && (limit <= 0 || declared <= limit) {
+		size = declared + 1 // room to see the end without growing
+	}
+	b := make([]byte, 0, size)
+	for {
+		n, err := src.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // grow
+		}
+	}
 }
 
 // httpBodyKind is what the router learns from a POST body.

@@ -21,7 +21,9 @@ import (
 // the last duplicate win. So the envelope is decoded with the SDK's own
 // decoder (jsonrpc.DecodeMessage), and a member the router reads inside
 // it is read by exactMember, which refuses a body where encoding/json
-// and the SDK could disagree. See docs/hardening-http.md.
+// and the SDK could disagree. A body that the version header routes is
+// decoded only when it may hold a request the router checks
+// (mayHoldCheckedMethod). See docs/hardening-http.md.
 
 // errAmbiguous is the error of a body in which a member the router reads
 // appears twice, or again in another letter case: HTTP 400, -32602.
@@ -126,7 +128,9 @@ func (p *httpPost) initializeID() jsonrpc.ID {
 }
 
 // readPost reads r's body (within the limit, and puts it back for the
-// SDK) and decodes its requests; nil when r is not a POST.
+// SDK) and decodes its requests, unless the version header routes it and
+// it certainly holds no request bodyChecked reads (then reqs is empty);
+// nil when r is not a POST.
 func (h *HTTPHandler) readPost(r *http.Request) (*httpPost, error) {
 	if r.Method != http.MethodPost {
 		return nil, nil
@@ -135,8 +139,34 @@ func (h *HTTPHandler) readPost(r *http.Request) (*httpPost, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.Header.Get(httpVersionHeader) >= httpModernVersion && !mayHoldCheckedMethod(body) {
+		// The header decides the route (routeOf) and no request in the
+		// body is one bodyChecked reads: nothing to decode.
+		return &httpPost{}, nil
+	}
 	reqs, batch := httpRequests(body)
 	return &httpPost{reqs: reqs, batch: batch}, nil
+}
+
+// checkedMethods are the methods whose requests bodyChecked reads.
+var checkedMethods = [][]byte{[]byte(taskrun.MethodTasksGet), []byte(taskrun.MethodTasksUpdate),
+	[]byte(taskrun.MethodTasksCancel), []byte(httpMethodListen)}
+
+// mayHoldCheckedMethod reports whether body may hold a request for one of
+// checkedMethods, however the SDK's decoder reads it: false only when that
+// is certain. A JSON string without a backslash decodes to its own bytes,
+// so in a body without one, a method name can only be one that appears in
+// it as it is; anything with an escape (\/, \u...) is decoded.
+func mayHoldCheckedMethod(body []byte) bool {
+	if bytes.IndexByte(body, '\\') >= 0 {
+		return true
+	}
+	for _, m := range checkedMethods {
+		if bytes.Contains(body, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // bodyChecked makes the router's checks of a POST body, whatever its
