@@ -179,7 +179,7 @@ func TestHostileLoadMemoryIsBounded(t *testing.T) {
 		t.Skip("sends 256 requests of 256 KiB")
 	}
 	if raceEnabled {
-		t.Skip("the race detector's instrumentation distorts the heap figures (BenchmarkHostileLoad still runs)")
+		t.Skip("the race detector's instrumentation distorts the heap figures; .ci/test runs it without -race")
 	}
 	lt := newLoadTarget(t)
 	lt.wave(t) // warm up connections and caches
@@ -206,7 +206,12 @@ func TestHostileLoadMemoryIsBounded(t *testing.T) {
 
 // BenchmarkHostileLoad is one wave of 64 concurrent maximum-size hostile
 // requests per iteration; it reports the peak heap above the baseline.
+// Like the test, it skips under the race detector (a wave takes 20 s
+// there); .ci/test runs it plainly.
 func BenchmarkHostileLoad(b *testing.B) {
+	if raceEnabled {
+		b.Skip("the race detector distorts the heap figures and takes 20 s a wave; .ci/test runs it without -race")
+	}
 	lt := newLoadTarget(b)
 	lt.wave(b)
 	runtime.GC()

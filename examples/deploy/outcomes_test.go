@@ -90,26 +90,32 @@ func junkRequest(i int) *http.Request {
 	return req
 }
 
-// TestEveryOutcomeInItsSeries runs a scripted mix of flows against the
-// deploy server, with telemetry as a user's main sets it up (otelsetup,
-// Prometheus on 127.0.0.1), and reads the outcomes from the scrape: each
-// in a series of its own. Then 10,000 requests naming tools, methods,
-// revisions, users, task ids, steps and states of the sender's choosing
-// add no series: every attribute comes from a closed set.
-func TestEveryOutcomeInItsSeries(t *testing.T) {
+// outcomeTelemetry starts telemetry as a user's main sets it up
+// (otelsetup, Prometheus on 127.0.0.1) and returns it with the deploy
+// tool's options over it, on the clock *now, the principal from X-User.
+func outcomeTelemetry(t *testing.T, now *time.Time) (*otelsetup.Telemetry, *elicitrt.ToolOptions) {
+	t.Helper()
 	tel, err := otelsetup.Start(context.Background(), &otelsetup.Config{MetricsAddr: "127.0.0.1:0", Output: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tel.Shutdown(context.Background())
-	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	opts := &elicitrt.ToolOptions{Keys: keys, Hooks: tel.Hooks, Now: func() time.Time { return now }, Logger: slog.New(slog.DiscardHandler),
+	t.Cleanup(func() { tel.Shutdown(context.Background()) })
+	opts := &elicitrt.ToolOptions{Keys: keys, Hooks: tel.Hooks, Now: func() time.Time { return *now }, Logger: slog.New(slog.DiscardHandler),
 		Principal: func(req *mcp.CallToolRequest) string {
 			if req.Extra != nil && req.Extra.Header != nil {
 				return req.Extra.Header.Get("X-User")
 			}
 			return ""
 		}}
+	return tel, opts
+}
+
+// TestEveryOutcomeInItsSeries runs a scripted mix of flows against the
+// deploy server, with telemetry as a user's main sets it up, and reads the
+// outcomes from the scrape: each in a series of its own.
+func TestEveryOutcomeInItsSeries(t *testing.T) {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	tel, opts := outcomeTelemetry(t, &now)
 	cs := manual(t, opts)
 	accept := func(key string, content map[string]any) mcp.InputResponseMap {
 		return mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept", Content: content}}
@@ -187,7 +193,20 @@ func TestEveryOutcomeInItsSeries(t *testing.T) {
 			t.Errorf("no %s%v in the scrape", c.family, c.labels)
 		}
 	}
+}
 
+// TestJunkAddsNoSeries: 10,000 requests naming tools, methods, revisions,
+// users, task ids, steps and states of the sender's choosing add no
+// series to the deploy server's scrape: every attribute comes from a
+// closed set. It skips under the race detector, which makes the 10,000
+// nine times slower; .ci/test runs it plainly.
+func TestJunkAddsNoSeries(t *testing.T) {
+	if raceEnabled {
+		t.Skip("10,000 requests; .ci/test runs it without -race")
+	}
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	tel, opts := outcomeTelemetry(t, &now)
+	h := serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return newServer(opts) }, &elicitrt.HTTPOptions{JSONResponse: true})
 	for i := range 100 { // every series junk can reach, once
 		junk(h, i)
 	}

@@ -125,27 +125,31 @@ func between(s, start, end string) string {
 	return v
 }
 
-// TestRaceSkipsRunPlainly: a test that skips itself under the race
-// detector (it reads raceEnabled) is one that .ci/test's plain run of its
-// package names, so that it runs once; the other tests of the server
-// packages run under -race only.
+// TestRaceSkipsRunPlainly: a test or benchmark that skips itself under
+// the race detector (it reads raceEnabled) is one that .ci/test's plain
+// run of its package names, so that it runs once; the other tests of the
+// server packages run under -race only.
 func TestRaceSkipsRunPlainly(t *testing.T) {
 	root := testmod.Root(t)
 	script, err := os.ReadFile(filepath.Join(root, ".ci", "test"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`(?m)^go test -run '([^']+)' "\$@" (\./\S+)$`).FindSubmatch(script)
+	m := regexp.MustCompile(`(?m)^go test -run '([^']+)' -bench '([^']+)' -benchtime 1x "\$@" (\./\S+)$`).FindSubmatch(script)
 	if m == nil {
-		t.Fatal(`.ci/test has no line go test -run 'PATTERN' "$@" ./PKG`)
+		t.Fatal(`.ci/test has no line go test -run 'PATTERN' -bench 'PATTERN' -benchtime 1x "$@" ./PKG`)
 	}
-	pattern, pkg := regexp.MustCompile(string(m[1])), string(m[2])
+	tests, benchmarks, pkg := regexp.MustCompile(string(m[1])), regexp.MustCompile(string(m[2])), string(m[3])
 	found := 0
 	for path, names := range raceSkippers(t, root) {
 		for _, name := range names {
 			found++
+			pattern := tests
+			if strings.HasPrefix(name, "Benchmark") {
+				pattern = benchmarks
+			}
 			if "./"+filepath.ToSlash(filepath.Dir(path)) != pkg || !pattern.MatchString(name) {
-				t.Errorf("%s: %s skips under -race and .ci/test's plain run (-run %q %s) does not run it", path, name, m[1], pkg)
+				t.Errorf("%s: %s skips under -race and .ci/test's plain run of %s does not run it", path, name, pkg)
 			}
 		}
 	}
@@ -154,8 +158,8 @@ func TestRaceSkipsRunPlainly(t *testing.T) {
 	}
 }
 
-// raceSkippers lists, by test file relative to root, the Test functions
-// that read raceEnabled.
+// raceSkippers lists, by test file relative to root, the Test and
+// Benchmark functions that read raceEnabled.
 func raceSkippers(t *testing.T, root string) map[string][]string {
 	out := map[string][]string{}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -174,7 +178,7 @@ func raceSkippers(t *testing.T, root string) map[string][]string {
 		}
 		rel, _ := filepath.Rel(root, path)
 		for _, d := range file.Decls {
-			if fd, ok := d.(*ast.FuncDecl); ok && strings.HasPrefix(fd.Name.Name, "Test") && reads(fd, "raceEnabled") {
+			if fd, ok := d.(*ast.FuncDecl); ok && (strings.HasPrefix(fd.Name.Name, "Test") || strings.HasPrefix(fd.Name.Name, "Benchmark")) && reads(fd, "raceEnabled") {
 				out[rel] = append(out[rel], fd.Name.Name)
 			}
 		}
