@@ -135,9 +135,9 @@ func TestRaceSkipsRunPlainly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`(?m)^go test -run '([^']+)' -bench '([^']+)' -benchtime 1x "\$@" (\./\S+)$`).FindSubmatch(script)
+	m := regexp.MustCompile(`(?m)^go test -run '([^']+)' -bench '([^']+)' -benchtime 1x "\$@" (\./\S+) \|\| status=1$`).FindSubmatch(script)
 	if m == nil {
-		t.Fatal(`.ci/test has no line go test -run 'PATTERN' -bench 'PATTERN' -benchtime 1x "$@" ./PKG`)
+		t.Fatal(`.ci/test has no line go test -run 'PATTERN' -bench 'PATTERN' -benchtime 1x "$@" ./PKG || status=1`)
 	}
 	tests, benchmarks, pkg := regexp.MustCompile(string(m[1])), regexp.MustCompile(string(m[2])), string(m[3])
 	found := 0
