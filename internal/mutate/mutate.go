@@ -207,9 +207,30 @@ func Apply(root string, m *Mutation) (map[string][]byte, error) {
 // apply makes edit e in the file of its function, read from files when
 // an earlier edit changed it.
 func apply(root, name string, e Edit, files map[string][]byte) error {
+	path, src, start, end, err := locateFunc(root, e, files)
+	if err != nil {
+		return fmt.Errorf("%s no longer applies: %w; update the mutation to the code", name, err)
+	}
+	body := string(src[start:end])
+	switch n := strings.Count(body, e.Find); n {
+	case 1:
+		at := start + strings.Index(body, e.Find)
+		files[path] = slices.Concat(src[:at], []byte(e.Replace), src[at+len(e.Find):])
+		return nil
+	case 0:
+		return fmt.Errorf("%s no longer applies: its snippet is not in func %s of %s (%s); update the mutation to the code", name, e.Func, e.Pkg, filepath.Base(path))
+	default:
+		return fmt.Errorf("%s: its snippet appears %d times in func %s of %s; lengthen it so that it names one place", name, n, e.Func, e.Pkg)
+	}
+}
+
+// locateFunc finds e's function among the non-test files of its package
+// (as files has them, else as on disk) and returns its file, that file's
+// source and the function's offsets in it.
+func locateFunc(root string, e Edit, files map[string][]byte) (path string, src []byte, start, end int, err error) {
 	paths, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(e.Pkg), "*.go"))
 	if err != nil {
-		return err
+		return "", nil, 0, 0, err
 	}
 	fset := token.NewFileSet()
 	for _, path := range paths {
@@ -219,33 +240,20 @@ func apply(root, name string, e Edit, files map[string][]byte) error {
 		src, ok := files[path]
 		if !ok {
 			if src, err = os.ReadFile(path); err != nil {
-				return err
+				return "", nil, 0, 0, err
 			}
 		}
 		file, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
 		if err != nil {
-			return err
+			return "", nil, 0, 0, err
 		}
 		for _, d := range file.Decls {
-			fd, ok := d.(*ast.FuncDecl)
-			if !ok || funcName(fd) != e.Func {
-				continue
-			}
-			start, end := fset.Position(fd.Pos()).Offset, fset.Position(fd.End()).Offset
-			body := string(src[start:end])
-			switch n := strings.Count(body, e.Find); n {
-			case 1:
-				at := start + strings.Index(body, e.Find)
-				files[path] = slices.Concat(src[:at], []byte(e.Replace), src[at+len(e.Find):])
-				return nil
-			case 0:
-				return fmt.Errorf("%s no longer applies: its snippet is not in func %s of %s (%s); update the mutation to the code", name, e.Func, e.Pkg, filepath.Base(path))
-			default:
-				return fmt.Errorf("%s: its snippet appears %d times in func %s of %s; lengthen it so that it names one place", name, n, e.Func, e.Pkg)
+			if fd, ok := d.(*ast.FuncDecl); ok && funcName(fd) == e.Func {
+				return path, src, fset.Position(fd.Pos()).Offset, fset.Position(fd.End()).Offset, nil
 			}
 		}
 	}
-	return fmt.Errorf("%s no longer applies: no func %s in %s; update the mutation to the code", name, e.Func, e.Pkg)
+	return "", nil, 0, 0, fmt.Errorf("no func %s in %s", e.Func, e.Pkg)
 }
 
 // funcName is Name, T.Name or (*T).Name.

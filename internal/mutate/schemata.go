@@ -131,32 +131,13 @@ func signature(text string) string {
 	return text[:fset.Position(fd.Body.Lbrace).Offset-len(head)]
 }
 
-// findFunc is the file and source text of e's function.
+// findFunc is the file and source text of e's function, as on disk.
 func findFunc(root string, e Edit) (string, string, error) {
-	paths, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(e.Pkg), "*.go"))
+	path, src, start, end, err := locateFunc(root, e, nil)
 	if err != nil {
 		return "", "", err
 	}
-	fset := token.NewFileSet()
-	for _, path := range paths {
-		if strings.HasSuffix(path, "_test.go") {
-			continue
-		}
-		src, err := os.ReadFile(path)
-		if err != nil {
-			return "", "", err
-		}
-		file, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
-		if err != nil {
-			return "", "", err
-		}
-		for _, d := range file.Decls {
-			if fd, ok := d.(*ast.FuncDecl); ok && funcName(fd) == e.Func {
-				return path, string(src[fset.Position(fd.Pos()).Offset:fset.Position(fd.End()).Offset]), nil
-			}
-		}
-	}
-	return "", "", fmt.Errorf("no func %s in %s", e.Func, e.Pkg)
+	return path, string(src[start:end]), nil
 }
 
 // insertion is text put at an offset of a file.
