@@ -2,6 +2,7 @@ package backend_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -101,26 +102,82 @@ func TestMemoryGrantsClaimFlow(t *testing.T) {
 	}
 }
 
+// TestMemoryGrantsConcurrent: eight goroutines race, in the same order, to
+// claim each of 200 flows, complete the ones they win with their own subject and store a
+// grant for it, while reading every flow. Each flow is claimed exactly
+// once; the claims won add up to the flows; each flow's subject is its
+// winner's, and the winner's grant holds what it stored.
 func TestMemoryGrantsConcurrent(t *testing.T) {
 	ctx := context.Background()
-	m := &backend.MemoryGrants{}
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	m := &backend.MemoryGrants{Now: func() time.Time { return now }}
+	const workers, flows = 8, 200
+	var won [flows]atomic.Int32
+	var perWorker [workers]int
 	var wg sync.WaitGroup
-	for i := range 8 {
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range 200 {
-				id := string(rune('a'+i)) + string(rune('a'+j%26))
-				_, _ = m.ClaimFlow(ctx, id, time.Minute)
-				_ = m.CompleteFlow(ctx, id, "u", time.Minute)
-				_ = m.ReleaseFlow(ctx, id)
-				_, _, _ = m.FlowSubject(ctx, id)
-				_ = m.PutGrant(ctx, "u", id, []byte(id), 0)
-				_, _, _ = m.Grant(ctx, "u", id)
+			subject := fmt.Sprintf("user-%d", w)
+			for j := range flows {
+				id := fmt.Sprintf("flow-%03d", j) // all in one order, so they contend
+				ok, err := m.ClaimFlow(ctx, id, time.Minute)
+				if err != nil {
+					t.Errorf("ClaimFlow(%s): %v", id, err)
+					return
+				}
+				if _, _, err := m.FlowSubject(ctx, id); err != nil {
+					t.Errorf("FlowSubject(%s): %v", id, err)
+				}
+				if !ok {
+					continue
+				}
+				won[idIndex(id)].Add(1)
+				perWorker[w]++
+				if err := m.CompleteFlow(ctx, id, subject, time.Minute); err != nil {
+					t.Errorf("CompleteFlow(%s): %v", id, err)
+				}
+				if err := m.PutGrant(ctx, subject, id, []byte(subject+"/"+id), 0); err != nil {
+					t.Errorf("PutGrant(%s): %v", id, err)
+				}
 			}
 		}()
 	}
 	wg.Wait()
+	total := 0
+	for _, n := range perWorker {
+		total += n
+	}
+	if total != flows {
+		t.Errorf("the workers won %d claims in all, want one for each of the %d flows", total, flows)
+	}
+	for j := range flows {
+		id := fmt.Sprintf("flow-%03d", j)
+		if n := won[j].Load(); n != 1 {
+			t.Errorf("%s was claimed %d times, want once", id, n)
+			continue
+		}
+		subject, ok, err := m.FlowSubject(ctx, id)
+		if err != nil || !ok {
+			t.Errorf("FlowSubject(%s) = %q, %v, %v: want its winner's subject", id, subject, ok, err)
+			continue
+		}
+		g, ok, err := m.Grant(ctx, subject, id)
+		if err != nil || !ok || string(g) != subject+"/"+id {
+			t.Errorf("Grant(%s, %s) = %q, %v, %v; want %q", subject, id, g, ok, err, subject+"/"+id)
+		}
+		if again, _ := m.ClaimFlow(ctx, id, time.Minute); again {
+			t.Errorf("%s, completed, was claimed again", id)
+		}
+	}
+}
+
+// idIndex is the number of a "flow-NNN" id.
+func idIndex(id string) int {
+	var n int
+	fmt.Sscanf(id, "flow-%03d", &n)
+	return n
 }
 
 // TestMemoryGrantsDenyFlow: a denied flow is done with the empty subject,
