@@ -1,0 +1,50 @@
+package docscheck
+
+import (
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/elicitgen/elicitgen/internal/testkit/testmod"
+)
+
+// TestDocsIndexNamesEveryPage: docs/README.md, the index, links every
+// Markdown page under docs/ (in folders too), and each once.
+func TestDocsIndexNamesEveryPage(t *testing.T) {
+	root := testmod.Root(t)
+	docs := filepath.Join(root, "docs")
+	index, err := Read(filepath.Join(docs, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	linked := map[string]int{}
+	for _, l := range index.Links {
+		if External(l.Target) {
+			continue
+		}
+		target, _, _ := strings.Cut(l.Target, "#")
+		linked[filepath.Clean(filepath.Join(docs, target))]++
+	}
+	pages := 0
+	err = filepath.WalkDir(docs, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() || filepath.Ext(path) != ".md" || path == index.Path {
+			return err
+		}
+		pages++
+		rel, _ := filepath.Rel(docs, path)
+		switch n := linked[path]; {
+		case n == 0:
+			t.Errorf("docs/README.md does not name %s: add it under the heading of its readers", rel)
+		case n > 1:
+			t.Errorf("docs/README.md names %s %d times: once is an index", rel, n)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pages < 20 {
+		t.Fatalf("found %d pages under docs/: the walk missed them", pages)
+	}
+}
