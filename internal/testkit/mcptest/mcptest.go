@@ -126,7 +126,7 @@ func RunWithBinary(m *testing.M, dir string, bin *string) int {
 
 // BinCacheVar names a directory where BuildBinary keeps the binaries it
 // builds, by package directory, and takes them from on the next call,
-// in any process: internal/mutate sets it, since every mutant of a run
+// in any process: internal/cmd/mutate sets it, since every mutant of a run
 // is in one build (the mutant is chosen when the binary runs), so that
 // each test run does not link its server again. Unset, every call builds.
 const BinCacheVar = "ELICITGEN_TEST_BIN_CACHE"

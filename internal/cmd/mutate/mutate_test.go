@@ -27,7 +27,7 @@ func TestMutationsApply(t *testing.T) {
 	}
 }
 
-// TestTableIsCurrent: docs/mutations.md is what go run ./internal/mutate
+// TestTableIsCurrent: docs/mutations.md is what go run ./internal/cmd/mutate
 // -write writes for .ci/mutations.
 func TestTableIsCurrent(t *testing.T) {
 	root := testmod.Root(t)
@@ -37,7 +37,7 @@ func TestTableIsCurrent(t *testing.T) {
 	}
 	got, err := os.ReadFile(filepath.Join(root, "docs", "mutations.md"))
 	if err != nil || string(got) != Table(ms) {
-		t.Fatalf("docs/mutations.md is not current (%v): run go run ./internal/mutate -write", err)
+		t.Fatalf("docs/mutations.md is not current (%v): run go run ./internal/cmd/mutate -write", err)
 	}
 }
 
