@@ -229,7 +229,7 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"session", r.Header.Get(httpSessionHeader) != "")
 	}
 	if route == RouteLegacy {
-		h.sessions.serve(h.legacy, w, r, reason == "initialize", post.initializeID())
+		h.serveLegacy(w, r, post, reason == "initialize")
 		return
 	}
 	if r.Header.Get(httpVersionHeader) >= httpModernVersion && r.Header.Get(httpMethodHeader) == httpMethodListen {
@@ -238,6 +238,21 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h.modern.ServeHTTP(w, r)
+}
+
+// serveLegacy serves a request of the legacy route: what its session
+// would keep for its life is bounded first (initslim.go), an initialize's
+// params slimmed and a logging/setLevel's level checked.
+func (h *HTTPHandler) serveLegacy(w http.ResponseWriter, r *http.Request, post *httpPost, initialize bool) {
+	if post != nil {
+		if !levelsChecked(w, post) {
+			return
+		}
+		if initialize {
+			slimInitializeRequest(r, post)
+		}
+	}
+	h.sessions.serve(h.legacy, w, r, initialize, post.initializeID())
 }
 
 // rebindingSafe makes, for a request HTTPHandler serves itself, the
