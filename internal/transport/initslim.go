@@ -142,15 +142,27 @@ func slimInitializeBody(body []byte, post *httpPost) ([]byte, bool) {
 // slimInitializeMessage is req, an initialize, encoded with its params
 // slimmed; ok is false for another request or params left as they are.
 func slimInitializeMessage(req *jsonrpc.Request) ([]byte, bool) {
-	if req.Method != httpMethodInit {
+	slim := *req
+	if !SlimInitialize(&slim) {
 		return nil, false
+	}
+	out, err := jsonrpc.EncodeMessage(&slim)
+	return out, err == nil
+}
+
+// SlimInitialize gives req, when it is an initialize, the params its
+// session should keep (see slimInitializeParams), and reports whether it
+// did: what the stdio transport does with each message it reads, as the
+// router does with each initialize it routes.
+func SlimInitialize(req *jsonrpc.Request) bool {
+	if req.Method != httpMethodInit {
+		return false
 	}
 	params, ok := slimInitializeParams(req.Params)
-	if !ok {
-		return nil, false
+	if ok {
+		req.Params = params
 	}
-	out, err := jsonrpc.EncodeMessage(&jsonrpc.Request{ID: req.ID, Method: req.Method, Params: params})
-	return out, err == nil
+	return ok
 }
 
 // sdkMaxDepth is the nesting of JSON arrays and objects past which the
