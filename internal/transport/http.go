@@ -103,7 +103,8 @@ type HTTPHandler struct {
 //     it may hold a request checked below.
 //  3. Otherwise the router reads the body, at most MaxRequestBodyBytes of it
 //     (413 if longer; 400 if it cannot be read), and puts an identical body
-//     back for the chosen handler. A body that is a JSON-RPC batch is
+//     back for the chosen handler (but for an initialize's params, which
+//     the legacy handler gets slimmed to what the server reads of them). A body that is a JSON-RPC batch is
 //     searched message by message. A body holding an "initialize" request is
 //     legacy: it creates a session.
 //  4. A body holding a "server/discover" request, or a request whose
@@ -129,7 +130,10 @@ type HTTPHandler struct {
 // HTTP 400, a body in which a member it reads appears twice or again in
 // another letter case, a tasks/get, tasks/update or tasks/cancel whose
 // Mcp-Name header is not its params.taskId (whatever the version headers
-// say), and one of those in a batch. See docs/hardening-http.md.
+// say), and one of those in a batch. On the legacy route it also refuses,
+// with 400 and -32602, a logging/setLevel of a level MCP does not name
+// (the SDK would keep it for the session's life). See
+// docs/hardening-http.md.
 //
 // The routes never change how the SDK treats a request once it is chosen:
 // each inner handler checks Content-Type, Accept, the body limit, Host and

@@ -53,11 +53,13 @@ type sessionInit struct {
 }
 
 type sessionCaps struct {
-	Experimental map[string]any               `json:"experimental,omitempty"`
-	Extensions   map[string]any               `json:"extensions,omitempty"`
-	Roots        *mcp.RootCapabilities        `json:"roots,omitempty"`
-	Sampling     *mcp.SamplingCapabilities    `json:"sampling,omitempty"`
-	Elicitation  *mcp.ElicitationCapabilities `json:"elicitation,omitempty"`
+	Experimental map[string]any `json:"experimental,omitempty"`
+	Extensions   map[string]any `json:"extensions,omitempty"`
+	//lint:ignore SA1019 a 2025-11-25 session may still be asked for roots
+	Roots *mcp.RootCapabilities `json:"roots,omitempty"`
+	//lint:ignore SA1019 or to sample
+	Sampling    *mcp.SamplingCapabilities    `json:"sampling,omitempty"`
+	Elicitation *mcp.ElicitationCapabilities `json:"elicitation,omitempty"`
 }
 
 // slimInitializeParams returns the params of an initialize as its session

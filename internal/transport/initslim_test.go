@@ -48,7 +48,8 @@ func hugeClient(asked *httpTAsked) (*mcp.Client, *mcp.ClientOptions) {
 	caps := &mcp.ClientCapabilities{
 		Experimental: map[string]any{"a": pad(60_000), "b": map[string]any{"c": pad(60_000)}},
 		Elicitation:  &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
-		RootsV2:      &mcp.RootCapabilities{ListChanged: true},
+		//lint:ignore SA1019 a 2025-11-25 client may still declare roots
+		RootsV2: &mcp.RootCapabilities{ListChanged: true},
 	}
 	caps.AddExtension(machine.TasksExtension, map[string]any{"note": pad(20_000)})
 	caps.AddExtension("example.com/other", map[string]any{"big": pad(30_000)})
@@ -91,8 +92,10 @@ func TestHTTPHandlerSessionKeepsSlimInitialize(t *testing.T) {
 	if p == nil || len(seen.kept) > 512 {
 		t.Fatalf("the session keeps %d bytes of its initialize, want at most 512: %.300s", len(seen.kept), seen.kept)
 	}
-	if c := p.Capabilities; c == nil || c.Experimental != nil || len(c.Extensions) != 1 || !machine.DeclaresTasks(c) ||
-		c.RootsV2 == nil || !c.RootsV2.ListChanged {
+	c := p.Capabilities
+	//lint:ignore SA1019 the session keeps the roots capability
+	roots := c != nil && c.RootsV2 != nil && c.RootsV2.ListChanged
+	if c == nil || c.Experimental != nil || len(c.Extensions) != 1 || !machine.DeclaresTasks(c) || !roots {
 		t.Errorf("the session keeps capabilities %s, want the tasks extension alone, roots, no experimental", seen.kept)
 	}
 	if i := p.ClientInfo; i == nil || len(i.Name) > SessionClientNameBytes || !strings.HasPrefix(i.Name, "huge-xxx") ||
@@ -127,8 +130,13 @@ func TestHTTPHandlerSlimsBatchedInitialize(t *testing.T) {
 			t.Errorf("the batch's session keeps %+v, want elicitation and no experimental capabilities", p)
 		}
 	}
-	deep := strings.Repeat("[", sdkMaxDepth) + strings.Repeat("]", sdkMaxDepth)
-	deepInit := strings.Replace(init, `"elicitation":{}`, `"elicitation":{},"experimental":{"d":`+deep+`}`, 1)
+	// An initialize nested as deep as the SDK reads a message, in a batch
+	// one deeper: the SDK reads the initialize alone, not the batch.
+	deep := strings.Repeat("[", sdkMaxDepth-4) + strings.Repeat("]", sdkMaxDepth-4)
+	deepInit := strings.Replace(init, `"experimental":{`, `"experimental":{"d":`+deep+`,`, 1)
+	if nestedDeeper([]byte(deepInit), sdkMaxDepth) || !nestedDeeper([]byte("["+deepInit+"]"), sdkMaxDepth) {
+		t.Fatal("the deep initialize is not as deep as the SDK reads")
+	}
 	if status, _, _ := httpt.Post(t, ts, nil, "["+deepInit+"]"); status != http.StatusBadRequest {
 		t.Errorf("a batch nested deeper than the SDK reads: HTTP %d, want its 400", status)
 	}
