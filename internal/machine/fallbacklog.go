@@ -45,7 +45,7 @@ func (l *fallbackLog) first(key string) bool {
 func (c *call) logFallback(j int) {
 	name, version := "an unnamed client", ""
 	if info := c.req.raw.ClientInfo(); info != nil && info.Name != "" {
-		name, version = clientWord(info.Name, 64), clientWord(info.Version, 32)
+		name, version = clientWord(info.Name, ClientNameBytes), clientWord(info.Version, ClientVersionBytes)
 	}
 	era := c.req.ProtocolVersion()
 	modes := declaredModes(c.req)
@@ -76,6 +76,19 @@ func declaredModes(req *request) string {
 	}
 	return "form and url"
 }
+
+// A client's name and version are shown at most this long, in bytes: what
+// a 2025-11-25 session keeps of its initialize is cut to these lengths
+// too (CutClientWord), so that the log reads the same from either.
+const (
+	ClientNameBytes    = 64
+	ClientVersionBytes = 32
+)
+
+// CutClientWord is s cut to at most n bytes as the log cuts a client's
+// name or version (at a character boundary, with "…"): the log of the
+// cut value is the log of s.
+func CutClientWord(s string, n int) string { return strings.Clone(cut(s, n)) }
 
 // clientWord is a client's name or version as the log shows it: at most
 // n bytes, quoted when it holds anything but letters, digits and .-_/+

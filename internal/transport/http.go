@@ -103,7 +103,8 @@ type HTTPHandler struct {
 //     it may hold a request checked below.
 //  3. Otherwise the router reads the body, at most MaxRequestBodyBytes of it
 //     (413 if longer; 400 if it cannot be read), and puts an identical body
-//     back for the chosen handler. A body that is a JSON-RPC batch is
+//     back for the chosen handler (but for an initialize's params, which
+//     the legacy handler gets slimmed to what the server reads of them). A body that is a JSON-RPC batch is
 //     searched message by message. A body holding an "initialize" request is
 //     legacy: it creates a session.
 //  4. A body holding a "server/discover" request, or a request whose
@@ -129,7 +130,10 @@ type HTTPHandler struct {
 // HTTP 400, a body in which a member it reads appears twice or again in
 // another letter case, a tasks/get, tasks/update or tasks/cancel whose
 // Mcp-Name header is not its params.taskId (whatever the version headers
-// say), and one of those in a batch. See docs/hardening-http.md.
+// say), and one of those in a batch. On the legacy route it also refuses,
+// with 400 and -32602, a logging/setLevel of a level MCP does not name
+// (the SDK would keep it for the session's life). See
+// docs/hardening-http.md.
 //
 // The routes never change how the SDK treats a request once it is chosen:
 // each inner handler checks Content-Type, Accept, the body limit, Host and
@@ -229,7 +233,7 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"session", r.Header.Get(httpSessionHeader) != "")
 	}
 	if route == RouteLegacy {
-		h.sessions.serve(h.legacy, w, r, reason == "initialize", post.initializeID())
+		h.serveLegacy(w, r, post, reason == "initialize")
 		return
 	}
 	if r.Header.Get(httpVersionHeader) >= httpModernVersion && r.Header.Get(httpMethodHeader) == httpMethodListen {
@@ -238,6 +242,21 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h.modern.ServeHTTP(w, r)
+}
+
+// serveLegacy serves a request of the legacy route: what its session
+// would keep for its life is bounded first (initslim.go), an initialize's
+// params slimmed and a logging/setLevel's level checked.
+func (h *HTTPHandler) serveLegacy(w http.ResponseWriter, r *http.Request, post *httpPost, initialize bool) {
+	if post != nil {
+		if !levelsChecked(w, post) {
+			return
+		}
+		if initialize {
+			slimInitializeRequest(r, post)
+		}
+	}
+	h.sessions.serve(h.legacy, w, r, initialize, post.initializeID())
 }
 
 // rebindingSafe makes, for a request HTTPHandler serves itself, the

@@ -109,6 +109,7 @@ func isTaskMethod(method string) bool {
 
 // httpPost is what the router reads of a POST body, once per request.
 type httpPost struct {
+	body  []byte // as read
 	reqs  []*jsonrpc.Request
 	batch bool
 }
@@ -142,10 +143,10 @@ func (h *HTTPHandler) readPost(r *http.Request) (*httpPost, error) {
 	if r.Header.Get(httpVersionHeader) >= httpModernVersion && !mayHoldCheckedMethod(body) {
 		// The header decides the route (routeOf) and no request in the
 		// body is one bodyChecked reads: nothing to decode.
-		return &httpPost{}, nil
+		return &httpPost{body: body}, nil
 	}
 	reqs, batch := httpRequests(body)
-	return &httpPost{reqs: reqs, batch: batch}, nil
+	return &httpPost{body: body, reqs: reqs, batch: batch}, nil
 }
 
 // checkedMethods are the methods whose requests bodyChecked reads.

@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/internal/transport"
 )
 
 // DefaultStdioMaxLineBytes is the longest line, in bytes without its
@@ -46,6 +48,12 @@ const stdioReadBuffer = 64 << 10
 // ends, the connection still answers the calls it has read (for up to five
 // seconds) before it reports the end, so "printf '...' | server" gets its
 // answers.
+//
+// An initialize's params are slimmed as the HTTP handler slims them, so
+// that the session keeps only what the server reads of them (the
+// protocol version, the elicitation modes, the tasks extension, the
+// client's name and version cut to 64 and 32 bytes): see
+// docs/hardening-http.md.
 //
 // JSON-RPC batches (a line holding an array) are answered -32600 and
 // skipped: MCP removed batching in protocol 2025-06-18, and both protocol
@@ -329,6 +337,9 @@ func stdioDecode(line []byte) (msg jsonrpc.Message, code int64, text string, id 
 			id = probe.ID // a string, a number or null
 		}
 		return nil, jsonrpc.CodeInvalidRequest, "Invalid Request", id
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok {
+		transport.SlimInitialize(req) // the session keeps only what the server reads of it
 	}
 	return msg, 0, "", nil
 }

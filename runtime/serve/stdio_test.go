@@ -478,3 +478,43 @@ func TestStdioAnswersCallsReadBeforeEndOfInput(t *testing.T) {
 		}
 	}
 }
+
+// TestStdioSessionKeepsSlimInitialize: an initialize of about 200 kB
+// (capabilities.experimental, a 50 kB client name) read from stdio
+// initializes at 2025-11-25, and the session keeps under 512 bytes of it:
+// the elicitation modes and the name cut to 64 bytes, no experimental
+// capabilities. Without the slimming it keeps all of it.
+func TestStdioSessionKeepsSlimInitialize(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "stdiot", Version: "v0.0.1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "kept"}, func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		kept, _ := json.Marshal(req.Session.InitializeParams())
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(kept)}}}, nil, nil
+	})
+	p := stdioTRun(t, s, 0)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{` +
+		`"elicitation":{"form":{},"url":{}},"experimental":{"big":"` + strings.Repeat("x", 150_000) + `"}},` +
+		`"clientInfo":{"name":"` + strings.Repeat("n", 50_000) + `","version":"1"}}}` + "\n")
+	if line := p.next(); !strings.Contains(line, `"protocolVersion":"2025-11-25"`) {
+		t.Fatalf("initialize: %.300s", line)
+	}
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"kept","arguments":{}}}` + "\n")
+	var res struct {
+		Result mcp.CallToolResult `json:"result"`
+	}
+	line := p.next()
+	if err := json.Unmarshal([]byte(line), &res); err != nil || len(res.Result.Content) != 1 {
+		t.Fatalf("tools/call: %v %.300s", err, line)
+	}
+	kept := res.Result.Content[0].(*mcp.TextContent).Text
+	var params mcp.InitializeParams
+	if err := json.Unmarshal([]byte(kept), &params); err != nil || len(kept) > 512 {
+		t.Fatalf("the session keeps %d bytes of its initialize, want at most 512: %.300s", len(kept), kept)
+	}
+	if c := params.Capabilities; c == nil || c.Experimental != nil || c.Elicitation == nil || c.Elicitation.Form == nil || c.Elicitation.URL == nil {
+		t.Errorf("the session keeps capabilities %s, want both elicitation modes, no experimental", kept)
+	}
+	if i := params.ClientInfo; i == nil || len(i.Name) > 64 || !strings.HasPrefix(i.Name, "nnn") || i.Version != "1" {
+		t.Errorf("the session keeps clientInfo %+v, want the name cut to 64 bytes", i)
+	}
+}
