@@ -19,10 +19,10 @@ func TestHostsBilling(t *testing.T) {
 	s := startSite(t)
 	dismiss := func(*mcp.ElicitParams) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "cancel"} }
 	users := 0
-	rows := mcptest.HostRows(t, func(h mcptest.Host, transport string) string {
+	rows := mcptest.HostRows(t, func(h mcptest.Host, transport, era string) string {
 		users++
 		o := h.Options(dismiss)
-		cs := s.mcpClientEra(t, transport, h.Era, "host-user-"+strconv.Itoa(users), o)
+		cs := s.mcpClientEra(t, transport, era, "host-user-"+strconv.Itoa(users), o)
 		res, err := list(cs, "", nil)
 		return mcptest.Sees(o.User, res, err)
 	})

@@ -29,15 +29,15 @@ func deployPerson(p *mcp.ElicitParams) *mcp.ElicitResult {
 // does, the preview and its token.
 func TestHostsDeploy(t *testing.T) {
 	keys := elicitrt.RandomKeyring()
-	rows := mcptest.HostRows(t, func(h mcptest.Host, transport string) string {
+	rows := mcptest.HostRows(t, func(h mcptest.Host, transport, era string) string {
 		o := h.Options(deployPerson)
 		o.Command = func() *exec.Cmd {
 			cmd := exec.Command(serverBin, "-stdio")
 			cmd.Env = append(os.Environ(), "ELICITGEN_STATE_KEYS="+procKeys)
 			return cmd
 		}
-		cs := mcptest.Connect(t, func() *mcp.Server { return newServer(&elicitrt.ToolOptions{Keys: keys}) }, transport, h.Era, o)
-		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "api"}})
+		cs := mcptest.Connect(t, func() *mcp.Server { return newServer(&elicitrt.ToolOptions{Keys: keys}) }, transport, era, o)
+		res, err := mcptest.CallTool(t.Context(), cs, o.User, &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "api"}})
 		sees := mcptest.Sees(o.User, res, err)
 		if o.User == nil {
 			res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "api", "environment": "prod"}})

@@ -26,15 +26,15 @@ func reportPerson(p *mcp.ElicitParams) *mcp.ElicitResult {
 // work; the table of docs/hosts.md is generated from it.
 func TestHostsReport(t *testing.T) {
 	bin := reportBinary(t)
-	rows := mcptest.HostRows(t, func(h mcptest.Host, transport string) string {
+	rows := mcptest.HostRows(t, func(h mcptest.Host, transport, era string) string {
 		o := h.Options(reportPerson)
 		o.Command = func() *exec.Cmd {
 			cmd := exec.Command(bin, "-stdio")
 			cmd.Env = append(os.Environ(), "ELICITGEN_STATE_KEYS=", "ELICITGEN_REDIS_URL=")
 			return cmd
 		}
-		cs := mcptest.Connect(t, newTestServer, transport, h.Era, o)
-		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "report", Arguments: map[string]any{"topic": "Q3", "seconds": 1}})
+		cs := mcptest.Connect(t, newTestServer, transport, era, o)
+		res, err := mcptest.CallTool(t.Context(), cs, o.User, &mcp.CallToolParams{Name: "report", Arguments: map[string]any{"topic": "Q3", "seconds": 1}})
 		return mcptest.Sees(o.User, res, err)
 	})
 	mcptest.HostTable(t, "../..", "report", rows)

@@ -45,6 +45,14 @@ type User struct {
 	// Completed lists the elicitationIds of the
 	// notifications/elicitation/complete received (2025-11-25).
 	Completed []string
+	// Shows, if set, says what the person saw of a question (Sees);
+	// unset: "form: " or "URL step: " and its message.
+	Shows func(*mcp.ElicitParams) string
+	// Drops, if set, is how long the host leaves a call open after it
+	// dropped a question: the user records each question and never
+	// answers it; CallTool then abandons the call at once.
+	Drops              string
+	dropped, abandoned chan struct{}
 }
 
 // Handle is an mcp.ClientOptions.ElicitationHandler.
@@ -52,6 +60,9 @@ func (u *User) Handle(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitR
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.Asked = append(u.Asked, req.Params)
+	if u.Drops != "" {
+		return u.drop(ctx)
+	}
 	if u.OnAsk != nil {
 		u.OnAsk(req.Params)
 	}
@@ -64,6 +75,27 @@ func (u *User) Handle(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitR
 	r := u.Replies[0]
 	u.Replies = u.Replies[1:]
 	return r, nil
+}
+
+// drop tells CallTool a question was dropped and waits, unlocked, until
+// the call is abandoned; u.mu is held on entry and on return.
+func (u *User) drop(ctx context.Context) (*mcp.ElicitResult, error) {
+	if u.dropped == nil {
+		return nil, errors.New("mcptest: a user that drops questions answers only inside CallTool")
+	}
+	dropped, abandoned := u.dropped, u.abandoned
+	select {
+	case <-dropped:
+	default:
+		close(dropped)
+	}
+	u.mu.Unlock()
+	defer u.mu.Lock()
+	select {
+	case <-ctx.Done():
+	case <-abandoned:
+	}
+	return nil, errors.New("mcptest: the question was dropped")
 }
 
 // HandleComplete is an mcp.ClientOptions.ElicitationCompleteHandler.

@@ -1,0 +1,50 @@
+package mcptest
+
+import (
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestHostMatrix holds the table of hosts of docs/hosts.md to Hosts.
+func TestHostMatrix(t *testing.T) {
+	MatrixTable(t, "../../..")
+}
+
+// TestCodexShows: a host that shows string, enum and boolean fields
+// only names the integer and multi-select fields of a form it shows as
+// approve or decline, and approving it sends no field.
+func TestCodexShows(t *testing.T) {
+	var codex Host
+	for _, h := range Hosts {
+		if h.Name == "Codex" {
+			codex = h
+		}
+	}
+	form := &mcp.ElicitParams{Message: "Rate it", Mode: "form", RequestedSchema: map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"stars": map[string]any{"type": "integer"},
+			"also":  map[string]any{"type": "array", "items": map[string]any{"enum": []any{"red"}}},
+			"name":  map[string]any{"type": "string"},
+			"color": map[string]any{"type": "string", "oneOf": []any{map[string]any{"const": "red"}}},
+			"ok":    map[string]any{"type": "boolean"},
+		},
+	}}
+	if got, want := codex.Shows(form), "approve or decline only, no field for `also` (multi-select), `stars` (integer): Rate it (approved)"; got != want {
+		t.Errorf("Shows = %q, want %q", got, want)
+	}
+	person := func(*mcp.ElicitParams) *mcp.ElicitResult { return Accept(map[string]any{"stars": 4}) }
+	if res := codex.Options(person).User.Answer(form); res.Action != "accept" || res.Content != nil {
+		t.Errorf("approved form sent %+v, want accept without content", res)
+	}
+	text := &mcp.ElicitParams{Message: "Name?", Mode: "form", RequestedSchema: map[string]any{
+		"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}, "ok": map[string]any{"type": "boolean"}},
+	}}
+	if got := codex.Shows(text); got != "form: Name?" {
+		t.Errorf("Shows = %q, want the form", got)
+	}
+	if res := codex.Options(person).User.Answer(text); res.Content["stars"] != 4 {
+		t.Errorf("a form Codex shows is not answered by the person: %+v", res)
+	}
+}
