@@ -31,14 +31,12 @@ const (
 const DefaultEvery = time.Minute
 
 // Clock is a Log's clock: the time, and the timers that report a
-// suppressed burst when its window closes.
+// suppressed burst when its window closes. AfterFunc calls f once d has
+// passed, unless the stop it returns is called first.
 type Clock interface {
 	Now() time.Time
-	AfterFunc(d time.Duration, f func()) Timer
+	AfterFunc(d time.Duration, f func()) (stop func() bool)
 }
-
-// Timer is a report a Clock will make; Stop cancels it.
-type Timer interface{ Stop() bool }
 
 // SystemClock is the clock whose time is now (nil: time.Now) and whose
 // timers are the runtime's (time.AfterFunc): a tool's clock
@@ -55,7 +53,9 @@ func (c systemClock) Now() time.Time {
 	return c.now()
 }
 
-func (systemClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+func (systemClock) AfterFunc(d time.Duration, f func()) func() bool {
+	return time.AfterFunc(d, f).Stop
+}
 
 // Log logs refusals at Warn, rate-limited per kind and reason: the first
 // refusal of a kind and reason is logged and opens a window of Every; the
@@ -90,7 +90,7 @@ type seen struct {
 	suppressed int          // refusals since, not logged
 	logger     *slog.Logger // of the last of them, for the report
 	tool       string       // of the last of them
-	timer      Timer        // the pending report, nil when none is
+	stop       func() bool  // of the pending report, nil when none is
 	gen        uint64       // of the latest timer: an older one reports nothing
 }
 
@@ -154,11 +154,11 @@ func (l *Log) due(k key, logger *slog.Logger, tool string) (suppressed int, ok b
 	if t.Sub(s.at) < every {
 		s.suppressed++
 		s.logger, s.tool = logger, tool
-		if s.timer == nil && logger != nil {
+		if s.stop == nil && logger != nil {
 			s.gen++
 			gen := s.gen
 			wait := min(max(s.at.Add(every).Sub(t), 0), every)
-			s.timer = clock.AfterFunc(wait, func() { l.report(k, gen) })
+			s.stop = clock.AfterFunc(wait, func() { l.report(k, gen) })
 		}
 		return 0, false
 	}
@@ -171,9 +171,9 @@ func (l *Log) due(k key, logger *slog.Logger, tool string) (suppressed int, ok b
 // cancel stops the pending report, if any: one already firing finds no
 // timer, or a later one, and reports nothing.
 func (s *seen) cancel() {
-	if s.timer != nil {
-		s.timer.Stop()
-		s.timer = nil
+	if s.stop != nil {
+		s.stop()
+		s.stop = nil
 	}
 }
 
@@ -183,12 +183,12 @@ func (l *Log) report(k key, gen uint64) {
 	t := l.clock().Now()
 	l.mu.Lock()
 	s := l.seen[k]
-	if s == nil || s.timer == nil || s.gen != gen {
+	if s == nil || s.stop == nil || s.gen != gen {
 		l.mu.Unlock()
 		return
 	}
 	suppressed, logger, tool := s.suppressed, s.logger, s.tool
-	s.timer, s.suppressed, s.logger, s.at = nil, 0, nil, t
+	s.stop, s.suppressed, s.logger, s.at = nil, 0, nil, t
 	l.mu.Unlock()
 	line(logger, k, tool, suppressed)
 }

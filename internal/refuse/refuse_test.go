@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"log/slog"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/elicitgen/elicitgen/internal/seal"
+	"github.com/elicitgen/elicitgen/internal/testkit/fakeclock"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
@@ -31,88 +30,8 @@ func records(t *testing.T, buf *bytes.Buffer) []map[string]any {
 	return out
 }
 
-// fakeClock is a Log's clock in a test: its time moves when the test
-// says, and its timers fire, in the order they are due, inside advance.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	timers []*fakeTimer
-}
-
-type fakeTimer struct {
-	at   time.Time
-	f    func()
-	done bool // fired or stopped
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) AfterFunc(d time.Duration, f func()) Timer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := &fakeTimer{at: c.now.Add(d), f: f}
-	c.timers = append(c.timers, t)
-	return &fakeStop{c, t}
-}
-
-type fakeStop struct {
-	c *fakeClock
-	t *fakeTimer
-}
-
-func (s *fakeStop) Stop() bool {
-	s.c.mu.Lock()
-	defer s.c.mu.Unlock()
-	was := !s.t.done
-	s.t.done = true
-	return was
-}
-
-// set moves the time to t and fires no timer: a refusal that comes at
-// the instant a window closes, before its timer ran.
-func (c *fakeClock) set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
-
-// advance moves the time by d and fires the timers due by then.
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	var due []*fakeTimer
-	for _, t := range c.timers {
-		if !t.done && !t.at.After(c.now) {
-			t.done = true
-			due = append(due, t)
-		}
-	}
-	c.mu.Unlock()
-	slices.SortStableFunc(due, func(a, b *fakeTimer) int { return a.at.Compare(b.at) })
-	for _, t := range due {
-		t.f()
-	}
-}
-
-// pending is how many timers have neither fired nor been stopped.
-func (c *fakeClock) pending() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := 0
-	for _, t := range c.timers {
-		if !t.done {
-			n++
-		}
-	}
-	return n
-}
-
-func newClock() *fakeClock {
-	return &fakeClock{now: time.Date(2026, 7, 28, 9, 0, 0, 0, time.UTC)}
+func newClock() *fakeclock.Clock {
+	return fakeclock.New(time.Date(2026, 7, 28, 9, 0, 0, 0, time.UTC))
 }
 
 // wanted is a refusal line as a test expects it.
@@ -159,18 +78,18 @@ func TestLogIsRateLimited(t *testing.T) {
 	}
 	l.Refused(logger, State, "deploy", seal.RefusedOtherAudience)
 	l.Refused(logger, Token, "deploy", seal.RefusedExpired)
-	clock.advance(DefaultEvery - time.Second)
+	clock.Advance(DefaultEvery - time.Second)
 	l.Refused(logger, State, "deploy", seal.RefusedExpired)
-	clock.set(start.Add(DefaultEvery))
+	clock.Set(start.Add(DefaultEvery))
 	l.Refused(logger, State, "deploy", seal.RefusedExpired)
-	clock.advance(10 * DefaultEvery)
+	clock.Advance(10 * DefaultEvery)
 	wantLines(t, &buf, []wanted{
 		{"elicitgen: requestState refused", "expired", 0},
 		{"elicitgen: requestState refused", "other_audience", 0},
 		{"elicitgen: confirmation token refused", "expired", 0},
 		{"elicitgen: requestState refused", "expired", 5},
 	})
-	if n := clock.pending(); n != 0 {
+	if n := clock.Pending(); n != 0 {
 		t.Errorf("%d timers pending with nothing to report", n)
 	}
 }
@@ -198,23 +117,23 @@ func TestBurstReportedWhenWindowCloses(t *testing.T) {
 		{"elicitgen: requestState refused", "expired", 0},
 		{"elicitgen: requestState refused", "other_user", 0},
 	}
-	clock.advance(DefaultEvery - time.Nanosecond)
+	clock.Advance(DefaultEvery - time.Nanosecond)
 	wantLines(t, &buf, first) // the window is still open
-	clock.advance(time.Nanosecond)
+	clock.Advance(time.Nanosecond)
 	reported := append(first,
 		wanted{"elicitgen: requestState refused", "expired", 300},
 		wanted{"elicitgen: requestState refused", "other_user", 6})
 	wantLines(t, &buf, reported)
-	if n := clock.pending(); n != 0 {
+	if n := clock.Pending(); n != 0 {
 		t.Errorf("%d timers pending after the reports", n)
 	}
-	clock.advance(10 * DefaultEvery)
+	clock.Advance(10 * DefaultEvery)
 	wantLines(t, &buf, reported) // reported once
 	l.Refused(logger, State, "deploy", seal.RefusedExpired)
 	reported = append(reported, wanted{"elicitgen: requestState refused", "expired", 0})
 	wantLines(t, &buf, reported) // a fresh window, not the 300 again
 	l.Refused(logger, State, "deploy", seal.RefusedExpired)
-	clock.advance(DefaultEvery)
+	clock.Advance(DefaultEvery)
 	wantLines(t, &buf, append(reported, wanted{"elicitgen: requestState refused", "expired", 1}))
 }
 
