@@ -78,7 +78,7 @@ func newMachine(k kind, name string, steps []Step, flow hooks, opts *elicitrt.To
 	if m.opts.Now == nil {
 		m.opts.Now = time.Now
 	}
-	m.refusals.Now = m.opts.Now
+	m.refusals.Clock = refuse.SystemClock(m.opts.Now)
 	if m.opts.Logger == nil {
 		m.opts.Logger = slog.Default()
 	}

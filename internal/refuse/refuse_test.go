@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/elicitgen/elicitgen/internal/seal"
+	"github.com/elicitgen/elicitgen/internal/testkit/fakeclock"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
@@ -29,42 +30,111 @@ func records(t *testing.T, buf *bytes.Buffer) []map[string]any {
 	return out
 }
 
-// TestLogIsRateLimited: one Warn line per kind and reason each interval,
-// the next saying how many were not logged; kinds and reasons apart.
+func newClock() *fakeclock.Clock {
+	return fakeclock.New(time.Date(2026, 7, 28, 9, 0, 0, 0, time.UTC))
+}
+
+// wanted is a refusal line as a test expects it.
+type wanted struct {
+	msg, reason string
+	suppressed  float64
+}
+
+// wantLines checks the records of buf against want, at Warn on the tool
+// deploy, with the reason's check, and nothing else in them.
+func wantLines(t *testing.T, buf *bytes.Buffer, want []wanted) {
+	t.Helper()
+	got := records(t, buf)
+	if len(got) != len(want) {
+		t.Fatalf("%d lines, want %d:\n%s", len(got), len(want), buf.String())
+	}
+	allowed := map[string]bool{"time": true, "level": true, "msg": true, "tool": true, "reason": true, "check": true, "suppressed": true}
+	for i, w := range want {
+		r := got[i]
+		s, _ := r["suppressed"].(float64)
+		if r["level"] != "WARN" || r["msg"] != w.msg || r["reason"] != w.reason || s != w.suppressed || r["tool"] != "deploy" || r["check"] == "" {
+			t.Errorf("line %d: %v, want %+v at WARN", i, r, w)
+		}
+		for k := range r {
+			if !allowed[k] {
+				t.Errorf("line %d carries %q: %v", i, k, r)
+			}
+		}
+	}
+}
+
+// TestLogIsRateLimited: one Warn line per kind and reason each interval;
+// a refusal that finds its window closed before the window's report says
+// how many were not logged, and the report is cancelled (not made twice);
+// kinds and reasons apart.
 func TestLogIsRateLimited(t *testing.T) {
-	now := time.Date(2026, 7, 28, 9, 0, 0, 0, time.UTC)
 	var buf bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&buf, nil)) // Info: the default level
-	l := &Log{Now: func() time.Time { return now }}
+	clock := newClock()
+	start := clock.Now()
+	l := &Log{Clock: clock}
 	for range 5 {
 		l.Refused(logger, State, "deploy", seal.RefusedExpired)
 	}
 	l.Refused(logger, State, "deploy", seal.RefusedOtherAudience)
 	l.Refused(logger, Token, "deploy", seal.RefusedExpired)
-	now = now.Add(DefaultEvery - time.Second)
+	clock.Advance(DefaultEvery - time.Second)
 	l.Refused(logger, State, "deploy", seal.RefusedExpired)
-	now = now.Add(time.Second)
+	clock.Set(start.Add(DefaultEvery))
 	l.Refused(logger, State, "deploy", seal.RefusedExpired)
-	got := records(t, &buf)
-	want := []struct {
-		msg, reason string
-		suppressed  float64
-	}{
+	clock.Advance(10 * DefaultEvery)
+	wantLines(t, &buf, []wanted{
 		{"elicitgen: requestState refused", "expired", 0},
 		{"elicitgen: requestState refused", "other_audience", 0},
 		{"elicitgen: confirmation token refused", "expired", 0},
 		{"elicitgen: requestState refused", "expired", 5},
+	})
+	if n := clock.Pending(); n != 0 {
+		t.Errorf("%d timers pending with nothing to report", n)
 	}
-	if len(got) != len(want) {
-		t.Fatalf("%d lines, want %d:\n%s", len(got), len(want), buf.String())
+}
+
+// TestBurstReportedWhenWindowCloses: 300 refusals after a logged one, then
+// silence: when the window closes, one line says suppressed=300 with the
+// reason, and nothing else (no state, token, argument or user); a refusal
+// with nothing suppressed after it gets no report; the next refusal after
+// the report is not reported with the 300 again; each reason gets its own
+// report; no timer is left when nothing is pending.
+func TestBurstReportedWhenWindowCloses(t *testing.T) {
+	var buf bytes.Buffer
+	logger := slog.New(slog.NewJSONHandler(&buf, nil))
+	clock := newClock()
+	l := &Log{Clock: clock}
+	l.Refused(logger, Token, "deploy", seal.RefusedUsed) // alone: no report
+	for range 301 {
+		l.Refused(logger, State, "deploy", seal.RefusedExpired)
 	}
-	for i, w := range want {
-		r := got[i]
-		s, _ := r["suppressed"].(float64)
-		if r["level"] != "WARN" || r["msg"] != w.msg || r["reason"] != w.reason || s != w.suppressed || r["tool"] != "deploy" || r["check"] != Hint(seal.Refusal(0)) && r["check"] == "" {
-			t.Errorf("line %d: %v, want %+v at WARN", i, r, w)
-		}
+	for range 7 {
+		l.Refused(logger, State, "deploy", seal.RefusedOtherUser)
 	}
+	first := []wanted{
+		{"elicitgen: confirmation token refused", "already_used", 0},
+		{"elicitgen: requestState refused", "expired", 0},
+		{"elicitgen: requestState refused", "other_user", 0},
+	}
+	clock.Advance(DefaultEvery - time.Nanosecond)
+	wantLines(t, &buf, first) // the window is still open
+	clock.Advance(time.Nanosecond)
+	reported := append(first,
+		wanted{"elicitgen: requestState refused", "expired", 300},
+		wanted{"elicitgen: requestState refused", "other_user", 6})
+	wantLines(t, &buf, reported)
+	if n := clock.Pending(); n != 0 {
+		t.Errorf("%d timers pending after the reports", n)
+	}
+	clock.Advance(10 * DefaultEvery)
+	wantLines(t, &buf, reported) // reported once
+	l.Refused(logger, State, "deploy", seal.RefusedExpired)
+	reported = append(reported, wanted{"elicitgen: requestState refused", "expired", 0})
+	wantLines(t, &buf, reported) // a fresh window, not the 300 again
+	l.Refused(logger, State, "deploy", seal.RefusedExpired)
+	clock.Advance(DefaultEvery)
+	wantLines(t, &buf, append(reported, wanted{"elicitgen: requestState refused", "expired", 1}))
 }
 
 // TestHints: every reason has its own hint.

@@ -267,7 +267,7 @@ func NewConnectHandlers(opts ConnectOptions) ConnectHandlers {
 	if opts.LoginReturnParam == "" {
 		opts.LoginReturnParam = "return_to"
 	}
-	c := &connect{opts: opts, refusals: &refuse.Log{Now: opts.Now}}
+	c := &connect{opts: opts, refusals: &refuse.Log{Clock: refuse.SystemClock(opts.Now)}}
 	return ConnectHandlers{Connect: http.HandlerFunc(c.serveConnect), Callback: http.HandlerFunc(c.serveCallback)}
 }
 

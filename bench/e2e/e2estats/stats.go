@@ -5,7 +5,9 @@
 // GET /stats there and logs "e2estats: serving at ADDR" on standard error;
 // otherwise it does nothing. It also serves POST /profile/start and
 // POST /profile/stop, which returns a CPU profile of the time between, and
-// GET /profile/allocs, the heap profile of allocations since start.
+// GET /profile/allocs, the heap profile of allocations since start. An
+// address beyond loopback (":0", "0.0.0.0:PORT", another host) is logged
+// at Warn, naming it: the benchmark listens on 127.0.0.1.
 //
 // The counters come from the process itself rather than from /proc/PID/stat
 // because getrusage reports CPU time in microseconds, where /proc counts
@@ -17,6 +19,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -95,7 +98,7 @@ func Start() {
 	if err != nil {
 		log.Fatalf("e2estats: %v", err)
 	}
-	log.Printf("e2estats: serving at %s", ln.Addr())
+	announce(addr, ln.Addr())
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /stats", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -137,4 +140,32 @@ func Start() {
 		pprof.Lookup("allocs").WriteTo(w, 0)
 	})
 	go func() { log.Fatalf("e2estats: %v", http.Serve(ln, mux)) }()
+}
+
+// announce logs where the stats and profiles are served, and warns when
+// addr (as the environment gave it) listens beyond loopback: anyone who
+// reaches it could read the process's profiles.
+func announce(addr string, at net.Addr) {
+	log.Printf("e2estats: serving at %s", at)
+	if !loopback(addr) {
+		slog.Warn("e2estats: profiles at "+addr+" are served beyond loopback, to whoever reaches this address: use 127.0.0.1", "addr", addr)
+	}
+}
+
+// loopback reports whether addr (host:port) listens on loopback only:
+// localhost, 127.0.0.0/8 or ::1; an empty host, 0.0.0.0, ::, another
+// address, another name or what does not parse listens beyond it. (The
+// rule of otelsetup's metrics address; this module does not depend on
+// that one.)
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	host, _, _ = strings.Cut(host, "%")
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

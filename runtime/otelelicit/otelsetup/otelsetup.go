@@ -17,7 +17,9 @@
 // client (docs/observability.md#telemetry-in-five-lines-otelsetup).
 //
 // It logs the endpoints it serves and the exporters it chose, by name:
-// never an OTLP endpoint or header, which may carry a token.
+// never an OTLP endpoint or header, which may carry a token. A metrics
+// address beyond loopback (":9464", "0.0.0.0:9464", a host name other
+// than localhost) is logged at Warn, naming it.
 package otelsetup
 
 import (
@@ -354,6 +356,9 @@ func (t *Telemetry) serveMetrics(addr string, res *resource.Resource) (*sdkmetri
 	}
 	t.MetricsURL = fmt.Sprintf("http://%s/metrics", ln.Addr())
 	t.Logger.Info("otelsetup: serving metrics at " + t.MetricsURL)
+	if !loopback(addr) {
+		t.Logger.Warn("otelsetup: metrics at "+addr+" are served beyond loopback, to whoever reaches this address: bind 127.0.0.1 (the default) unless a firewall or network policy guards it", "addr", addr)
+	}
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			t.Logger.Error("otelsetup: metrics server", "err", err)
@@ -362,6 +367,23 @@ func (t *Telemetry) serveMetrics(addr string, res *resource.Resource) (*sdkmetri
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exporter), sdkmetric.WithResource(res))
 	t.stops = append(t.stops, mp.Shutdown, srv.Shutdown)
 	return mp, nil
+}
+
+// loopback reports whether addr (host:port, as net.Listen takes it)
+// listens on loopback only: localhost, 127.0.0.0/8 or ::1. An empty host,
+// 0.0.0.0, ::, another address or any other name listens beyond it (a
+// name may resolve to anything), and so does what does not parse.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	host, _, _ = strings.Cut(host, "%") // a zone: fe80::1%eth0
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // newLogger is the server's logger: slog's default (or text on output

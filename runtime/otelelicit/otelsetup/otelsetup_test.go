@@ -438,3 +438,34 @@ func TestShutdownBounded(t *testing.T) {
 		t.Errorf("/metrics still served after Shutdown: %s", resp.Status)
 	}
 }
+
+// TestMetricsBeyondLoopbackWarns: metrics served on every interface (":0",
+// which only listens: no request is sent to it) are logged at Warn,
+// naming the address; on 127.0.0.1 or localhost, nothing is.
+func TestMetricsBeyondLoopbackWarns(t *testing.T) {
+	for _, c := range []struct {
+		addr string
+		warn bool
+	}{{":0", true}, {"127.0.0.1:0", false}, {"localhost:0", false}} {
+		t.Run(c.addr, func(t *testing.T) {
+			setEnv(t)
+			var out syncbuf.Buffer
+			tel := start(t, &otelsetup.Config{MetricsAddr: c.addr, Output: &out})
+			if tel.MetricsURL == "" {
+				t.Fatal("no metrics served")
+			}
+			var warns []string
+			for line := range strings.SplitSeq(out.String(), "\n") {
+				if strings.Contains(line, "level=WARN") {
+					warns = append(warns, line)
+				}
+			}
+			switch {
+			case !c.warn && len(warns) > 0:
+				t.Errorf("a warning for %s: %q", c.addr, warns)
+			case c.warn && (len(warns) != 1 || !strings.Contains(warns[0], "addr="+c.addr) || !strings.Contains(warns[0], "beyond loopback")):
+				t.Errorf("warnings %q, want one naming addr=%s", warns, c.addr)
+			}
+		})
+	}
+}
