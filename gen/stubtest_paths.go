@@ -244,7 +244,10 @@ func (g *testGen) linkPath(i int) []jen.Code {
 func (g *testGen) absentPath() []jen.Code {
 	t := g.t
 	body := []jen.Code{jen.Id("out").Op(":=").Id("c").Dot("Call").Call(jen.Lit(t.MCPName), jen.Id("args"))}
-	for _, s := range t.Steps {
+	for i, s := range t.Steps {
+		if s.Fallback == "arguments" || s.Fallback == "defaults" && !defaultsAnswer(s) {
+			body = append(body, g.previewTodo(s, i)...)
+		}
 		switch s.Fallback {
 		case "defaults":
 			if defaultsAnswer(s) {
@@ -293,4 +296,17 @@ func (g *testGen) previewPath(s *stepModel) []jen.Code {
 		jen.Comment("the token is good once"),
 		jen.Id("c").Dot("Call").Call(name, jen.Id("confirmed")).Dot("WantToolError").Call(jen.Id("t"), jen.Lit("new preview")),
 	}
+}
+
+// previewTodo says, when a preview step comes after step i (whose
+// fallback ends the path without a person), to reach it by hand: with
+// arguments that prefill the steps before it.
+func (g *testGen) previewTodo(s *stepModel, i int) []jen.Code {
+	for _, later := range g.t.Steps[i+1:] {
+		if later.Fallback == "preview" {
+			return commentLines(fmt.Sprintf("TODO: %s ends this path before the preview of %s: call with arguments that answer %s (prefill) to test the preview, its token (out.PreviewToken()) and the confirmed call (%s).",
+				s.Key, later.Key, s.Key, testingDoc))
+		}
+	}
+	return nil
 }
