@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -236,6 +237,34 @@ func TestGoldenCompile(t *testing.T) {
 		t.Fatalf("the test stubs pass with the handler stubs:\n%s", out)
 	}
 	checkStubTestFailures(t, out)
+	fillHandlers(t, root)
+	if out, err := goIn(t, root, "test", "-tags", "stubtest", "-count=1", "./..."); err != nil {
+		t.Fatalf("the test stubs fail with handlers that answer every path: %v\n%s", err, out)
+	}
+}
+
+// fillHandlers rewrites the handler stubs under root into handlers that
+// answer every path, as a user fills them in: each placeholder result
+// becomes a normal one.
+func fillHandlers(t *testing.T, root string) {
+	t.Helper()
+	notImplemented := regexp.MustCompile(`ToolError\("([^"]*): not implemented yet"\)`)
+	filled := strings.NewReplacer(`"Nothing was done: the `, `"Ended at the `, ` needs the user to answer the `, ` cannot go on without the `,
+		`(describe what confirming `, `(confirming `, `"Stopped: the `, `"Ended: the `)
+	paths, err := filepath.Glob(filepath.Join(root, "*", "*_handler.go"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no handler stubs under %s: %v", root, err)
+	}
+	for _, path := range paths {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src = notImplemented.ReplaceAll(src, []byte(`Text("$1 done")`))
+		if err := os.WriteFile(path, []byte(filled.Replace(string(src))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // goIn runs the go command in dir; it fails t when vet fails.
@@ -288,6 +317,13 @@ func writeStubTest(t *testing.T, dir string, p *gen.PkgModel, tool *gen.ToolMode
 	if src == nil {
 		return
 	}
+	// The handler's builder, filled in: the test stub still fails on the
+	// handler stub's placeholders.
+	placeholder := regexp.MustCompile(`(?m)^\s*t\.Error\("TODO: fill in [^\n]*\n`)
+	if !placeholder.Match(src) {
+		t.Fatalf("test stub of %s: no failing placeholder in its handler's builder:\n%s", tool.MCPName, src)
+	}
+	src = placeholder.ReplaceAll(src, nil)
 	src = append([]byte("//go:build stubtest\n\n"), src...)
 	if err := os.WriteFile(filepath.Join(dir, strings.ToLower(tool.Name)+"_stub_test.go"), src, 0o644); err != nil {
 		t.Fatal(err)

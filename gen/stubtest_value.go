@@ -29,6 +29,24 @@ func formValue(p *pkgModel, s *stepModel) jen.Code {
 	return jen.Id(s.Form.Name).Values(fields...)
 }
 
+// confirmNoValue is formValue with the confirmation's boolean false: an
+// accepted no, which reaches Declined.
+func confirmNoValue(p *pkgModel, s *stepModel) jen.Code {
+	var fields []jen.Code
+	for _, f := range s.Form.Fields {
+		if f.Property == s.Confirm {
+			fields = append(fields, jen.Id(f.GoName).Op(":").False())
+			continue
+		}
+		if v := defaultValue(p, f); !f.Pointer && v != nil {
+			fields = append(fields, jen.Id(f.GoName).Op(":").Add(v))
+		} else if !f.Pointer && f.Required {
+			fields = append(fields, jen.Id(f.GoName).Op(":").Add(validValue(p, f)))
+		}
+	}
+	return jen.Id(s.Form.Name).Values(fields...)
+}
+
 // defaultValue is f's default as a Go value; nil when f has none.
 func defaultValue(p *pkgModel, f *fieldModel) jen.Code {
 	d := f.Default

@@ -610,7 +610,7 @@ func TestStubTest(t *testing.T) {
 	if err == nil {
 		t.Fatalf("the test passes with the stub's handler:\n%s", out)
 	}
-	for _, path := range []string{"accept", "decline", "cancel", "no_one_there"} {
+	for _, path := range []string{"accept", "decline_first", "cancel_first", "decline_sure", "cancel_sure", "confirm_no_sure", "no_one_there"} {
 		for _, era := range []string{"2026-07-28", "2025-11-25"} {
 			if !strings.Contains(out, "--- FAIL: TestAskToolConversations/"+era+"/"+path+" ") {
 				t.Errorf("with the stub's handler, %s does not fail on %s:\n%s", path, era, out)
@@ -621,7 +621,15 @@ func TestStubTest(t *testing.T) {
 		t.Errorf("the script does not match the conversation, or does not build:\n%s", out)
 	}
 
-	testmod.WriteFiles(t, dir, map[string]string{"ask_handler.go": stubTestHandler})
+	if !strings.Contains(out, "TODO: fill in newAskToolHandler") {
+		t.Errorf("the handler's builder does not fail until filled in:\n%s", out)
+	}
+	// Filled in: the builder returns the handler, which answers every path.
+	filled := strings.Replace(string(src), "\tt.Error(\"TODO: fill in newAskToolHandler: build the handler the tests register\")\n", "", 1)
+	if filled == string(src) {
+		t.Fatalf("no placeholder line in the handler's builder:\n%s", src)
+	}
+	testmod.WriteFiles(t, dir, map[string]string{"ask_handler.go": stubTestHandler, "ask_test.go": filled})
 	if out, err := testmod.Go(t, dir, "test", "-count=1", "."); err != nil {
 		t.Fatalf("the test fails with a handler that answers every path: %v\n%s\n%s", err, out, src)
 	}

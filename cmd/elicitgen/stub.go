@@ -32,10 +32,13 @@ stub adds "//go:generate go tool elicitgen" under the package clause of
 the file that declares NAME, and says so.
 
 With --test, stub writes the tool's test instead (NAME_test.go): one
-conversation per path (every step accepted, the first declined, the first
-cancelled, a client that cannot ask) on both protocol eras, with
-runtime/elicittest. It fails while the handler returns the skeleton's
-placeholders, and passes once the handler answers each path.`,
+conversation per path on both protocol eras, with runtime/elicittest:
+every step accepted; each step declined and cancelled; a confirmation
+answered no; URL steps signed in, denied and through their link; a task
+tool as a task; a client that cannot ask (its fallbacks, a preview and
+its token); the replay of a once step. It fails until newXHandler (in the
+test) builds the handler and the handler answers each path; where it
+stops, docs/testing.md says what to write by hand.`,
 		Args: stubArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			wd, err := os.Getwd()

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
@@ -153,14 +154,13 @@ func TestNoElicitation(t *testing.T) {
 	}
 }
 
-// tokenOf reads the confirmation token out of a preview result.
+// tokenOf reads the confirmation token out of a preview result, as the
+// kit's Outcome.PreviewToken does.
 func tokenOf(t *testing.T, preview *mcp.CallToolResult) string {
 	t.Helper()
-	how := preview.Content[1].(*mcp.TextContent).Text
-	_, after, _ := strings.Cut(how, `"confirmation_token": "`)
-	token, _, ok := strings.Cut(after, `"`)
-	if !ok || token == "" {
-		t.Fatalf("no token in %q", how)
+	token := (&elicittest.Outcome{Result: preview}).PreviewToken()
+	if token == "" {
+		t.Fatalf("no token in %+v", preview)
 	}
 	return token
 }

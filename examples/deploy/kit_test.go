@@ -130,7 +130,11 @@ func TestKitPreviewThenConfirm(t *testing.T) {
 			t.Errorf("fallbacks: %q", f)
 		}
 		wantDeploys(t, deploys, 0)
-		confirmed := map[string]any{"service": "api", "environment": "prod", elicitrt.PreviewTokenArgument: tokenOf(t, preview.Result)}
+		token := preview.PreviewToken()
+		if token == "" {
+			t.Fatalf("no token in %s", preview)
+		}
+		confirmed := map[string]any{"service": "api", "environment": "prod", elicitrt.PreviewTokenArgument: token}
 		c.Call("deploy", confirmed).WantText(t, "Deploying api to prod without notifying.")
 		c.Call("deploy", confirmed).WantToolError(t, "new preview")
 		wantDeploys(t, deploys, 1)

@@ -32,18 +32,22 @@ func TestKitReportTask(t *testing.T) {
 	if out.TaskID == "" || out.TaskStatus != "completed" {
 		t.Errorf("task %q ended %q, want a completed task", out.TaskID, out.TaskStatus)
 	}
+	// Every status message of the task, in order: the kit records them
+	// from the task's own updates, the runtime's included.
 	want := []string{
 		`Writing "Summary" (0 of 4 sections done)`,
 		`Writing "Revenue by region" (1 of 4 sections done)`,
 		"Waiting for your answer: " + salariesMessage,
+		"Your answer is in: the task resumes shortly.",
+		"Waiting for your answer: " + salariesMessage + "\n\nPlease correct: include: must be a boolean.",
+		"Your answer is in: the task resumes shortly.",
 		`Writing "Salaries" (2 of 5 sections done)`,
+		`Writing "Costs" (3 of 5 sections done)`,
 		`Writing "Outlook" (4 of 5 sections done)`,
 		"Done: 5 sections written",
 	}
-	for _, w := range want {
-		if !slices.Contains(out.Progress, w) {
-			t.Errorf("progress %q lacks %q", out.Progress, w)
-		}
+	if !slices.Equal(out.Progress, want) {
+		t.Errorf("progress %q, want %q", out.Progress, want)
 	}
 }
 

@@ -62,9 +62,12 @@ func newMachine(k kind, name string, steps []Step, flow hooks, opts *elicitrt.To
 	if opts != nil {
 		m.opts = *opts
 	}
-	m.keys = seal.DefaultKeyring()
+	// The process's key ring (ELICITGEN_STATE_KEYS, and its warning when
+	// unset) only when the options bring none.
 	if m.opts.Keys != nil {
 		m.keys = (*seal.Keyring)(m.opts.Keys)
+	} else {
+		m.keys = seal.DefaultKeyring()
 	}
 	if m.opts.TTL == 0 {
 		m.opts.TTL = seal.DefaultStateTTL

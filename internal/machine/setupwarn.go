@@ -55,12 +55,25 @@ func sharesStores(o *elicitrt.ToolOptions) bool {
 	default:
 		return true
 	}
-	switch o.Tasks.(type) {
+	switch tasks := unwrapTasks(o.Tasks); tasks.(type) {
 	case nil, *backend.MemoryTaskStore:
 	default:
 		return true
 	}
 	return false
+}
+
+// unwrapTasks returns the task store that store wraps (an Unwrap method,
+// as elicittest's recording store has), else store.
+func unwrapTasks(store backend.TaskStore) backend.TaskStore {
+	for range 8 {
+		w, ok := store.(interface{ Unwrap() backend.TaskStore })
+		if !ok {
+			break
+		}
+		store = w.Unwrap()
+	}
+	return store
 }
 
 // loopback reports whether audience names a loopback host (an address

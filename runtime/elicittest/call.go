@@ -94,9 +94,7 @@ func (c *Client) converse(steps []Step, send sender) *Outcome {
 	out := c.rounds(p, send)
 	questions, failures := p.finish(out.String())
 	out.Questions, out.Events = questions, c.hooks.take()
-	for _, f := range failures {
-		c.t.Errorf("%s", f)
-	}
+	c.report(failures)
 	return out
 }
 
@@ -199,10 +197,22 @@ func (c *Client) Replay(steps ...Step) *Outcome {
 	}
 	questions, failures := p.finish(out.String())
 	out.Questions, out.Events = questions, c.hooks.take()
-	for _, f := range failures {
-		c.t.Errorf("%s", f)
-	}
+	c.report(failures)
 	return out
+}
+
+// report fails the test with each failure of a script, adding that the
+// generated files are stale when they are (staleHint: go test runs in the
+// package's directory).
+func (c *Client) report(failures []string) {
+	c.t.Helper()
+	if len(failures) == 0 {
+		return
+	}
+	hint := staleHint(".")
+	for _, f := range failures {
+		c.t.Errorf("%s%s", f, hint)
+	}
 }
 
 // remember keeps the retry just made, for Replay.

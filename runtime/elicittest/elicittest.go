@@ -52,8 +52,9 @@ type Options struct {
 	Capabilities *mcp.ClientCapabilities
 	// Tool holds ToolOptions to give the server: the kit fills Keys, Now,
 	// Replay, Grants and Tasks (memory stores on the clock), Principal,
-	// LegacyAnswerWait and LegacyURLWait (DefaultLegacyURLWait) where they
-	// are zero, and wraps Hooks and Principal. The kit finishes sign-ins
+	// Logger (one writing to t.Log), LegacyAnswerWait and LegacyURLWait
+	// (DefaultLegacyURLWait) where they are zero, and wraps Hooks,
+	// Principal and Tasks (to record each task's progress). The kit finishes sign-ins
 	// with the Keys, Grants, Audience and TTL given to the server.
 	Tool *elicitrt.ToolOptions
 	// Principal is the user the server's requests act for, when
@@ -92,6 +93,7 @@ type Client struct {
 	last     func(*Outcome) *round // the last retry sent (2026-07-28)
 	wire     *wire                 // tools/call and tasks/* with the Tasks extension
 	taskWait time.Duration
+	tasks    *taskLog // the server's task store, as the kit wraps it
 }
 
 // Start builds a server with newServer, given the ToolOptions that o and
@@ -158,6 +160,11 @@ func (c *Client) toolOptions(o *Options) *elicitrt.ToolOptions {
 		opts.Keys = randomKeys(c.t)
 	}
 	memoryStores(&opts)
+	c.tasks = &taskLog{TaskStore: opts.Tasks}
+	opts.Tasks = c.tasks
+	if opts.Logger == nil {
+		opts.Logger = testLogger(c.t)
+	}
 	if opts.LegacyAnswerWait == 0 {
 		opts.LegacyAnswerWait = DefaultLegacyAnswerWait
 	}

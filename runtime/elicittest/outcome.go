@@ -3,12 +3,14 @@ package elicittest
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
@@ -36,8 +38,9 @@ type Outcome struct {
 	// waiting, and the kit cancelled it).
 	TaskID, TaskStatus string
 	// Progress are the task's status messages, in order, each once for
-	// every change the kit saw: it polls tasks/get every few milliseconds,
-	// so a message shown for less may be missed.
+	// every change: recorded from the task's own updates as the server
+	// writes them to its task store (through the kit's), so a message
+	// shown for no time at all is kept too.
 	Progress []string
 	// pending counts the questions of the input_required result the
 	// request ended at (the script broke off, or a replay asked).
@@ -118,13 +121,56 @@ func (o *Outcome) String() string {
 	case o.Err != nil:
 		return "error: " + o.Err.Error()
 	case o.pending > 0:
-		return fmt.Sprintf("input_required (%d questions)", o.pending)
+		return fmt.Sprintf("input_required (%s)", questions(o.pending))
 	case !o.ended():
 		return "no result"
 	case o.IsError():
 		return fmt.Sprintf("tool error %q", o.Text())
 	}
 	return fmt.Sprintf("result %q", o.Text())
+}
+
+// questions is "1 question", "2 questions"...
+func questions(n int) string {
+	if n == 1 {
+		return "1 question"
+	}
+	return fmt.Sprintf("%d questions", n)
+}
+
+// PreviewToken returns the confirmation token of a preview: the result of
+// a call whose step has fallback=preview, for a client that cannot show
+// the confirmation. Call the tool again with the same arguments plus
+// elicitrt.PreviewTokenArgument set to it to confirm; "" when the result
+// is no preview.
+func (o *Outcome) PreviewToken() string {
+	return previewToken(o.Result)
+}
+
+// previewToken reads the token out of how a preview says to confirm (its
+// last text content): the JSON-quoted value after the quoted argument
+// name.
+func previewToken(res *mcp.CallToolResult) string {
+	if res == nil || res.IsError || len(res.Content) < 2 {
+		return ""
+	}
+	how, ok := res.Content[len(res.Content)-1].(*mcp.TextContent)
+	if !ok {
+		return ""
+	}
+	_, after, ok := strings.Cut(how.Text, strconv.Quote(elicitrt.PreviewTokenArgument)+": ")
+	if !ok {
+		return ""
+	}
+	quoted, err := strconv.QuotedPrefix(after)
+	if err != nil {
+		return ""
+	}
+	token, err := strconv.Unquote(quoted)
+	if err != nil {
+		return ""
+	}
+	return token
 }
 
 // WantText fails t unless the call returned a result, not a tool error,

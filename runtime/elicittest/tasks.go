@@ -1,6 +1,7 @@
 package elicittest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"time"
@@ -22,10 +23,11 @@ import (
 // DefaultTaskWait is Options.TaskWait when it is zero.
 const DefaultTaskWait = time.Minute
 
-// taskPoll is how often the kit asks for a task's status: often enough
-// to see each progress message of a task that writes one every few tens
-// of milliseconds.
-const taskPoll = 5 * time.Millisecond
+// taskPoll bounds each wait for a task's next version: the kit waits on
+// the server's task store (TaskStore.Wait), which returns as soon as the
+// task changes; the bound only makes a store that misses a change cost a
+// little time instead of the whole Options.TaskWait.
+const taskPoll = 200 * time.Millisecond
 
 // ErrTaskCancelled is the Outcome.Err of a call whose task was cancelled.
 var ErrTaskCancelled = errors.New("elicittest: the task was cancelled")
@@ -90,27 +92,53 @@ type taskRun struct {
 	answered map[string]bool // keys answered or ignored: true when answered
 }
 
-// follow polls the task of out until it ends, answering its questions by
-// the running script; it cancels a task that waits for answers the script
-// does not give, or outlasts Options.TaskWait.
+// follow follows the task of out until it ends, answering its questions
+// by the running script; it cancels a task that waits for answers the
+// script does not give, or outlasts Options.TaskWait. Between two looks
+// it waits on the server's task store for the task's next version; its
+// progress is what the store recorded (taskLog).
 func (c *Client) follow(out *Outcome) {
 	r := &taskRun{out: out, p: c.playing(), answered: map[string]bool{}}
+	defer func() { out.Progress = c.tasks.progress(out.TaskID) }()
 	deadline := time.Now().Add(c.taskWait)
 	for time.Now().Before(deadline) {
+		version := c.taskVersion(out.TaskID)
 		var task tasks.TaskResult
 		if out.Err = c.taskCall("tasks/get", out.TaskID, nil, &task); out.Err != nil {
 			return
 		}
-		out.progress(task.StatusMessage)
 		if ended(out, &task) || !c.answerTask(r, &task) {
 			return
 		}
-		time.Sleep(taskPoll)
+		c.waitTask(out.TaskID, version, deadline)
 	}
 	r.p.mu.Lock()
 	r.p.fail("the task %s did not end within %v (Options.TaskWait); the kit cancelled it", out.TaskID, c.taskWait)
 	r.p.mu.Unlock()
 	c.cancelTask(out.TaskID)
+}
+
+// taskVersion is the version of task id in the server's store; 0 when
+// the store does not answer.
+func (c *Client) taskVersion(id string) uint64 {
+	rec, err := c.tasks.Get(c.ctx(), id)
+	if err != nil || rec == nil {
+		return 0
+	}
+	return rec.Version
+}
+
+// waitTask waits until task id is past version, for at most taskPoll and
+// never past deadline.
+func (c *Client) waitTask(id string, version uint64, deadline time.Time) {
+	if bound := time.Now().Add(taskPoll); bound.Before(deadline) {
+		deadline = bound
+	}
+	ctx, cancel := context.WithDeadline(c.ctx(), deadline)
+	defer cancel()
+	if c.tasks.Wait(ctx, id, version) != nil {
+		<-ctx.Done() // the store failed: wait out the bound rather than spin
+	}
 }
 
 // taskCall sends a tasks/* request about task id, with the answers of a
@@ -220,11 +248,4 @@ func (c *Client) giveUp(r *taskRun, n int) bool {
 func (c *Client) cancelTask(id string) {
 	var ack json.RawMessage
 	c.taskCall("tasks/cancel", id, nil, &ack)
-}
-
-// progress keeps a status message of the task, once for each change.
-func (o *Outcome) progress(message string) {
-	if message != "" && (len(o.Progress) == 0 || o.Progress[len(o.Progress)-1] != message) {
-		o.Progress = append(o.Progress, message)
-	}
 }

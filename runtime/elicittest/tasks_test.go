@@ -82,11 +82,13 @@ func TestTask(t *testing.T) {
 	if out.TaskID == "" || out.TaskStatus != "completed" {
 		t.Errorf("task %q ended %q", out.TaskID, out.TaskStatus)
 	}
-	// "printing the frame" lasts less than a poll: the question follows at once.
-	for _, p := range []string{"Waiting for your answer: Name the label.", "printing the name"} {
-		if !slices.Contains(out.Progress, p) {
-			t.Errorf("progress %q lacks %q", out.Progress, p)
-		}
+	// Each message is kept, "printing the frame" too, though the question
+	// replaces it at once: the kit records the task's own updates.
+	want := []string{"printing the frame", "Waiting for your answer: Name the label.", "Your answer is in: the task resumes shortly.",
+		"Waiting for your answer: Name the label.\n\nPlease correct: name: must be a string.", "Your answer is in: the task resumes shortly.",
+		"printing the name"}
+	if !slices.Equal(out.Progress, want) {
+		t.Errorf("progress %q, want %q", out.Progress, want)
 	}
 	c.Call("label", nil, elicittest.Decline(name)).WantText(t, "no label: decline")
 }
@@ -97,7 +99,7 @@ func TestTask(t *testing.T) {
 func TestTaskLeftWaiting(t *testing.T) {
 	c := elicittest.Start(t, labelServer, &elicittest.Options{Tasks: true})
 	out := c.Call("label", nil, elicittest.Ignore(name))
-	if out.TaskStatus != "input_required" || out.Result != nil || out.String() != "input_required (1 questions)" {
+	if out.TaskStatus != "input_required" || out.Result != nil || out.String() != "input_required (1 question)" {
 		t.Errorf("ignored: %s, task %q", out, out.TaskStatus)
 	}
 	r := &recorder{TB: t}

@@ -28,13 +28,14 @@ import (
 // ConnectOptions configure the connect page and the callback of URL steps.
 type ConnectOptions struct {
 	// Keys open flow tokens and seal the sign-in's state and nonce cookie:
-	// the same keyring as the tools' (nil: the seal.DefaultKeyring).
+	// the same keyring as the tools' (nil: the process's key ring, the
+	// one elicitrt.LoadKeyring returns).
 	Keys *elicitrt.Keyring
 	// Audience is the tools' ToolOptions.Audience: flow tokens, sign-in
 	// states and nonce cookies sealed under another audience do not open.
 	Audience string
-	// Grants records finished flows and grants (nil: machine.DefaultGrants); the
-	// same store as the tools'.
+	// Grants records finished flows and grants (nil: backend.DefaultGrants(),
+	// the process's store); the same store as the tools'.
 	Grants backend.GrantStore
 	// Authenticate says who the browser user is, from the request (for
 	// example a session cookie of your site): the subject as your MCP
