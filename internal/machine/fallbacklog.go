@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/elicitgen/elicitgen/internal/refuse"
 )
 
 // Saying why a step was not shown: when a request cannot show a step and
@@ -81,7 +83,7 @@ func declaredModes(req *request) string {
 // n bytes, quoted when it holds anything but letters, digits and .-_/+
 // (so that no client writes a line of its own into the log).
 func clientWord(s string, n int) string {
-	s = cut(s, n)
+	s = refuse.Cut(s, n)
 	for _, r := range s {
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '.' && r != '-' && r != '_' && r != '/' && r != '+' {
 			return strconv.Quote(s)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/elicitgen/elicitgen/internal/seal"
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
@@ -54,10 +54,10 @@ func (g *Grants) flowKey(flowID string) string { return g.o.Prefix + "flow:" + f
 // ClaimFlow implements machine.GrantStore: one atomic set-if-absent of
 // PREFIX flow:FLOWID, which holds the done record once the flow finished,
 // so a finished flow is never claimed again. The claim lasts ttl
-// (seal.DefaultStateTTL when ttl <= 0: never without expiry).
+// (elicitrt.DefaultStateTTL when ttl <= 0: never without expiry).
 func (g *Grants) ClaimFlow(ctx context.Context, flowID string, ttl time.Duration) (bool, error) {
 	if ttl <= 0 {
-		ttl = seal.DefaultStateTTL
+		ttl = elicitrt.DefaultStateTTL
 	}
 	claimed, err := call(ctx, &g.o, func(ctx context.Context) (bool, error) {
 		return claim(ctx, g.c, g.flowKey(flowID), flowClaimed+newToken(), ttl)
@@ -96,7 +96,7 @@ func (g *Grants) CompleteFlow(ctx context.Context, flowID, subject string, ttl t
 	if ttl <= 0 {
 		ttl = g.o.GrantTTL
 	}
-	sealed, err := (*seal.Keyring)(g.o.Keys).Seal(flowBinding(flowID), 0, []byte(subject), g.o.Now(), ttl)
+	sealed, err := g.o.Keys.SealRecord(flowBinding(flowID), 0, []byte(subject), g.o.Now(), ttl)
 	if err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func (g *Grants) FlowSubject(ctx context.Context, flowID string) (string, bool, 
 	case !strings.HasPrefix(v, flowDone):
 		return "", false, errUnknownFormat(&g.o, "flow record", v)
 	}
-	_, subject, err := (*seal.Keyring)(g.o.Keys).Open(flowBinding(flowID), v[len(flowDone):], g.o.Now())
+	_, subject, err := g.o.Keys.OpenRecord(flowBinding(flowID), v[len(flowDone):], g.o.Now())
 	if err != nil {
 		g.o.Logger.Warn("elicitgen: redisstore: a flow record does not open (key ring changed?); taken as not done")
 		return "", false, nil
@@ -142,13 +142,13 @@ func (g *Grants) FlowSubject(ctx context.Context, flowID string) (string, bool, 
 
 // PutGrant implements machine.GrantStore: the grant, sealed, under
 // PREFIX grant:DIGEST for ttl (ttl 0: Options.GrantTTL). A grant longer
-// than seal.MaxPayloadLen is an error.
+// than elicitrt.MaxRecordLen is an error.
 func (g *Grants) PutGrant(ctx context.Context, subject, name string, grant []byte, ttl time.Duration) error {
 	if ttl <= 0 {
 		ttl = g.o.GrantTTL
 	}
 	b := grantBinding(subject, name)
-	sealed, err := (*seal.Keyring)(g.o.Keys).Seal(b, 0, grant, g.o.Now(), ttl)
+	sealed, err := g.o.Keys.SealRecord(b, 0, grant, g.o.Now(), ttl)
 	if err != nil {
 		return err
 	}
@@ -176,7 +176,7 @@ func (g *Grants) Grant(ctx context.Context, subject, name string) ([]byte, bool,
 	case !strings.HasPrefix(v, formatV1):
 		return nil, false, errUnknownFormat(&g.o, "grant", v)
 	}
-	_, grant, err := (*seal.Keyring)(g.o.Keys).Open(b, v[len(formatV1):], g.o.Now())
+	_, grant, err := g.o.Keys.OpenRecord(b, v[len(formatV1):], g.o.Now())
 	if err != nil {
 		g.o.Logger.Warn("elicitgen: redisstore: a grant does not open (key ring changed?); taken as absent")
 		return nil, false, nil
@@ -193,18 +193,18 @@ func errUnknownFormat(o *Options, what, v string) error {
 
 // grantKey names a grant by the digest of its user and step: no user id
 // in key names.
-func (g *Grants) grantKey(b *seal.Binding) string {
-	return g.o.Prefix + "grant:" + base64.RawURLEncoding.EncodeToString(b.ArgsDigest[:])
+func (g *Grants) grantKey(b *elicitrt.RecordBinding) string {
+	return g.o.Prefix + "grant:" + base64.RawURLEncoding.EncodeToString(b.Digest[:])
 }
 
 // flowBinding is what a flow's done record is sealed under.
-func flowBinding(flowID string) seal.Binding {
-	return seal.Binding{Tool: flowRecordTool, ArgsDigest: digest("elicitgen flow record v1", flowID)}
+func flowBinding(flowID string) elicitrt.RecordBinding {
+	return elicitrt.RecordBinding{Kind: flowRecordTool, Digest: digest("elicitgen flow record v1", flowID)}
 }
 
 // grantBinding is what subject's grant under name is sealed under.
-func grantBinding(subject, name string) seal.Binding {
-	return seal.Binding{Tool: grantTool, ArgsDigest: digest("elicitgen grant v1", subject, name)}
+func grantBinding(subject, name string) elicitrt.RecordBinding {
+	return elicitrt.RecordBinding{Kind: grantTool, Digest: digest("elicitgen grant v1", subject, name)}
 }
 
 // digest hashes domain and parts, each length-prefixed.

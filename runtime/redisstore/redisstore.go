@@ -43,9 +43,9 @@
 //	         v1:done:SEALED           done; SEALED: the user, sealed
 //	grant    v1:SEALED                the grant, sealed
 //	task     v1:SEALED[,SEALED...]    the record's JSON, sealed in parts of
-//	                                  at most seal.MaxPayloadLen bytes
+//	                                  at most elicitrt.MaxRecordLen bytes
 //
-// SEALED is a [seal.Keyring.Seal] of the value under a binding that
+// SEALED is an [elicitrt.Keyring.SealRecord] of the value under a binding that
 // names the record (the flow, the user and step, or the task id and its
 // number of parts), so a sealed value opens only under its own key:
 // grants, users and the answers a task holds are encrypted at rest, and a

@@ -13,7 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/elicitgen/elicitgen/internal/seal"
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
@@ -62,19 +62,19 @@ func (s *Tasks) key(id string) string { return s.o.Prefix + "task:" + id }
 
 // taskBinding is what the n parts of task id's record are sealed under:
 // part i carries round i, so parts neither move nor go missing.
-func taskBinding(id string, n int) seal.Binding {
-	return seal.Binding{Tool: taskRecordTool, ArgsDigest: digest("elicitgen task record v1", id, strconv.Itoa(n))}
+func taskBinding(id string, n int) elicitrt.RecordBinding {
+	return elicitrt.RecordBinding{Kind: taskRecordTool, Digest: digest("elicitgen task record v1", id, strconv.Itoa(n))}
 }
 
 // seal returns rec's stored value: "v1:" and its JSON, sealed in parts of
-// at most seal.MaxPayloadLen bytes joined by commas (one part unless
+// at most elicitrt.MaxRecordLen bytes joined by commas (one part unless
 // a result is large).
 func (s *Tasks) seal(rec *backend.TaskRecord) (string, error) {
 	js, err := json.Marshal(rec)
 	if err != nil {
 		return "", err
 	}
-	const part = seal.MaxPayloadLen
+	const part = elicitrt.MaxRecordLen
 	n := max(1, (len(js)+part-1)/part)
 	b := taskBinding(rec.ID, n)
 	now := s.o.Now()
@@ -82,7 +82,7 @@ func (s *Tasks) seal(rec *backend.TaskRecord) (string, error) {
 	var v strings.Builder
 	v.WriteString(formatV1)
 	for i := range n {
-		sealed, err := (*seal.Keyring)(s.o.Keys).Seal(b, uint32(i), js[i*part:min((i+1)*part, len(js))], now, ttl)
+		sealed, err := s.o.Keys.SealRecord(b, uint32(i), js[i*part:min((i+1)*part, len(js))], now, ttl)
 		if err != nil {
 			return "", err
 		}
@@ -106,7 +106,7 @@ func (s *Tasks) open(id, v string) (*backend.TaskRecord, error) {
 	now := s.o.Now()
 	var js []byte
 	for i, p := range parts {
-		round, payload, err := (*seal.Keyring)(s.o.Keys).Open(b, p, now)
+		round, payload, err := s.o.Keys.OpenRecord(b, p, now)
 		if err != nil || round != uint32(i) {
 			s.o.Logger.Warn("elicitgen: redisstore: a task record does not open (key ring changed?); taken as gone")
 			return nil, nil
