@@ -8,9 +8,9 @@ package refuse
 
 import (
 	"log/slog"
-	"unicode/utf8"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/elicitgen/elicitgen/internal/seal"
 	"github.com/elicitgen/elicitgen/runtime/backend"
