@@ -15,7 +15,7 @@ import (
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
-// Grants is an machine.GrantStore on Redis: the sign-in flows of every
+// Grants is a backend.GrantStore on Redis: the sign-in flows of every
 // instance sharing one Redis (and one Options.Prefix), and the grants they
 // produced, sealed with the key ring. Give the same store to the tools
 // (ToolOptions.Grants) and to the connect pages (ConnectOptions.Grants).
@@ -51,7 +51,7 @@ const (
 
 func (g *Grants) flowKey(flowID string) string { return g.o.Prefix + "flow:" + flowID }
 
-// ClaimFlow implements machine.GrantStore: one atomic set-if-absent of
+// ClaimFlow implements backend.GrantStore: one atomic set-if-absent of
 // PREFIX flow:FLOWID, which holds the done record once the flow finished,
 // so a finished flow is never claimed again. The claim lasts ttl
 // (elicitrt.DefaultStateTTL when ttl <= 0: never without expiry).
@@ -78,7 +78,7 @@ end
 return 0
 `)
 
-// ReleaseFlow implements machine.GrantStore: it deletes the flow's claim,
+// ReleaseFlow implements backend.GrantStore: it deletes the flow's claim,
 // unless the flow is done.
 func (g *Grants) ReleaseFlow(ctx context.Context, flowID string) error {
 	_, err := call(ctx, &g.o, func(ctx context.Context) (int, error) {
@@ -90,7 +90,7 @@ func (g *Grants) ReleaseFlow(ctx context.Context, flowID string) error {
 	return nil
 }
 
-// CompleteFlow implements machine.GrantStore: the flow's record becomes
+// CompleteFlow implements backend.GrantStore: the flow's record becomes
 // done, with subject sealed, for ttl (ttl 0: Options.GrantTTL).
 func (g *Grants) CompleteFlow(ctx context.Context, flowID, subject string, ttl time.Duration) error {
 	if ttl <= 0 {
@@ -109,13 +109,13 @@ func (g *Grants) CompleteFlow(ctx context.Context, flowID, subject string, ttl t
 	return nil
 }
 
-// DenyFlow implements machine.GrantStore: the done record with the empty
+// DenyFlow implements backend.GrantStore: the done record with the empty
 // subject.
 func (g *Grants) DenyFlow(ctx context.Context, flowID string, ttl time.Duration) error {
 	return g.CompleteFlow(ctx, flowID, "", ttl)
 }
 
-// FlowSubject implements machine.GrantStore. A done record that does not
+// FlowSubject implements backend.GrantStore. A done record that does not
 // open (sealed by a key no longer in the ring, or altered) reads as not
 // done, and is logged: the user signs in again.
 func (g *Grants) FlowSubject(ctx context.Context, flowID string) (string, bool, error) {
@@ -140,7 +140,7 @@ func (g *Grants) FlowSubject(ctx context.Context, flowID string) (string, bool, 
 	return string(subject), true, nil
 }
 
-// PutGrant implements machine.GrantStore: the grant, sealed, under
+// PutGrant implements backend.GrantStore: the grant, sealed, under
 // PREFIX grant:DIGEST for ttl (ttl 0: Options.GrantTTL). A grant longer
 // than elicitrt.MaxRecordLen is an error.
 func (g *Grants) PutGrant(ctx context.Context, subject, name string, grant []byte, ttl time.Duration) error {
@@ -161,7 +161,7 @@ func (g *Grants) PutGrant(ctx context.Context, subject, name string, grant []byt
 	return nil
 }
 
-// Grant implements machine.GrantStore. A grant that does not open reads
+// Grant implements backend.GrantStore. A grant that does not open reads
 // as absent, and is logged.
 func (g *Grants) Grant(ctx context.Context, subject, name string) ([]byte, bool, error) {
 	b := grantBinding(subject, name)

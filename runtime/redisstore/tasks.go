@@ -17,7 +17,7 @@ import (
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
-// Tasks is an machine.TaskStore on Redis: the tasks of every instance
+// Tasks is a backend.TaskStore on Redis: the tasks of every instance
 // sharing one Redis (and one Options.Prefix), so that any instance answers
 // tasks/get, tasks/update and tasks/cancel for a task another one runs,
 // and the instance running it learns of an answer or a cancel at once.
@@ -131,7 +131,7 @@ func (s *Tasks) pxat(t time.Time) int64 {
 	return max(t.UnixMilli(), s.o.Now().UnixMilli()+1)
 }
 
-// Create implements machine.TaskStore: a set-if-absent of PREFIX task:ID
+// Create implements backend.TaskStore: a set-if-absent of PREFIX task:ID
 // expiring at rec.Expires, the record at Version 1. It returns once Redis
 // has the record (every instance reads it from then on); an id in use is
 // an error.
@@ -157,7 +157,7 @@ func (s *Tasks) Create(ctx context.Context, rec *backend.TaskRecord) error {
 	return nil
 }
 
-// Get implements machine.TaskStore: one GET.
+// Get implements backend.TaskStore: one GET.
 func (s *Tasks) Get(ctx context.Context, id string) (*backend.TaskRecord, error) {
 	v, err := call(ctx, &s.o, func(ctx context.Context) (string, error) {
 		return s.c.Get(ctx, s.key(id)).Result()
@@ -187,7 +187,7 @@ redis.call('PUBLISH', KEYS[1], ARGV[4])
 return 1
 `)
 
-// Update implements machine.TaskStore, optimistically: it reads the
+// Update implements backend.TaskStore, optimistically: it reads the
 // record, applies change to a copy, and writes it back with updateScript
 // only if no other update (on any instance) came in between; if one did,
 // it reads again and calls change again. All the attempts together run
@@ -233,7 +233,7 @@ func (s *Tasks) Update(ctx context.Context, id string, change func(*backend.Task
 	}
 }
 
-// Wait implements machine.TaskStore. It subscribes to PREFIX task:ID
+// Wait implements backend.TaskStore. It subscribes to PREFIX task:ID
 // (sharing the store's one subscription connection) and waits until
 // Redis confirms the subscription, then reads the record; if its Version
 // is not past version, it waits for a message on the channel, the

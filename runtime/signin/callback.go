@@ -18,7 +18,7 @@ const (
 	// ProviderApproved: the person allowed access; Exchange runs.
 	ProviderApproved ProviderAnswer = iota
 	// ProviderDenied: the person refused. The flow ends as declined
-	// (machine.GrantStore.DenyFlow), so that the tool call's retry takes the
+	// (backend.GrantStore.DenyFlow), so that the tool call's retry takes the
 	// step's decline path; the browser gets templates.PageDenied (403).
 	ProviderDenied
 	// ProviderFailed: the third party failed, not by the person's choice.

@@ -23,7 +23,7 @@ type ConnectOptions struct {
 	// Audience is the tools' ToolOptions.Audience: flow tokens, sign-in
 	// states and nonce cookies sealed under another audience do not open.
 	Audience string
-	// Grants records finished flows and grants (nil: machine.DefaultGrants); the
+	// Grants records finished flows and grants (nil: backend.DefaultGrants()); the
 	// same store as the tools'.
 	Grants backend.GrantStore
 	// Authenticate says who the browser user is, from the request (for
@@ -126,7 +126,7 @@ type ConnectOptions struct {
 // MaxSignInsPerBrowser sign-ins, and passes the third party a sealed
 // state that carries the flow and the nonce's SHA-256; the callback
 // finishes the flow only for the browser whose cookie holds that nonce,
-// claims the flow in the machine.GrantStore before Exchange runs, so that a
+// claims the flow in the backend.GrantStore before Exchange runs, so that a
 // replayed or reloaded callback never exchanges again, takes its nonce
 // out of the cookie (deleting the cookie once none is left) and
 // redirects (303) to the flow's result page, which a reload shows again
