@@ -524,7 +524,7 @@ func TestEveryTransportAndEra(t *testing.T) {
 
 // sealFlow seals f for a minute from now, under no audience.
 func sealFlow(k *elicitrt.Keyring, f signin.ConnectFlow, now time.Time) string {
-	s, err := (*seal.Keyring)(k).SealFlow(f, "", now, time.Minute)
+	s, err := (*seal.Keyring)(k).SealFlow(seal.ConnectFlow{ID: f.ID, Subject: f.Subject, Tool: f.Tool, Step: f.Step}, "", now, time.Minute)
 	if err != nil {
 		panic(err)
 	}

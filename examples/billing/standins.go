@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/seal"
-
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/signin"
 	"github.com/elicitgen/elicitgen/templates"
@@ -107,14 +105,15 @@ func siteData(account string) standInData {
 type sessions struct{ keys *elicitrt.Keyring }
 
 // sessionBinding binds session cookies: they open as nothing else, and
-// nothing else (a requestState, a flow token) opens as a session.
-var sessionBinding = seal.Binding{Tool: "billing/session"}
+// nothing else (a requestState, a flow token, a store's record) opens as
+// a session. One binding for every session: the cookie is the record.
+var sessionBinding = elicitrt.RecordBinding{Kind: "billing session"}
 
 const sessionTTL = 12 * time.Hour
 
 // cookie is the session cookie that signs the browser in as user.
 func (s sessions) cookie(user string) (*http.Cookie, error) {
-	sealed, err := (*seal.Keyring)(s.keys).Seal(sessionBinding, 0, []byte(user), time.Now(), sessionTTL)
+	sealed, err := s.keys.SealRecord(sessionBinding, 0, []byte(user), time.Now(), sessionTTL)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +126,7 @@ func (s sessions) user(r *http.Request) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	_, user, err := (*seal.Keyring)(s.keys).Open(sessionBinding, c.Value, time.Now())
+	_, user, err := s.keys.OpenRecord(sessionBinding, c.Value, time.Now())
 	return string(user), err == nil && len(user) > 0
 }
 

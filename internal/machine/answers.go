@@ -6,8 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/elicitgen/elicitgen/internal/refuse"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
@@ -30,23 +30,7 @@ const MaxAnswersLen = 32 << 10
 const maxReasonLen = 256
 
 // bounded cuts s to at most maxReasonLen bytes, on a rune boundary.
-func bounded(s string) string { return cut(s, maxReasonLen) }
-
-// Bounded is s cut to the length of a reason or a logged value from a
-// client, on a rune boundary, marked where it was cut.
-func Bounded(s string) string { return bounded(s) }
-
-// cut cuts s to at most n bytes, on a rune boundary, marking the cut.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	at := n - len("…")
-	for at > 0 && !utf8.RuneStart(s[at]) {
-		at--
-	}
-	return s[:at] + "…"
-}
+func bounded(s string) string { return refuse.Cut(s, maxReasonLen) }
 
 // declared returns the properties of content that form step j declares:
 // what a client adds besides them is never kept.

@@ -16,6 +16,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/elicitgen/elicitgen/internal/format"
+	"github.com/elicitgen/elicitgen/internal/refuse"
 )
 
 // Arguments that fail a tool's input schema are worded as the form
@@ -101,13 +102,13 @@ func (w *argWords) explain(args map[string]any, err error) string {
 				bad = append(bad, elicitrt.FieldError{Property: fmt.Sprintf("and %d more", len(unknown)-i), Reason: "are not arguments of this tool"})
 				break
 			}
-			bad = append(bad, elicitrt.FieldError{Property: cut(k, 64), Reason: "is not an argument of this tool (it takes " + strings.Join(w.order, ", ") + ")"})
+			bad = append(bad, elicitrt.FieldError{Property: refuse.Cut(k, 64), Reason: "is not an argument of this tool (it takes " + strings.Join(w.order, ", ") + ")"})
 		}
 	}
 	if len(bad) == 0 {
-		return cut("invalid arguments: "+strings.TrimPrefix(err.Error(), "validating root: "), maxArgsErrorLen)
+		return refuse.Cut("invalid arguments: "+strings.TrimPrefix(err.Error(), "validating root: "), maxArgsErrorLen)
 	}
-	return cut("invalid arguments: "+strings.TrimPrefix((&elicitrt.ContentError{Fields: bad}).Error(), "invalid content: "), maxArgsErrorLen)
+	return refuse.Cut("invalid arguments: "+strings.TrimPrefix((&elicitrt.ContentError{Fields: bad}).Error(), "invalid content: "), maxArgsErrorLen)
 }
 
 // maxUnknownNamed bounds the unknown arguments an error names, and

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/elicitgen/elicitgen/internal/refuse"
 )
 
 // Saying why a step was not shown: when a request cannot show a step and
@@ -88,13 +90,13 @@ const (
 // CutClientWord is s cut to at most n bytes as the log cuts a client's
 // name or version (at a character boundary, with "…"): the log of the
 // cut value is the log of s.
-func CutClientWord(s string, n int) string { return strings.Clone(cut(s, n)) }
+func CutClientWord(s string, n int) string { return strings.Clone(refuse.Cut(s, n)) }
 
 // clientWord is a client's name or version as the log shows it: at most
 // n bytes, quoted when it holds anything but letters, digits and .-_/+
 // (so that no client writes a line of its own into the log).
 func clientWord(s string, n int) string {
-	s = cut(s, n)
+	s = refuse.Cut(s, n)
 	for _, r := range s {
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '.' && r != '-' && r != '_' && r != '/' && r != '+' {
 			return strconv.Quote(s)

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/elicitgen/elicitgen/internal/seal"
 	"github.com/elicitgen/elicitgen/runtime/backend"
@@ -210,4 +211,25 @@ func Hint(why seal.Refusal) string {
 		return "already used: single-use, claimed before (a retry after a completed call, or a replay)"
 	}
 	return "malformed or altered, or sealed by another key with the same id"
+}
+
+// MaxValueLen bounds a value from a client that a log line or an error
+// message carries ([Bounded]).
+const MaxValueLen = 256
+
+// Bounded is s, a value from a client, cut to [MaxValueLen] bytes for a
+// log line or an error message.
+func Bounded(s string) string { return Cut(s, MaxValueLen) }
+
+// Cut cuts s to at most n bytes, on a rune boundary, marking the cut
+// with "…".
+func Cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	at := n - len("…")
+	for at > 0 && !utf8.RuneStart(s[at]) {
+		at--
+	}
+	return s[:at] + "…"
 }

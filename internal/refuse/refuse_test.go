@@ -160,3 +160,25 @@ func TestReasonsAgree(t *testing.T) {
 		t.Errorf("seal's reasons %q, backend.Refusals %q", got, want)
 	}
 }
+
+// TestCut: a value is cut to n bytes at most, on a rune boundary, marked
+// where it was cut; a short one is kept whole.
+func TestCut(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly10!", 10, "exactly10!"},
+		{"abcdefghijk", 10, "abcdefg…"},
+		{"ééééé", 8, "éé…"}, // 10 bytes; "…" is 3: the cut backs off from byte 5 to a rune start
+	} {
+		if got := Cut(c.s, c.n); got != c.want || len(got) > c.n {
+			t.Errorf("Cut(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+	if got := Bounded(strings.Repeat("x", 1000)); len(got) != MaxValueLen {
+		t.Errorf("Bounded of 1000 bytes is %d bytes, want %d", len(got), MaxValueLen)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
+	"github.com/elicitgen/elicitgen/internal/refuse"
 	"github.com/elicitgen/elicitgen/internal/taskrun"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 
@@ -277,7 +278,7 @@ func (svc *taskService) update(ctx context.Context, _ *mcp.ServerSession, p *Tas
 			// Nothing is kept: the question stays open, to be answered
 			// again within the bound.
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
-				Message: fmt.Sprintf("the answer under %s is %d bytes of JSON; at most %d", strconv.Quote(machine.Bounded(k)), len(v), maxTaskAnswerLen)}
+				Message: fmt.Sprintf("the answer under %s is %d bytes of JSON; at most %d", strconv.Quote(refuse.Bounded(k)), len(v), maxTaskAnswerLen)}
 		}
 	}
 	if _, err := svc.store.Update(ctx, p.TaskID, func(rec *backend.TaskRecord) error {

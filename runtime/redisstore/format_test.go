@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/seal"
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
@@ -100,7 +100,7 @@ func TestTaskFormatV1Opens(t *testing.T) {
 	}
 
 	js := `{"v":1,"id":"by-hand","tool":"report","status":"working","created":"2026-12-01T00:00:00Z","updated":"2026-12-01T00:00:00Z","expires":"2126-01-01T00:00:00Z","ver":1}`
-	sealed, err := (*seal.Keyring)(testKeys(t)).Seal(seal.Binding{Tool: "elicitgen task record", ArgsDigest: digest("elicitgen task record v1", "by-hand", "1")},
+	sealed, err := testKeys(t).SealRecord(elicitrt.RecordBinding{Kind: "elicitgen task record", Digest: digest("elicitgen task record v1", "by-hand", "1")},
 		0, []byte(js), time.Now(), 100*365*24*time.Hour)
 	if err != nil {
 		t.Fatal(err)

@@ -11,11 +11,11 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/elicitgen/elicitgen/internal/seal"
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
-// Grants is an machine.GrantStore on Redis: the sign-in flows of every
+// Grants is a backend.GrantStore on Redis: the sign-in flows of every
 // instance sharing one Redis (and one Options.Prefix), and the grants they
 // produced, sealed with the key ring. Give the same store to the tools
 // (ToolOptions.Grants) and to the connect pages (ConnectOptions.Grants).
@@ -51,13 +51,13 @@ const (
 
 func (g *Grants) flowKey(flowID string) string { return g.o.Prefix + "flow:" + flowID }
 
-// ClaimFlow implements machine.GrantStore: one atomic set-if-absent of
+// ClaimFlow implements backend.GrantStore: one atomic set-if-absent of
 // PREFIX flow:FLOWID, which holds the done record once the flow finished,
 // so a finished flow is never claimed again. The claim lasts ttl
-// (seal.DefaultStateTTL when ttl <= 0: never without expiry).
+// (elicitrt.DefaultStateTTL when ttl <= 0: never without expiry).
 func (g *Grants) ClaimFlow(ctx context.Context, flowID string, ttl time.Duration) (bool, error) {
 	if ttl <= 0 {
-		ttl = seal.DefaultStateTTL
+		ttl = elicitrt.DefaultStateTTL
 	}
 	claimed, err := call(ctx, &g.o, func(ctx context.Context) (bool, error) {
 		return claim(ctx, g.c, g.flowKey(flowID), flowClaimed+newToken(), ttl)
@@ -78,7 +78,7 @@ end
 return 0
 `)
 
-// ReleaseFlow implements machine.GrantStore: it deletes the flow's claim,
+// ReleaseFlow implements backend.GrantStore: it deletes the flow's claim,
 // unless the flow is done.
 func (g *Grants) ReleaseFlow(ctx context.Context, flowID string) error {
 	_, err := call(ctx, &g.o, func(ctx context.Context) (int, error) {
@@ -90,13 +90,13 @@ func (g *Grants) ReleaseFlow(ctx context.Context, flowID string) error {
 	return nil
 }
 
-// CompleteFlow implements machine.GrantStore: the flow's record becomes
+// CompleteFlow implements backend.GrantStore: the flow's record becomes
 // done, with subject sealed, for ttl (ttl 0: Options.GrantTTL).
 func (g *Grants) CompleteFlow(ctx context.Context, flowID, subject string, ttl time.Duration) error {
 	if ttl <= 0 {
 		ttl = g.o.GrantTTL
 	}
-	sealed, err := (*seal.Keyring)(g.o.Keys).Seal(flowBinding(flowID), 0, []byte(subject), g.o.Now(), ttl)
+	sealed, err := g.o.Keys.SealRecord(flowBinding(flowID), 0, []byte(subject), g.o.Now(), ttl)
 	if err != nil {
 		return err
 	}
@@ -109,13 +109,13 @@ func (g *Grants) CompleteFlow(ctx context.Context, flowID, subject string, ttl t
 	return nil
 }
 
-// DenyFlow implements machine.GrantStore: the done record with the empty
+// DenyFlow implements backend.GrantStore: the done record with the empty
 // subject.
 func (g *Grants) DenyFlow(ctx context.Context, flowID string, ttl time.Duration) error {
 	return g.CompleteFlow(ctx, flowID, "", ttl)
 }
 
-// FlowSubject implements machine.GrantStore. A done record that does not
+// FlowSubject implements backend.GrantStore. A done record that does not
 // open (sealed by a key no longer in the ring, or altered) reads as not
 // done, and is logged: the user signs in again.
 func (g *Grants) FlowSubject(ctx context.Context, flowID string) (string, bool, error) {
@@ -132,7 +132,7 @@ func (g *Grants) FlowSubject(ctx context.Context, flowID string) (string, bool, 
 	case !strings.HasPrefix(v, flowDone):
 		return "", false, errUnknownFormat(&g.o, "flow record", v)
 	}
-	_, subject, err := (*seal.Keyring)(g.o.Keys).Open(flowBinding(flowID), v[len(flowDone):], g.o.Now())
+	_, subject, err := g.o.Keys.OpenRecord(flowBinding(flowID), v[len(flowDone):], g.o.Now())
 	if err != nil {
 		g.o.Logger.Warn("elicitgen: redisstore: a flow record does not open (key ring changed?); taken as not done")
 		return "", false, nil
@@ -140,15 +140,15 @@ func (g *Grants) FlowSubject(ctx context.Context, flowID string) (string, bool, 
 	return string(subject), true, nil
 }
 
-// PutGrant implements machine.GrantStore: the grant, sealed, under
+// PutGrant implements backend.GrantStore: the grant, sealed, under
 // PREFIX grant:DIGEST for ttl (ttl 0: Options.GrantTTL). A grant longer
-// than seal.MaxPayloadLen is an error.
+// than elicitrt.MaxRecordLen is an error.
 func (g *Grants) PutGrant(ctx context.Context, subject, name string, grant []byte, ttl time.Duration) error {
 	if ttl <= 0 {
 		ttl = g.o.GrantTTL
 	}
 	b := grantBinding(subject, name)
-	sealed, err := (*seal.Keyring)(g.o.Keys).Seal(b, 0, grant, g.o.Now(), ttl)
+	sealed, err := g.o.Keys.SealRecord(b, 0, grant, g.o.Now(), ttl)
 	if err != nil {
 		return err
 	}
@@ -161,7 +161,7 @@ func (g *Grants) PutGrant(ctx context.Context, subject, name string, grant []byt
 	return nil
 }
 
-// Grant implements machine.GrantStore. A grant that does not open reads
+// Grant implements backend.GrantStore. A grant that does not open reads
 // as absent, and is logged.
 func (g *Grants) Grant(ctx context.Context, subject, name string) ([]byte, bool, error) {
 	b := grantBinding(subject, name)
@@ -176,7 +176,7 @@ func (g *Grants) Grant(ctx context.Context, subject, name string) ([]byte, bool,
 	case !strings.HasPrefix(v, formatV1):
 		return nil, false, errUnknownFormat(&g.o, "grant", v)
 	}
-	_, grant, err := (*seal.Keyring)(g.o.Keys).Open(b, v[len(formatV1):], g.o.Now())
+	_, grant, err := g.o.Keys.OpenRecord(b, v[len(formatV1):], g.o.Now())
 	if err != nil {
 		g.o.Logger.Warn("elicitgen: redisstore: a grant does not open (key ring changed?); taken as absent")
 		return nil, false, nil
@@ -193,18 +193,18 @@ func errUnknownFormat(o *Options, what, v string) error {
 
 // grantKey names a grant by the digest of its user and step: no user id
 // in key names.
-func (g *Grants) grantKey(b *seal.Binding) string {
-	return g.o.Prefix + "grant:" + base64.RawURLEncoding.EncodeToString(b.ArgsDigest[:])
+func (g *Grants) grantKey(b *elicitrt.RecordBinding) string {
+	return g.o.Prefix + "grant:" + base64.RawURLEncoding.EncodeToString(b.Digest[:])
 }
 
 // flowBinding is what a flow's done record is sealed under.
-func flowBinding(flowID string) seal.Binding {
-	return seal.Binding{Tool: flowRecordTool, ArgsDigest: digest("elicitgen flow record v1", flowID)}
+func flowBinding(flowID string) elicitrt.RecordBinding {
+	return elicitrt.RecordBinding{Kind: flowRecordTool, Digest: digest("elicitgen flow record v1", flowID)}
 }
 
 // grantBinding is what subject's grant under name is sealed under.
-func grantBinding(subject, name string) seal.Binding {
-	return seal.Binding{Tool: grantTool, ArgsDigest: digest("elicitgen grant v1", subject, name)}
+func grantBinding(subject, name string) elicitrt.RecordBinding {
+	return elicitrt.RecordBinding{Kind: grantTool, Digest: digest("elicitgen grant v1", subject, name)}
 }
 
 // digest hashes domain and parts, each length-prefixed.

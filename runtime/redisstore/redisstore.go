@@ -13,7 +13,7 @@
 //	guard := redisstore.NewReplayGuard(client, nil)
 //	grants, err := redisstore.NewGrants(client, &redisstore.Options{Keys: keys})
 //	tasks, err := redisstore.NewTasks(client, &redisstore.Options{Keys: keys})
-//	opts := &machine.ToolOptions{Keys: keys, Replay: guard, Grants: grants, Tasks: tasks}
+//	opts := &elicitrt.ToolOptions{Keys: keys, Replay: guard, Grants: grants, Tasks: tasks}
 //
 // The URL is one server's (redis://, rediss://, unix://) or a Redis
 // Cluster's (redis://HOST:PORT?addr=HOST2:PORT2&addr=...), with an ACL
@@ -43,9 +43,9 @@
 //	         v1:done:SEALED           done; SEALED: the user, sealed
 //	grant    v1:SEALED                the grant, sealed
 //	task     v1:SEALED[,SEALED...]    the record's JSON, sealed in parts of
-//	                                  at most seal.MaxPayloadLen bytes
+//	                                  at most elicitrt.MaxRecordLen bytes
 //
-// SEALED is a [seal.Keyring.Seal] of the value under a binding that
+// SEALED is an [elicitrt.Keyring.SealRecord] of the value under a binding that
 // names the record (the flow, the user and step, or the task id and its
 // number of parts), so a sealed value opens only under its own key:
 // grants, users and the answers a task holds are encrypted at rest, and a
@@ -66,15 +66,15 @@
 // Redis goes away returns once its subscription is made again, so that
 // its caller reads the task anew.
 //
-// # Why in the main module
+// # A module of its own, on the public API
 //
-// This package is part of github.com/elicitgen/elicitgen, not a nested
-// module: Go's module graph pruning (go 1.17 and later) means a program
-// that does not import redisstore neither builds nor downloads go-redis,
-// and its go.sum lists go-redis's go.mod only. Package runtime itself
-// imports only the standard library and the MCP SDK (runtime/deps_test.go).
-// A nested module would spare non-users even that go.sum line, at the cost
-// of a second version to tag and keep in step with the runtime.
+// This package is the module github.com/elicitgen/elicitgen/runtime/redisstore,
+// beside the runtime it plugs into (as go-redis's extra/ modules live
+// beside the client), so that a server that does not use Redis has no
+// go-redis in its module graph. It stands on the public API alone: the
+// stores implement runtime/backend's interfaces and seal their records
+// with [elicitrt.Keyring.SealRecord], so any server's own store can do
+// what these do.
 package redisstore
 
 import (

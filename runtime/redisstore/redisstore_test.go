@@ -16,7 +16,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/elicitgen/elicitgen/internal/seal"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
@@ -38,7 +37,7 @@ func newClient(t testing.TB, srv *redistest.Server) *redis.Client {
 
 func testKeys(t testing.TB) *elicitrt.Keyring {
 	t.Helper()
-	k, err := elicitrt.NewKeyring(bytes.Repeat([]byte{7}, seal.KeySize))
+	k, err := elicitrt.NewKeyring(bytes.Repeat([]byte{7}, elicitrt.KeySize))
 	if err != nil {
 		t.Fatal(err)
 	}

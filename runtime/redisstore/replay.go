@@ -9,7 +9,7 @@ import (
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
-// ReplayGuard is an machine.ReplayGuard on Redis: instances sharing one
+// ReplayGuard is a backend.ReplayGuard on Redis: instances sharing one
 // Redis (and one Options.Prefix) complete a flow that answered a `once`
 // step once between them.
 type ReplayGuard struct {
@@ -25,9 +25,9 @@ func NewReplayGuard(c redis.UniversalClient, o *Options) *ReplayGuard {
 	return &ReplayGuard{c: c, o: o.withDefaults()}
 }
 
-// Claim implements machine.ReplayGuard: one atomic set-if-absent of
+// Claim implements backend.ReplayGuard: one atomic set-if-absent of
 // PREFIX replay:ID, expiring after ttl (rounded up to a millisecond); a
-// ttl that is not positive is refused with machine.ErrClaimNoTime.
+// ttl that is not positive is refused with backend.ErrClaimNoTime.
 // Of concurrent claims of one id, on any instances, exactly one reports
 // first. A claim whose reply was lost and retried still reports first:
 // the value is this claim's random token. When Redis does not answer, the

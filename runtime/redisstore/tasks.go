@@ -13,11 +13,11 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/elicitgen/elicitgen/internal/seal"
+	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
-// Tasks is an machine.TaskStore on Redis: the tasks of every instance
+// Tasks is a backend.TaskStore on Redis: the tasks of every instance
 // sharing one Redis (and one Options.Prefix), so that any instance answers
 // tasks/get, tasks/update and tasks/cancel for a task another one runs,
 // and the instance running it learns of an answer or a cancel at once.
@@ -62,19 +62,19 @@ func (s *Tasks) key(id string) string { return s.o.Prefix + "task:" + id }
 
 // taskBinding is what the n parts of task id's record are sealed under:
 // part i carries round i, so parts neither move nor go missing.
-func taskBinding(id string, n int) seal.Binding {
-	return seal.Binding{Tool: taskRecordTool, ArgsDigest: digest("elicitgen task record v1", id, strconv.Itoa(n))}
+func taskBinding(id string, n int) elicitrt.RecordBinding {
+	return elicitrt.RecordBinding{Kind: taskRecordTool, Digest: digest("elicitgen task record v1", id, strconv.Itoa(n))}
 }
 
 // seal returns rec's stored value: "v1:" and its JSON, sealed in parts of
-// at most seal.MaxPayloadLen bytes joined by commas (one part unless
+// at most elicitrt.MaxRecordLen bytes joined by commas (one part unless
 // a result is large).
 func (s *Tasks) seal(rec *backend.TaskRecord) (string, error) {
 	js, err := json.Marshal(rec)
 	if err != nil {
 		return "", err
 	}
-	const part = seal.MaxPayloadLen
+	const part = elicitrt.MaxRecordLen
 	n := max(1, (len(js)+part-1)/part)
 	b := taskBinding(rec.ID, n)
 	now := s.o.Now()
@@ -82,7 +82,7 @@ func (s *Tasks) seal(rec *backend.TaskRecord) (string, error) {
 	var v strings.Builder
 	v.WriteString(formatV1)
 	for i := range n {
-		sealed, err := (*seal.Keyring)(s.o.Keys).Seal(b, uint32(i), js[i*part:min((i+1)*part, len(js))], now, ttl)
+		sealed, err := s.o.Keys.SealRecord(b, uint32(i), js[i*part:min((i+1)*part, len(js))], now, ttl)
 		if err != nil {
 			return "", err
 		}
@@ -106,7 +106,7 @@ func (s *Tasks) open(id, v string) (*backend.TaskRecord, error) {
 	now := s.o.Now()
 	var js []byte
 	for i, p := range parts {
-		round, payload, err := (*seal.Keyring)(s.o.Keys).Open(b, p, now)
+		round, payload, err := s.o.Keys.OpenRecord(b, p, now)
 		if err != nil || round != uint32(i) {
 			s.o.Logger.Warn("elicitgen: redisstore: a task record does not open (key ring changed?); taken as gone")
 			return nil, nil
@@ -131,7 +131,7 @@ func (s *Tasks) pxat(t time.Time) int64 {
 	return max(t.UnixMilli(), s.o.Now().UnixMilli()+1)
 }
 
-// Create implements machine.TaskStore: a set-if-absent of PREFIX task:ID
+// Create implements backend.TaskStore: a set-if-absent of PREFIX task:ID
 // expiring at rec.Expires, the record at Version 1. It returns once Redis
 // has the record (every instance reads it from then on); an id in use is
 // an error.
@@ -157,7 +157,7 @@ func (s *Tasks) Create(ctx context.Context, rec *backend.TaskRecord) error {
 	return nil
 }
 
-// Get implements machine.TaskStore: one GET.
+// Get implements backend.TaskStore: one GET.
 func (s *Tasks) Get(ctx context.Context, id string) (*backend.TaskRecord, error) {
 	v, err := call(ctx, &s.o, func(ctx context.Context) (string, error) {
 		return s.c.Get(ctx, s.key(id)).Result()
@@ -187,7 +187,7 @@ redis.call('PUBLISH', KEYS[1], ARGV[4])
 return 1
 `)
 
-// Update implements machine.TaskStore, optimistically: it reads the
+// Update implements backend.TaskStore, optimistically: it reads the
 // record, applies change to a copy, and writes it back with updateScript
 // only if no other update (on any instance) came in between; if one did,
 // it reads again and calls change again. All the attempts together run
@@ -233,7 +233,7 @@ func (s *Tasks) Update(ctx context.Context, id string, change func(*backend.Task
 	}
 }
 
-// Wait implements machine.TaskStore. It subscribes to PREFIX task:ID
+// Wait implements backend.TaskStore. It subscribes to PREFIX task:ID
 // (sharing the store's one subscription connection) and waits until
 // Redis confirms the subscription, then reads the record; if its Version
 // is not past version, it waits for a message on the channel, the

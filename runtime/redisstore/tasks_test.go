@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/seal"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
@@ -294,7 +293,7 @@ func TestTaskStoreContract(t *testing.T) {
 				if err := a.Create(ctx, newTaskRecord("big", time.Hour)); err != nil {
 					t.Fatal(err)
 				}
-				result := `{"content":[{"type":"text","text":"` + strings.Repeat("x", 3*seal.MaxPayloadLen) + `"}]}`
+				result := `{"content":[{"type":"text","text":"` + strings.Repeat("x", 3*elicitrt.MaxRecordLen) + `"}]}`
 				if _, err := a.Update(ctx, "big", func(r *backend.TaskRecord) error {
 					r.Status, r.Result = backend.TaskCompleted, json.RawMessage(result)
 					return nil

@@ -72,10 +72,10 @@ func connTStart(t *testing.T, keys *seal.Keyring, grants *backend.MemoryGrants, 
 			}
 			return c.Value, c.Value != ""
 		},
-		AuthorizeURL: func(r *http.Request, f seal.ConnectFlow, state string) (string, error) {
+		AuthorizeURL: func(r *http.Request, f ConnectFlow, state string) (string, error) {
 			return provider.URL + "/authorize?" + url.Values{"state": {state}, "redirect_uri": {s.url + "/callback"}}.Encode(), nil
 		},
-		Exchange: func(r *http.Request, f seal.ConnectFlow) ([]byte, error) {
+		Exchange: func(r *http.Request, f ConnectFlow) ([]byte, error) {
 			s.exchanges.Add(1)
 			if s.failExchange.Load() {
 				return nil, errors.New("provider refused")
@@ -496,10 +496,10 @@ func FuzzCallback(f *testing.F) {
 				}
 				return c.Value, c.Value != ""
 			},
-			AuthorizeURL: func(r *http.Request, f seal.ConnectFlow, state string) (string, error) {
+			AuthorizeURL: func(r *http.Request, f ConnectFlow, state string) (string, error) {
 				return "https://provider.example/authorize?state=" + url.QueryEscape(state), nil
 			},
-			Exchange: func(r *http.Request, f seal.ConnectFlow) ([]byte, error) {
+			Exchange: func(r *http.Request, f ConnectFlow) ([]byte, error) {
 				exchanges++
 				return []byte("grant"), nil
 			},
