@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"strconv"
+	"strings"
 )
 
 // renderHTML renders the reference as one self-contained page: every
@@ -34,6 +35,7 @@ var htmlPage = template.Must(template.New("page").Funcs(template.FuncMap{
 	"asked":     askedWords,
 	"join":      joinComma,
 	"yes":       yesNo,
+	"code":      codeHTML,
 	"inc":       func(i int) int { return i + 1 },
 }).Parse(htmlTemplate))
 
@@ -52,6 +54,23 @@ func inputType(f RefField) string {
 		return "datetime-local"
 	}
 	return "text"
+}
+
+// codeHTML escapes s and renders its `spans` as code.
+func codeHTML(s string) template.HTML {
+	parts := strings.Split(s, "`")
+	var b strings.Builder
+	for i, p := range parts {
+		if i%2 == 1 && i < len(parts)-1 {
+			b.WriteString("<code>" + template.HTMLEscapeString(p) + "</code>")
+			continue
+		}
+		if i%2 == 1 {
+			b.WriteString("`")
+		}
+		b.WriteString(template.HTMLEscapeString(p))
+	}
+	return template.HTML(b.String())
 }
 
 func containsWord(list, v string) bool {

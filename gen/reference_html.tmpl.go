@@ -101,11 +101,11 @@ code{background:#eee;padding:0 .2em}
 <div class="buttons"><button type="submit">Accept</button> <button type="button">Decline</button> <button type="button">Cancel</button></div>
 </form>
 {{- end}}
-<p>Without a person (<code>fallback={{$step.Fallback}}</code>): {{$step.WithoutPerson}}</p>
+<p>Without a person (<code>fallback={{$step.Fallback}}</code>): {{code $step.WithoutPerson}}</p>
 <table class="hosts">
 <tr><th>hosts</th><th>what they show</th></tr>
 {{- range $step.Hosts}}
-<tr><td>{{join .Hosts}}</td><td>{{.Shows}}</td></tr>
+<tr><td>{{join .Hosts}}</td><td>{{code .Shows}}</td></tr>
 {{- end}}
 </table>
 </div>
