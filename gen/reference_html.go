@@ -73,25 +73,14 @@ func codeHTML(s string) template.HTML {
 	return template.HTML(b.String())
 }
 
+// containsWord reports whether a multi-select's default (a|b) has v.
 func containsWord(list, v string) bool {
-	for _, w := range splitComma(list) {
+	for _, w := range strings.Split(list, "|") {
 		if w == v {
 			return true
 		}
 	}
 	return false
-}
-
-func splitComma(s string) []string {
-	var out []string
-	start := 0
-	for i := 0; i <= len(s); i++ {
-		if i == len(s) || s[i] == ',' {
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	return out
 }
 
 func joinComma(ss []string) string {

@@ -15,6 +15,7 @@ h2{border-bottom:1px solid #ccc}
 .form .msg{font-weight:600;margin:0 0 .8em}
 .field{margin:.6em 0}
 .field>label,.field legend{display:block;font-weight:500}
+.field>input[type=checkbox]+label{display:inline}
 fieldset{border:0;padding:0;margin:0}
 .desc{color:#555;font-size:90%}
 .req{color:#b00}
