@@ -42,7 +42,10 @@ func TestDiffEdits(t *testing.T) {
 		{"retitle", func(r *gen.Reference) { field(r, 1).Title = "Pod count" }, true,
 			`restarts flows in flight: tool "deploy", step "target", field "replicas": title "Replicas" → "Pod count"`,
 			`restarts flows in flight: tool "deploy", step "target", field "replicas": title "Pod count" → "Replicas"`},
-		{"enum value", func(r *gen.Reference) { f := field(r, 0); f.Enum = append(f.Enum, gen.RefEnum{Value: "qa", Title: "QA"}) }, true,
+		{"enum value", func(r *gen.Reference) {
+			f := field(r, 0)
+			f.Enum = append(f.Enum, gen.RefEnum{Value: "qa", Title: "QA"})
+		}, true,
 			`compatible: tool "deploy", step "target", field "env": enum value "qa" added`,
 			`breaking: tool "deploy", step "target", field "env": enum value "qa" removed: an answer with it is refused`},
 		{"enum title", func(r *gen.Reference) { field(r, 0).Enum[1].Title = "Live" }, true,
@@ -69,7 +72,10 @@ func TestDiffEdits(t *testing.T) {
 		{"tool", func(r *gen.Reference) { r.Packages[0].Declarations = nil }, false,
 			`breaking: tool "deploy": removed: a client that calls it gets an error`,
 			`compatible: tool "deploy": added`},
-		{"argument", func(r *gen.Reference) { d := &r.Packages[0].Declarations[0]; d.Arguments = append(d.Arguments, gen.RefArg{Name: "force", Type: "boolean"}) }, false,
+		{"argument", func(r *gen.Reference) {
+			d := &r.Packages[0].Declarations[0]
+			d.Arguments = append(d.Arguments, gen.RefArg{Name: "force", Type: "boolean"})
+		}, false,
 			`compatible: tool "deploy", argument "force": added, optional`,
 			`breaking: tool "deploy", argument "force": removed: a call that passes it is refused`},
 	} {
