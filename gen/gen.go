@@ -17,7 +17,9 @@ type Result struct {
 	Unchanged int
 }
 
-// run loads, checks and emits, without touching the disk. Diagnostics are
+// run loads, checks and emits (the generated code, then each package's
+// contract: a data file, nothing a server links), without touching the
+// disk. Diagnostics are
 // returned as such, never as the error; the error is for failures of the go
 // command or of rendering.
 func run(cfg Config) (Diagnostics, *output, error) {
@@ -29,6 +31,7 @@ func run(cfg Config) (Diagnostics, *output, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	contractFiles(m, out)
 	return nil, out, nil
 }
 

@@ -36,7 +36,7 @@ func compare(out *output, dir string, withDiff bool) (changes []Change, unchange
 		case bytes.Equal(have, want):
 			unchanged++
 			continue
-		case !bytes.HasPrefix(have, []byte("// "+header)):
+		case !isOursBytes(p, have):
 			// Check reports the files of a package it loads; this one (a
 			// file the build ignores, say) it did not see.
 			return nil, 0, fmt.Errorf("%s was not written by elicitgen (its first line is not %q): rename it: elicitgen never overwrites a file it did not write", rel(dir, p), "// "+header)

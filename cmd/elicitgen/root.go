@@ -106,6 +106,8 @@ Examples:
   elicitgen stub deploy               write deploy_handler.go for the tool deploy
   elicitgen stub --test deploy        write deploy_test.go: a test of each path of deploy
   elicitgen vet ./...                 report problems and stale files, as go vet
+  elicitgen docs --format html -o ref.html ./...   what every tool asks, as hosts show it
+  elicitgen diff base.json elicit.contract.json    exit 1 on a breaking change
   go vet -vettool=$(go tool -n elicitgen) ./...   the same, run by go vet
 
 The grammar: docs/grammar.md; the generated API: docs/generated-api.md.`
@@ -148,7 +150,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
-	cmd.AddCommand(newStubCmd(stdout, stderr), newVetCmd(stdout, stderr))
+	cmd.AddCommand(newStubCmd(stdout, stderr), newVetCmd(stdout, stderr), newDocsCmd(stdout, stderr), newDiffCmd(stdout))
 	// No shell-completion command, and no help command in the listing:
 	// --help says it all.
 	cmd.CompletionOptions.DisableDefaultCmd = true
