@@ -479,25 +479,55 @@ func (c *checker) fixDoc(cg *ast.CommentGroup) *ast.CommentGroup {
 }
 
 // docText is the description a doc comment gives the Go declaration name:
-// its first paragraph, without a leading name (Go doc comments start with
-// the name they document; the model and the user would read it) and the
-// "is" or "are" after it, the next letter capitalised: "Deploy deploys a
-// service" → "Deploys a service", "Name is the full name" → "The full
-// name".
+// its first paragraph, without a leading name when it is a godoc sentence
+// about the name (Go doc comments start with the name they document; the
+// model and the user would read it): the name, then a verb in the third
+// person (godocVerb), then more words. "is" or "are" go with the name, the
+// next letter is capitalised: "Deploy deploys a service" → "Deploys a
+// service", "Name is the full name" → "The full name". Any other first
+// word after the name keeps the comment whole: "Include the tickets'
+// attachments" is an imperative, not a sentence about Include.
 func docText(cg *ast.CommentGroup, name string) string {
 	text := firstParagraph(cg)
 	rest, ok := strings.CutPrefix(text, name+" ")
 	if !ok {
 		return text
 	}
-	for _, verb := range []string{"is ", "are "} {
-		rest = strings.TrimPrefix(rest, verb)
+	verb, after, _ := strings.Cut(rest, " ")
+	if !godocVerb(strings.TrimRight(verb, ",:;.")) {
+		return text
+	}
+	if verb == "is" || verb == "are" {
+		rest = after
 	}
 	if rest == "" {
 		return text
 	}
 	r, size := utf8.DecodeRuneInString(rest)
 	return string(unicode.ToUpper(r)) + rest[size:]
+}
+
+// notVerbs are lower-case words ending in one s that are no verbs.
+var notVerbs = map[string]bool{"its": true, "this": true, "his": true, "hers": true, "ours": true, "yours": true,
+	"theirs": true, "us": true, "thus": true, "plus": true, "yes": true, "various": true, "previous": true}
+
+// godocVerb reports whether w (a word without the punctuation after it)
+// reads as the verb of a godoc sentence: "is", "are", or a word of
+// lower-case letters ending in one s (sets, says, holds, has, reports,
+// deploys), but none of notVerbs.
+func godocVerb(w string) bool {
+	if w == "is" || w == "are" {
+		return true
+	}
+	if len(w) < 2 || !strings.HasSuffix(w, "s") || strings.HasSuffix(w, "ss") || notVerbs[w] {
+		return false
+	}
+	for _, r := range w {
+		if !unicode.IsLower(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // nameTitle is the title of a property made from its Go field name: its

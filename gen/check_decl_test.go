@@ -34,6 +34,14 @@ func TestDocText(t *testing.T) {
 		{"// Names, all of them.", "Names", "Names, all of them."},
 		{"// RefundOrderNow refunds.", "RefundOrder", "RefundOrderNow refunds."},
 		{"// Deploy", "Deploy", "Deploy"},
+		{"// Include the tickets' attachments in the export.", "Include", "Include the tickets' attachments in the export."},
+		{"// Include sets whether attachments go too.", "Include", "Sets whether attachments go too."},
+		{"// Size reports the cup size.", "Size", "Reports the cup size."},
+		{"// Size has three values.", "Size", "Has three values."},
+		{"// Size its own line.", "Size", "Size its own line."},
+		{"// Size across the board.", "Size", "Size across the board."},
+		{"// Size Sets the cup.", "Size", "Size Sets the cup."},
+		{"// Job panics: its task fails.", "Job", "Panics: its task fails."},
 	} {
 		cg := &ast.CommentGroup{List: []*ast.Comment{{Text: tt.doc}}}
 		if got := docText(cg, tt.name); got != tt.want {

@@ -26,6 +26,11 @@ type Package struct {
 	// IgnoredFiles are the package's .go files that the build excludes
 	// (build constraints): a //go:generate line there counts too.
 	IgnoredFiles []string
+	// TypeErrors are the type checker's errors (a pass's TypeErrors). Vet
+	// analyses a package whose only errors are in generated files (stale
+	// ones, which no longer compile against their declarations), and no
+	// other ill-typed package.
+	TypeErrors []types.Error
 }
 
 // Findings are what Vet finds in one package.
@@ -56,6 +61,10 @@ type Stale struct {
 	Decls []Decl
 	// Source is the file the declarations are in ("" for a left-over file).
 	Source string
+	// Broken, when not empty, is the first type error in the file, at
+	// BrokenAt: the file no longer compiles against its declarations.
+	Broken   string
+	BrokenAt token.Pos
 }
 
 // Decl is a declaration of a form, tool, prompt or resource.
@@ -68,12 +77,16 @@ type Decl struct {
 // compares the generated files with what they should be. Its error is
 // for unreadable files and internal errors, never the user's.
 func Vet(p Package) (*Findings, error) {
+	broken, ok := brokenGenerated(p)
+	if !ok {
+		return &Findings{}, nil
+	}
 	c := &checker{fset: p.Fset}
 	pm := c.checkPackage(&unit{Syntax: p.Files, Types: p.Types, TypesInfo: p.Info})
 	if len(c.diags) > 0 {
-		return &Findings{Diagnostics: sortDiagnostics(c.diags)}, nil
+		return &Findings{Diagnostics: sortDiagnostics(c.diags), Stale: broken}, nil
 	}
-	f := &Findings{}
+	f := &Findings{Stale: broken}
 	if pm == nil {
 		return f, nil
 	}
@@ -90,6 +103,30 @@ func Vet(p Package) (*Findings, error) {
 	}
 	f.GoGenerate = missingGoGenerate(p, pm, read)
 	return f, nil
+}
+
+// brokenGenerated returns the generated files of p with type errors, each
+// with its first, and whether every type error of p is in one of them.
+func brokenGenerated(p Package) ([]Stale, bool) {
+	ours := map[string]bool{}
+	for _, f := range p.Files {
+		if name := sourceName(p.Fset, f); isOurs(name, f) {
+			ours[name] = true
+		}
+	}
+	var broken []Stale
+	seen := map[string]bool{}
+	for _, e := range p.TypeErrors {
+		name := p.Fset.Position(e.Pos).Filename
+		if !ours[name] {
+			return nil, false
+		}
+		if !seen[name] {
+			seen[name] = true
+			broken = append(broken, Stale{Path: name, Exists: true, Broken: e.Msg, BrokenAt: e.Pos})
+		}
+	}
+	return broken, true
 }
 
 // staleFiles compares the output with the files on disk.

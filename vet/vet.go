@@ -50,12 +50,15 @@ elicitgen would write now, and a package that declares forms, tools,
 prompts or resources with no //go:generate line running elicitgen.`,
 	URL: "https://github.com/elicitgen/elicitgen/blob/main/docs/vet.md",
 	Run: run,
+	// A stale generated file may no longer compile: the declarations are
+	// still checked (gen.Vet analyses no other ill-typed package).
+	RunDespiteErrors: true,
 }
 
 func run(pass *analysis.Pass) (any, error) {
 	f, err := gen.Vet(gen.Package{
 		Fset: pass.Fset, Files: pass.Files, Types: pass.Pkg, Info: pass.TypesInfo,
-		ReadFile: readFile(pass), IgnoredFiles: pass.IgnoredFiles,
+		ReadFile: readFile(pass), IgnoredFiles: pass.IgnoredFiles, TypeErrors: pass.TypeErrors,
 	})
 	if err != nil {
 		return nil, err
@@ -114,6 +117,10 @@ func fixMessage(text string) string {
 // the file when it is one of the package's files.
 func reportStale(pass *analysis.Pass, s gen.Stale) {
 	name := filepath.Base(s.Path)
+	if s.Broken != "" {
+		pass.Reportf(s.BrokenAt, "%s is stale: it no longer compiles against its declarations (%s); run go generate", name, s.Broken)
+		return
+	}
 	if s.Want == nil {
 		for _, f := range pass.Files {
 			if pass.Fset.Position(f.Package).Filename == s.Path {

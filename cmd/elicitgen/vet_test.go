@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/elicitgen/elicitgen/internal/testkit/testmod"
 )
 
 // fixtures are the analyzer's test packages: a did-you-mean of each kind,
@@ -110,5 +112,22 @@ func TestVetBeforeGenerate(t *testing.T) {
 	}
 	if code != exitDiag || !slices.Equal(lines, want) {
 		t.Fatalf("exit %d, printed\n%s\nwant\n%s", code, errOut, strings.Join(want, "\n"))
+	}
+}
+
+// TestVetStaleNestedField: a nested struct added to a generated form makes
+// the generated file fail to compile; elicitgen vet still prints the
+// nested-field rule at its position, and says the generated file is stale.
+func TestVetStaleNestedField(t *testing.T) {
+	dir := newApp(t, map[string]string{"app.go": formSrc})
+	if code, _, stderr := elicitgen(t, dir); code != exitOK {
+		t.Fatalf("generate: %d %s", code, stderr)
+	}
+	nested := strings.Replace(formSrc, "type Ask struct {\n", "type Inner struct{ A int }\n\ntype Ask struct {\n\tIn Inner `elicit:\"in\"`\n", 1)
+	testmod.WriteFiles(t, dir, map[string]string{"app.go": nested})
+	code, _, errOut := elicitgen(t, dir, "vet")
+	if code != exitDiag || !strings.Contains(errOut, "app.go:15:2: field In is a nested struct") ||
+		!strings.Contains(errOut, "app_elicit.go is stale: it no longer compiles against its declarations") {
+		t.Fatalf("exit %d, printed\n%s", code, errOut)
 	}
 }

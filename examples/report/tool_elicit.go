@@ -106,7 +106,7 @@ func _() {
 
 // elicitSalariesChoiceSchema is the precomputed requestedSchema of SalariesChoice.
 var (
-	elicitSalariesChoiceSchema          = json.RawMessage(`{"type":"object","properties":{"include":{"type":"boolean","title":"Include","description":"The salaries section (each team member's name and pay)."}},"required":["include"]}`)
+	elicitSalariesChoiceSchema          = json.RawMessage(`{"type":"object","properties":{"include":{"type":"boolean","title":"Include","description":"Include the salaries section (each team member's name and pay)."}},"required":["include"]}`)
 	elicitSalariesChoiceSchemaValue any = elicitSalariesChoiceSchema
 )
 
@@ -234,7 +234,7 @@ func RegisterReport(server *mcp.Server, h ReportHandler, opts *elicitrt.ToolOpti
 		PrefillNeeds: []string{"format"},
 	}, {
 		Check:    elicitimpl.Check[SalariesChoice],
-		Digest:   "6e833f4bd7ec8cd334b2cf19427bee1e",
+		Digest:   "d59790babe8464ff0f7c5def7bbfd746",
 		During:   true,
 		Fallback: elicitimpl.FallbackError,
 		Key:      "salaries",

@@ -748,7 +748,7 @@ func RegisterPlace(server *mcp.Server, h PlaceHandler, opts *elicitrt.ToolOption
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
-		Description: "No longer offers asia.",
+		Description: "Place no longer offers asia.",
 		InputSchema: elicitimpl.MustInputSchema("place", base, err, nil),
 		Name:        "place",
 	}, m)
