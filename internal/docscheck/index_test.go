@@ -2,7 +2,9 @@ package docscheck
 
 import (
 	"io/fs"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -46,5 +48,31 @@ func TestDocsIndexNamesEveryPage(t *testing.T) {
 	}
 	if pages < 20 {
 		t.Fatalf("found %d pages under docs/: the walk missed them", pages)
+	}
+}
+
+// historyPages are the pages that record how the project got here (results
+// and history), where a tracker's issue number is a date of sorts; every
+// other page, and the README, is read by users and names none.
+var historyPages = map[string]bool{"performance.md": true, "performance-micro.md": true, "mutations.md": true, "shape.md": true}
+
+var trackerIssue = regexp.MustCompile(`(?i)\bissues? #?[0-9]+`)
+
+// TestUserPagesNameNoIssue: the pages a user reads name no issue of the
+// project's tracker ("issue 37"): they say what is, not which issue did it.
+func TestUserPagesNameNoIssue(t *testing.T) {
+	for _, path := range markdown(t) {
+		if historyPages[filepath.Base(path)] {
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if m := trackerIssue.FindString(line); m != "" && !strings.Contains(line, "/issues/") {
+				t.Errorf("%s:%d names %q: say what is, without the tracker's number", filepath.Base(path), i+1, m)
+			}
+		}
 	}
 }
