@@ -602,42 +602,44 @@ func (c *checker) checkPrefill(tool *toolModel, places []stepAt) bool {
 // encoding/json and jsonschema.For name them, to their Go fields.
 func argumentNames(t types.Type) map[string]string {
 	names := map[string]string{}
-	var walk func(st *types.Struct, depth int)
-	walk = func(st *types.Struct, depth int) {
-		for i := range st.NumFields() {
-			f := st.Field(i)
-			name, skip := jsonFieldName(st.Tag(i))
-			if skip {
-				continue
-			}
-			if f.Embedded() && name == "" {
-				ft := types.Unalias(f.Type())
-				if p, ok := ft.(*types.Pointer); ok {
-					ft = types.Unalias(p.Elem())
-				}
-				if inner, ok := ft.Underlying().(*types.Struct); ok && depth < 8 {
-					walk(inner, depth+1)
-					continue
-				}
-			}
-			if !f.Exported() {
-				continue
-			}
-			if name == "" {
-				name = f.Name()
-			}
-			if _, dup := names[name]; !dup {
-				names[name] = f.Name()
-			}
-		}
-	}
 	if t == nil { // a prompt without arguments
 		return names
 	}
 	if st, ok := types.Unalias(t).Underlying().(*types.Struct); ok {
-		walk(st, 0)
+		eachArgument(st, 0, func(f *types.Var, name string, _ reflect.StructTag) {
+			if _, dup := names[name]; !dup {
+				names[name] = f.Name()
+			}
+		})
 	}
 	return names
+}
+
+// eachArgument calls do for each exported field of an argument struct that
+// encoding/json and jsonschema.For make a property, with its JSON name and
+// tag, in order; the fields of an embedded struct without a JSON name are
+// its own (at most 8 deep).
+func eachArgument(st *types.Struct, depth int, do func(f *types.Var, name string, tag reflect.StructTag)) {
+	for i := range st.NumFields() {
+		f := st.Field(i)
+		name, skip := jsonFieldName(st.Tag(i))
+		if skip {
+			continue
+		}
+		if f.Embedded() && name == "" {
+			ft := types.Unalias(f.Type())
+			if p, ok := ft.(*types.Pointer); ok {
+				ft = types.Unalias(p.Elem())
+			}
+			if inner, ok := ft.Underlying().(*types.Struct); ok && depth < 8 {
+				eachArgument(inner, depth+1, do)
+				continue
+			}
+		}
+		if f.Exported() {
+			do(f, cmp.Or(name, f.Name()), reflect.StructTag(st.Tag(i)))
+		}
+	}
 }
 
 // missingText is the tool error of the arguments fallback: each required

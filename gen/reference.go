@@ -200,29 +200,11 @@ func refArgs(t *toolModel) []RefArg {
 // encoding/json and jsonschema.For name them.
 func structArgs(st *types.Struct, depth int) []RefArg {
 	var args []RefArg
-	for i := range st.NumFields() {
-		f, tag := st.Field(i), reflect.StructTag(st.Tag(i))
-		name, skip := jsonFieldName(st.Tag(i))
-		if skip {
-			continue
-		}
-		if f.Embedded() && name == "" {
-			ft := types.Unalias(f.Type())
-			if p, ok := ft.(*types.Pointer); ok {
-				ft = types.Unalias(p.Elem())
-			}
-			if inner, ok := ft.Underlying().(*types.Struct); ok && depth < 8 {
-				args = append(args, structArgs(inner, depth+1)...)
-				continue
-			}
-		}
-		if !f.Exported() {
-			continue
-		}
+	eachArgument(st, depth, func(f *types.Var, name string, tag reflect.StructTag) {
 		j := tag.Get("json")
 		optional := strings.Contains(j, ",omitempty") || strings.Contains(j, ",omitzero")
-		args = append(args, RefArg{Name: cmp.Or(name, f.Name()), Type: goJSONType(f.Type()), Required: !optional, Description: tag.Get("jsonschema")})
-	}
+		args = append(args, RefArg{Name: name, Type: goJSONType(f.Type()), Required: !optional, Description: tag.Get("jsonschema")})
+	})
 	return args
 }
 
