@@ -6,6 +6,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/elicitgen/elicitgen/internal/contract"
 )
 
 func refStep(t *toolModel, s *stepModel) RefStep {
@@ -87,10 +89,6 @@ func refField(f *fieldModel) RefField {
 	return r
 }
 
-// LinkResultText ends the result of fallback=link (internal/machine's
-// LinkResultText; TestReferenceTexts holds them equal).
-const linkResultText = "Once you have finished in the browser, ask again and I will go on."
-
 // withoutPerson is what the model gets at step s when the request cannot
 // show it (internal/machine; docs/grammar.md, fallback=).
 func withoutPerson(t *toolModel, s *stepModel) string {
@@ -114,9 +112,9 @@ func withoutPerson(t *toolModel, s *stepModel) string {
 		what = "the call completes with the handler's Preview" + s.GoName + " text and a confirmation_token; calling " + t.MCPName +
 			" again with the same arguments and the token answers " + s.Confirm + " = true; not calling again declines"
 	case "link":
-		what = "the call completes with the message, the link on a line of its own, and \"" + linkResultText + "\"; the next call goes on once the person finished in the browser"
+		what = "the call completes with the message, the link on a line of its own, and \"" + contract.LinkResultText + "\"; the next call goes on once the person finished in the browser"
 	default:
-		what = "error -32021 \"this tool needs the client to support " + mode + "-mode elicitation\", data.requiredCapabilities {\"elicitation\":{\"" + mode + "\":{}}}"
+		what = "error -32021 \"" + contract.MissingModeMessage(mode) + "\", data.requiredCapabilities {\"elicitation\":{\"" + mode + "\":{}}}"
 	}
 	if s.During {
 		what += " (asked while the task runs: the task's Ask returns the outcome to Run)"

@@ -33,3 +33,15 @@ const (
 // PrincipalKey is the context key under which the interpreter binds a
 // call's principal, which runtime.PrincipalFrom reads.
 type PrincipalKey struct{}
+
+// LinkResultText ends the result of a link fallback, after the step's
+// message and the link: the runtime writes it and the generator's
+// reference (elicitgen docs) quotes it.
+const LinkResultText = "Once you have finished in the browser, ask again and I will go on."
+
+// MissingModeMessage is the message of the -32021 error a tool returns
+// when the client cannot show a step of mode ("form" or "url") and the
+// step has no fallback: the runtime returns it and the reference quotes it.
+func MissingModeMessage(mode string) string {
+	return "this tool needs the client to support " + mode + "-mode elicitation"
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitgen/elicitgen/internal/contract"
 	"github.com/elicitgen/elicitgen/internal/seal"
 )
 
@@ -36,7 +37,7 @@ const linkAttempts = 4
 
 // LinkResultText ends the result of a link fallback, after the step's
 // message and the link.
-const LinkResultText = "Once you have finished in the browser, ask again and I will go on."
+const LinkResultText = contract.LinkResultText
 
 // link settles URL step j, which the request cannot show, by a link in
 // the result; handled is true as for skip.

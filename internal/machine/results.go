@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime/debug"
 
+	"github.com/elicitgen/elicitgen/internal/contract"
 	"github.com/elicitgen/elicitgen/internal/taskrun"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 
@@ -34,7 +35,7 @@ func MissingCapability(mode Mode) *jsonrpc.Error {
 	}
 	return &jsonrpc.Error{
 		Code:    mcp.CodeMissingRequiredClientCapabilities,
-		Message: "this tool needs the client to support " + name + "-mode elicitation",
+		Message: contract.MissingModeMessage(name),
 		Data:    json.RawMessage(`{"requiredCapabilities":{"elicitation":{"` + name + `":{}}}}`),
 	}
 }
