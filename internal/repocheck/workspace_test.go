@@ -1,4 +1,4 @@
-package docscheck
+package repocheck
 
 import (
 	"go/ast"

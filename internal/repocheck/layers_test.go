@@ -1,4 +1,4 @@
-package runtime_test
+package repocheck
 
 import (
 	"encoding/json"
@@ -8,77 +8,6 @@ import (
 )
 
 const module = "github.com/elicitgen/elicitgen/"
-
-// layers is the picture of docs/design.md#layers as a table: every package
-// of the module that servers link, with its layer. A package imports only
-// packages of lower layers (never its own layer: no sideways arrows, so the
-// transport cannot import tasks) and, from other modules, only what its
-// row's external list allows; the standard library is always allowed.
-var layers = map[string]struct {
-	layer    int
-	external []string // module path prefixes
-}{
-	// Leaves: the standard library only. The generator shares format,
-	// contract and templates; seal is the key ring and sealed states.
-	"internal/format":   {0, nil},
-	"internal/contract": {0, nil},
-	"internal/seal":     {0, nil},
-	// The contract of stores and hooks (tasks, grants, single-use claims,
-	// events): what a backend implements, with the memory defaults.
-	"runtime/backend": {0, nil},
-	"templates":       {0, nil},
-
-	// What users hold: the options, the task, the answers, the errors,
-	// the key ring (docs/design.md#packages). Below the interpreter,
-	// which is built on these types, as protobuf-go's proto is below its
-	// internal/impl.
-	"runtime": {1, []string{sdk}},
-	// Why a state, token or link was refused, logged for the operator.
-	"internal/refuse": {1, nil},
-
-	// The task runtime: a task's run (its record, lease, watcher, end,
-	// restart), bounds, leases, drain, status messages, the
-	// names the Tasks wire shares with the interpreter.
-	"internal/taskrun": {2, []string{sdk}},
-
-	// The interpreter of step tables, on the SDK.
-	"internal/machine": {3, []string{sdk, jsonschema}},
-
-	// Features in rooms of their own, above the interpreter: the
-	// transports (HTTP for both eras, legacy sessions). Tasks plug into
-	// the transport through its hooks (transport.Hooks), wired by
-	// runtime/serve.
-	"internal/transport": {4, []string{sdk}},
-	"internal/tasks":     {4, []string{sdk}},
-
-	// The entry points and what generated code imports.
-	"runtime/serve":      {5, []string{sdk}},
-	"runtime/elicitimpl": {5, []string{sdk}},
-	"runtime/signin":     {5, nil},
-	// The public test kit (docs/testing.md): on top of the entry points,
-	// for tests only (see testHelpers).
-	"runtime/elicittest": {6, []string{sdk}},
-	// The adapters, modules of their own (docs/modules.md): they import
-	// the contract and the user package, never the interpreter.
-	"runtime/redisstore": {2, []string{"github.com/redis/go-redis/v9"}},
-	// The runtime's hooks as OpenTelemetry: the API only (its SDK and
-	// exporters are the server's choice, as in examples/deploy).
-	"runtime/otelelicit": {2, []string{otelAPI + "/"}},
-	// The opt-in setup of the SDK, its exporters and Prometheus from the
-	// OTEL_* environment, above the hooks it returns
-	// (docs/observability.md#telemetry-in-five-lines-otelsetup).
-	"runtime/otelelicit/otelsetup": {3, []string{otelAPI + "/", "github.com/prometheus/client_golang/"}},
-}
-
-const (
-	otelAPI    = "go.opentelemetry.io/otel"
-	sdk        = "github.com/modelcontextprotocol/go-sdk/"
-	jsonschema = "github.com/google/jsonschema-go/"
-)
-
-// generator is the generator's side: it shares only the leaves with the
-// runtime.
-var generator = map[string]bool{"gen": true, "vet": true, "cmd/elicitgen": true}
 
 type listed struct {
 	ImportPath string
@@ -101,7 +30,7 @@ func goListAll(t *testing.T) []listed {
 		}
 		pkgs = append(pkgs, p)
 	}
-	if len(pkgs) < len(layers) {
+	if len(pkgs) < layeredRows() {
 		t.Fatalf("go list found %d packages", len(pkgs))
 	}
 	return pkgs
@@ -121,7 +50,7 @@ func TestImportsPointDown(t *testing.T) {
 	seen := 0
 	for _, p := range goListAll(t) {
 		name := strings.TrimPrefix(p.ImportPath, module)
-		row, ok := layers[name]
+		row, ok := layered(name)
 		if !ok {
 			continue // examples, bench, the generator, test tools: checked below
 		}
@@ -130,8 +59,8 @@ func TestImportsPointDown(t *testing.T) {
 			checkImport(t, name, row.layer, row.external, imp)
 		}
 	}
-	if seen != len(layers) {
-		t.Errorf("%d of the %d packages of the table exist", seen, len(layers))
+	if seen != layeredRows() {
+		t.Errorf("%d of the %d packages of the table exist", seen, layeredRows())
 	}
 }
 
@@ -142,7 +71,7 @@ func checkImport(t *testing.T, name string, layer int, external []string, imp st
 		return
 	}
 	if dep, ok := strings.CutPrefix(imp, module); ok {
-		row, known := layers[dep]
+		row, known := layered(dep)
 		switch {
 		case !known:
 			t.Errorf("%s imports %s, which is not a package servers link (add it to the table of layers)", name, dep)
@@ -165,7 +94,7 @@ func checkImport(t *testing.T, name string, layer int, external []string, imp st
 func TestGeneratorSharesOnlyLeaves(t *testing.T) {
 	for _, p := range goListAll(t) {
 		name := strings.TrimPrefix(p.ImportPath, module)
-		if !generator[name] {
+		if !isGenerator(name) {
 			continue
 		}
 		for _, imp := range p.Imports {
@@ -173,7 +102,7 @@ func TestGeneratorSharesOnlyLeaves(t *testing.T) {
 			if !ok {
 				continue
 			}
-			if row, server := layers[dep]; server && row.layer > 0 {
+			if row, server := layered(dep); server && row.layer > 0 {
 				t.Errorf("%s imports %s, a server package", name, dep)
 			}
 		}
@@ -223,19 +152,6 @@ func TestTestKitLinksNoBackends(t *testing.T) {
 	}
 }
 
-// testHelpers are the packages that only tests import: the repository's
-// test kit and the adapters' public test helpers (docs/modules.md).
-var testHelpers = []string{"internal/testkit/", "runtime/elicittest", "runtime/redisstore/redistest", "runtime/otelelicit/oteltest"}
-
-func isTestHelper(name string) bool {
-	for _, h := range testHelpers {
-		if strings.HasPrefix(name+"/", h) || strings.HasPrefix(name, h) {
-			return true
-		}
-	}
-	return false
-}
-
 // TestTestkitOnlyInTests: no package of any module of the repository, test
 // helpers aside, imports a test helper outside its tests, so that the
 // helpers (which import runtime) are no arrow up the layers.
@@ -253,7 +169,7 @@ func TestTestkitOnlyInTests(t *testing.T) {
 			}
 		}
 	}
-	if helpers < len(testHelpers) {
+	if helpers < len(rowsOf(testKit)) {
 		t.Errorf("found %d test helper packages", helpers)
 	}
 }
