@@ -328,6 +328,7 @@ func (c *checker) checkStep(decl string, sf structField, forms map[string]*formM
 		GoName: v.Name(), Key: strings.ToLower(v.Name()), Form: form, URL: isURL,
 		Message: spec.Message, MessageHandler: spec.MessageHandler, AskHandler: spec.AskHandler,
 		Prefill: spec.Prefill, Once: spec.Once, Together: spec.Together, During: spec.During, Fallback: cmp.Or(spec.Fallback, "error"),
+		Where: c.fset.Position(pos),
 	}
 	where := stepAt{field: pos, once: at("once"), prefill: at("prefill"), fallback: at("fallback"), during: at("during"), together: at("together")}
 	if spec.Key != "" {

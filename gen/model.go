@@ -2,6 +2,7 @@ package gen
 
 import (
 	"cmp"
+	"go/token"
 	"go/types"
 	"strings"
 	"time"
@@ -204,6 +205,9 @@ type stepModel struct {
 	// Digest is the digest of what the person is shown and what the
 	// answer means (stepDigest), set with the generated names.
 	Digest string
+	// Where is the step's field in its source file, where vet --hosts
+	// reports what a host cannot show of it.
+	Where token.Position
 }
 
 // methodKind says what a handler method is for, and so its signature.

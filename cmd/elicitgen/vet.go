@@ -43,6 +43,7 @@ func vetProtocol(args []string) bool {
 
 func newVetCmd(stdout, stderr io.Writer) *cobra.Command {
 	var tags string
+	var hosts bool
 	cmd := &cobra.Command{
 		Use:   "vet [packages]",
 		Short: "Report elicitgen's diagnostics, stale generated files and a missing //go:generate line, as go vet does",
@@ -53,7 +54,10 @@ what elicitgen would write now (at the declaration whose code changed), and
 a package that declares forms, tools, prompts or resources with no
 //go:generate line running elicitgen. It prints file:line:col: message,
 writes nothing, and exits 1 when it found something, 0 when not, 2 when the
-packages cannot be loaded.
+packages cannot be loaded. With --hosts it also reports, at each step, what
+a host people use cannot show (a number field Codex shows as approve or
+decline only, a URL step without a fallback on hosts with no URL mode) and
+what the person gets there instead: the notes of elicitgen docs.
 
 The same binary is a go vet tool: go vet -vettool=$(go tool -n elicitgen) ./...
 (and gopls, and golangci-lint as a module plugin: docs/vet.md).`,
@@ -64,6 +68,11 @@ The same binary is a go vet tool: go vet -vettool=$(go tool -n elicitgen) ./...
 				return &exitError{exitUsage, err}
 			}
 			found, err := vetPackages(wd, tags, args)
+			if err == nil && hosts {
+				var notes []string
+				notes, err = vetHosts(wd, tags, args)
+				found = append(found, notes...)
+			}
 			if err != nil {
 				return &exitError{exitUsage, err}
 			}
@@ -77,6 +86,7 @@ The same binary is a go vet tool: go vet -vettool=$(go tool -n elicitgen) ./...
 		},
 	}
 	cmd.Flags().StringVar(&tags, "tags", "", "comma-separated build tags")
+	cmd.Flags().BoolVar(&hosts, "hosts", false, "also report, at each step, what a host of the host matrix cannot show and what its person gets instead (docs/vet.md)")
 	return cmd
 }
 
