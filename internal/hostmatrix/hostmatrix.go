@@ -30,8 +30,9 @@ const (
 type Host struct {
 	Name    string
 	Version string // the version (or month) the row describes
-	// Eras are the protocol versions it speaks, its default first; Note
-	// says over which transport when that matters.
+	// Eras are the protocol versions it speaks by default; Note
+	// says over which transport when that matters (the emulation holds the
+	// transports of each era).
 	Eras []string
 	// Form and URL are the elicitation modes it shows; neither: it
 	// declares no elicitation at all.
@@ -45,51 +46,55 @@ type Host struct {
 	// comes.
 	Drops    bool
 	DropWait string
-	// Declines: it declines every elicitation unless the person opted in.
+	// Declines: it declines every elicitation unless the person opted in
+	// (no host of Hosts does so today).
 	Declines bool
 	// FirstOption: it fills a required enum with its first option and
 	// answers without the person.
 	FirstOption bool
+	// Discovers: it may send server/discover before initialize on one
+	// connection.
+	Discovers bool
 	// Note is what else a server meets, in words.
 	Note string
 	// Source is where the behaviour is documented; Date when it was read.
 	Source, Date string
 }
 
-// Hosts are the hosts of docs/hosts.md, in its order.
+// Hosts are the hosts of docs/hosts.md, in its order. The host emulation
+// (internal/testkit/mcptest) builds its hosts from these rows.
 var Hosts = []Host{
-	{Name: "Claude Code", Version: "2.1.232+", Eras: []string{Modern, Legacy}, Form: true,
+	{Name: "Claude Code", Version: "≥ 2.1.232", Eras: []string{Modern, Legacy}, Form: true, Discovers: true,
 		Note:   "2026-07-28 over HTTP by default; 2025-11-25 over stdio unless MCP_PROTOCOL_NEGOTIATION=auto; declares elicitation: {} (form only)",
-		Source: "anthropics/claude-code #88075", Date: "2026-12"},
-	{Name: "GitHub Copilot CLI", Version: "1.0.8x", Eras: []string{Legacy}, Form: true, URL: true,
-		Note:   "sends server/discover, then initialize on the same connection",
-		Source: "github/copilot-cli", Date: "2026-12"},
+		Source: "anthropics/claude-code#88075, laravel/mcp#190", Date: "autumn 2026"},
+	{Name: "GitHub Copilot CLI", Version: "1.0.8x", Eras: []string{Legacy}, Form: true, URL: true, Discovers: true,
+		Source: "github/copilot-cli", Date: "December 2026"},
 	{Name: "VS Code + Copilot Chat", Version: "1.132", Eras: []string{Legacy}, Form: true, URL: true,
 		Note:   "2025-11-25 only: a modern-only server gets 400",
-		Source: "microsoft/vscode", Date: "2026-12"},
+		Source: "microsoft/vscode", Date: "autumn 2026"},
 	{Name: "Cursor", Version: "December 2026", Eras: []string{Legacy}, Form: true,
-		Source: "cursor forum", Date: "2026-12"},
-	{Name: "Codex", Version: "December 2026", Eras: []string{Legacy, Modern}, Form: true,
-		Cannot: []string{Integer, Number, Multi}, Declines: true,
-		Note:   "shows string, enum, titled enum and boolean fields and their defaults; 2026-07-28 is opt-in (server/discover)",
-		Source: "openai/codex #17043, #35725; laravel/mcp #190", Date: "2026-12"},
+		Source: "cursor forum", Date: "December 2026"},
+	{Name: "Codex", Version: "0.151", Eras: []string{Legacy}, Form: true,
+		Cannot: []string{Integer, Number, Multi},
+		Note:   "shows string, enum, titled enum and boolean fields; approving a form it cannot show accepts with empty content",
+		Source: "openai/codex#41797, laravel/mcp#190", Date: "August 2026"},
 	{Name: "Goose", Version: "December 2026", Eras: []string{Legacy}, Form: true, FirstOption: true,
-		Source: "block/goose", Date: "2026-12"},
-	{Name: "opencode", Version: "December 2026", Eras: []string{Legacy}, Form: true,
-		Source: "sst/opencode #35064", Date: "2026-12"},
-	{Name: "Cowork", Version: "December 2026", Eras: []string{Modern}, Form: true, Drops: true, DropWait: "180 s",
+		Source: "block/goose", Date: "December 2026"},
+	{Name: "opencode", Version: "July 2026", Eras: []string{Legacy}, Form: true,
+		Source: "anomalyco/opencode#35064", Date: "July 2026"},
+	{Name: "Cowork (Claude Desktop)", Version: "2.1.273", Eras: []string{Modern}, Form: true, Drops: true, DropWait: "180 s",
 		Note:   "declares elicitation on 2026-07-28, then drops the request",
-		Source: "anthropics/claude-ai-mcp #1046", Date: "2026-12"},
+		Source: "anthropics/claude-ai-mcp#1046", Date: "September 2026"},
 	{Name: "Claude Desktop chat, Claude.ai", Version: "December 2026", Eras: []string{Legacy},
 		Note:   "tools that need a person are hidden or fail",
-		Source: "anthropics/claude-ai-mcp", Date: "2026-12"},
-	{Name: "Gemini CLI", Version: "December 2026", Eras: []string{Legacy},
+		Source: "anthropics/claude-ai-mcp", Date: "December 2026"},
+	{Name: "Gemini CLI", Version: "autumn 2026", Eras: []string{Legacy},
 		Note:   "no elicitation",
-		Source: "google-gemini/gemini-cli", Date: "2026-12"},
-	{Name: "MCP Inspector", Version: "2.x", Eras: []string{Modern, Legacy}, Form: true, URL: true,
-		Source: "modelcontextprotocol/inspector", Date: "2026-12"},
+		Source: "google-gemini/gemini-cli", Date: "autumn 2026"},
+	{Name: "MCP Inspector", Version: "2.x", Eras: []string{Modern}, Form: true, URL: true,
+		Source: "modelcontextprotocol/inspector", Date: "December 2026"},
 	{Name: "go-sdk client", Version: "v1.8.0", Eras: []string{Modern}, Form: true, URL: true,
-		Source: "modelcontextprotocol/go-sdk", Date: "2026-12"},
+		Source: "modelcontextprotocol/go-sdk", Date: "December 2026"},
 }
 
 // CannotShow reports whether h renders no field of kind (a Host.Cannot

@@ -5,37 +5,22 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/elicitgen/elicitgen/internal/hostmatrix"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// A Host is an MCP host as it behaves on the wire, from its public issue
-// tracker (docs/hosts.md): the protocol era it speaks on each transport,
-// the elicitation modes it declares, the field kinds its forms show, and
-// what it does with a question. Hosts is the one table of these facts.
+// A Host is an MCP host as the emulation plays it: its row of
+// hostmatrix.Hosts (the one table of host facts, which elicitgen's host
+// notes read too: eras, modes, the field kinds it cannot show, drops,
+// answering for the person, source and date), and what only the
+// emulation needs: the transports of each era and the capabilities JSON.
 type Host struct {
-	Name, Version string
-	// AsOf and Source: when, and in which public tracker, the behaviour
-	// below is documented.
-	AsOf, Source string
-	// Sessions are the eras it speaks by default, each over its transports.
+	hostmatrix.Host
+	// Sessions are the eras it speaks by default (the row's Eras), each
+	// over its transports.
 	Sessions []Session
-	// Form and URL are the modes declared; neither: no elicitation at all.
 	// FormKey: form is declared as {"form":{}} rather than {}.
-	Form, URL, FormKey bool
-	// Fields are the field kinds its forms show (FieldKinds); nil: all. A
-	// form with any other kind is shown as an approve/decline prompt, and
-	// approving it accepts with no field (Codex).
-	Fields []string
-	// FirstOption: it answers a form with an enum without the person,
-	// with the enum's first option and false for each boolean (Goose);
-	// any other form goes to the person.
-	FirstOption bool
-	// Hangs, when set, is how long it leaves the call open after it
-	// drops a question it declared it could show (Cowork, "180 s").
-	Hangs string
-	// Probe: it sends server/discover before initialize on one connection
-	// (TestStdioProbeThenInitialize covers the sequence).
-	Probe bool
+	FormKey bool
 }
 
 // A Session is a protocol era ("legacy" is 2025-11-25, "modern"
@@ -45,32 +30,53 @@ type Session struct {
 	Transports []string
 }
 
-var (
-	both      = []string{"stdio", "http"}
-	legacy    = []Session{{Era: "legacy", Transports: both}}
-	modern    = []Session{{Era: "modern", Transports: both}}
-	basicKind = []string{"string", "enum", "boolean"}
-)
+// emulation is what the emulation adds to the hostmatrix row it names:
+// the transports of an era, when not both, and FormKey.
+type emulation struct {
+	transports map[string][]string
+	formKey    bool
+}
+
+var emulations = map[string]emulation{
+	"Claude Code": {transports: map[string][]string{hostmatrix.Modern: {"http"}, hostmatrix.Legacy: {"stdio"}}},
+	"opencode":    {formKey: true},
+}
+
+// NotEmulated names the hostmatrix hosts the emulation leaves out, each
+// with the reason (none today: every host is emulated).
+var NotEmulated = map[string]string{}
 
 // FieldKinds are the kinds of form field a host may or may not show.
-var FieldKinds = []string{"string", "enum", "boolean", "integer", "number", "multi-select"}
+var FieldKinds = []string{hostmatrix.String, hostmatrix.Enum, hostmatrix.TitledEnum, hostmatrix.Boolean,
+	hostmatrix.Integer, hostmatrix.Number, hostmatrix.Multi}
 
-// Hosts are the hosts docs/hosts.md describes, in its order.
-var Hosts = []Host{
-	{Name: "Claude Code", Version: "≥ 2.1.232", AsOf: "autumn 2026", Source: "anthropics/claude-code#88075, laravel/mcp#190",
-		Sessions: []Session{{Era: "modern", Transports: []string{"http"}}, {Era: "legacy", Transports: []string{"stdio"}}}, Form: true, Probe: true},
-	{Name: "GitHub Copilot CLI", Version: "1.0.8x", AsOf: "December 2026", Source: "github/copilot-cli", Sessions: legacy, Form: true, URL: true, Probe: true},
-	{Name: "VS Code + Copilot Chat", Version: "1.132", AsOf: "autumn 2026", Source: "microsoft/vscode", Sessions: legacy, Form: true, URL: true},
-	{Name: "Cursor", Version: "December 2026", AsOf: "December 2026", Source: "cursor forum", Sessions: legacy, Form: true},
-	{Name: "Codex", Version: "0.151", AsOf: "August 2026", Source: "openai/codex#41797, laravel/mcp#190", Sessions: legacy, Form: true, Fields: basicKind},
-	{Name: "Goose", Version: "December 2026", AsOf: "December 2026", Source: "block/goose", Sessions: legacy, Form: true, FirstOption: true},
-	{Name: "opencode", Version: "July 2026", AsOf: "July 2026", Source: "anomalyco/opencode#35064", Sessions: legacy, Form: true, FormKey: true},
-	{Name: "Cowork (Claude Desktop)", Version: "2.1.273", AsOf: "September 2026", Source: "anthropics/claude-ai-mcp#1046", Sessions: modern, Form: true, Hangs: "180 s"},
-	{Name: "Claude Desktop chat, Claude.ai", Version: "December 2026", AsOf: "December 2026", Source: "anthropics/claude-ai-mcp", Sessions: legacy},
-	{Name: "Gemini CLI", Version: "autumn 2026", AsOf: "autumn 2026", Source: "google-gemini/gemini-cli", Sessions: legacy},
-	{Name: "MCP Inspector", Version: "2.x", AsOf: "December 2026", Source: "modelcontextprotocol/inspector", Sessions: modern, Form: true, URL: true},
-	{Name: "go-sdk client", Version: "v1.8.0", AsOf: "December 2026", Source: "this repository", Sessions: modern, Form: true, URL: true},
+// Hosts are the hosts docs/hosts.md describes, in its order: one per
+// row of hostmatrix.Hosts not NotEmulated.
+var Hosts = emulate(hostmatrix.Hosts)
+
+// emulate builds the emulated host of each row of rows.
+func emulate(rows []hostmatrix.Host) []Host {
+	var hosts []Host
+	for _, row := range rows {
+		if _, skip := NotEmulated[row.Name]; skip {
+			continue
+		}
+		e := emulations[row.Name]
+		h := Host{Host: row, FormKey: e.formKey}
+		for _, era := range row.Eras {
+			transports := e.transports[era]
+			if transports == nil {
+				transports = []string{"stdio", "http"}
+			}
+			h.Sessions = append(h.Sessions, Session{Era: eraOf[era], Transports: transports})
+		}
+		hosts = append(hosts, h)
+	}
+	return hosts
 }
+
+// eraOf is the era of a protocol version.
+var eraOf = map[string]string{hostmatrix.Legacy: "legacy", hostmatrix.Modern: "modern"}
 
 // Capabilities are the client capabilities h declares.
 func (h Host) Capabilities() *mcp.ClientCapabilities {
@@ -96,18 +102,23 @@ func (h Host) Options(person func(*mcp.ElicitParams) *mcp.ElicitResult) Options 
 	if !h.Form && !h.URL {
 		return o
 	}
-	u := &User{Answer: person, Drops: h.Hangs}
+	u := &User{Answer: person}
+	if h.Drops {
+		u.Drops = h.DropWait
+	}
 	switch {
+	case h.Declines:
+		u.Answer = func(*mcp.ElicitParams) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "decline"} }
 	case h.FirstOption:
 		u.Answer = func(p *mcp.ElicitParams) *mcp.ElicitResult {
 			for _, kind := range formKinds(p) {
-				if kind == "enum" {
+				if kind == hostmatrix.Enum || kind == hostmatrix.TitledEnum {
 					return FirstOptions(p)
 				}
 			}
 			return person(p)
 		}
-	case h.Fields != nil:
+	case len(h.Cannot) > 0:
 		u.Shows = h.Shows
 		u.Answer = func(p *mcp.ElicitParams) *mcp.ElicitResult {
 			if len(h.Hidden(p)) > 0 {
@@ -127,12 +138,12 @@ func (h Host) Options(person func(*mcp.ElicitParams) *mcp.ElicitResult) Options 
 // Hidden lists, as "name (kind)", the fields of p's form whose kind h
 // does not show, in name order.
 func (h Host) Hidden(p *mcp.ElicitParams) []string {
-	if h.Fields == nil || p.Mode == "url" {
+	if len(h.Cannot) == 0 || p.Mode == "url" {
 		return nil
 	}
 	var hidden []string
 	for name, kind := range formKinds(p) {
-		if !contains(h.Fields, kind) {
+		if h.CannotShow(kind) {
 			hidden = append(hidden, "`"+name+"` ("+kind+")")
 		}
 	}
@@ -149,15 +160,6 @@ func (h Host) Shows(p *mcp.ElicitParams) string {
 	return "form: " + p.Message
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // formKinds returns the kind (FieldKinds) of each field of p's form.
 func formKinds(p *mcp.ElicitParams) map[string]string {
 	kinds := map[string]string{}
@@ -165,9 +167,11 @@ func formKinds(p *mcp.ElicitParams) map[string]string {
 		kind, _ := prop["type"].(string)
 		switch {
 		case kind == "array":
-			kind = "multi-select"
-		case kind == "string" && (prop["enum"] != nil || prop["oneOf"] != nil):
-			kind = "enum"
+			kind = hostmatrix.Multi
+		case kind == "string" && prop["oneOf"] != nil:
+			kind = hostmatrix.TitledEnum
+		case kind == "string" && prop["enum"] != nil:
+			kind = hostmatrix.Enum
 		}
 		kinds[name] = kind
 	}

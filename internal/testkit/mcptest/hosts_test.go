@@ -3,6 +3,7 @@ package mcptest
 import (
 	"testing"
 
+	"github.com/elicitgen/elicitgen/internal/hostmatrix"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -46,5 +47,44 @@ func TestCodexShows(t *testing.T) {
 	}
 	if res := codex.Options(person).User.Answer(text); res.Content["stars"] != 4 {
 		t.Errorf("a form Codex shows is not answered by the person: %+v", res)
+	}
+}
+
+// TestEveryHostEmulated: each host of hostmatrix.Hosts is emulated, on
+// each of its eras, or NotEmulated says why; and what the emulation adds
+// (emulations, NotEmulated) names hosts of the table, so a renamed host
+// cannot silently lose its transports or its capabilities JSON.
+func TestEveryHostEmulated(t *testing.T) {
+	emulated := map[string]Host{}
+	for _, h := range Hosts {
+		emulated[h.Name] = h
+	}
+	known := map[string]bool{}
+	for _, row := range hostmatrix.Hosts {
+		known[row.Name] = true
+		h, ok := emulated[row.Name]
+		switch why, skipped := NotEmulated[row.Name]; {
+		case skipped && why == "":
+			t.Errorf("%s is not emulated and NotEmulated gives no reason", row.Name)
+		case !skipped && !ok:
+			t.Errorf("%s is not emulated and not in NotEmulated", row.Name)
+		case ok && len(h.Sessions) != len(row.Eras):
+			t.Errorf("%s is emulated on %d eras, the table has %d", row.Name, len(h.Sessions), len(row.Eras))
+		}
+		for i, s := range h.Sessions {
+			if eraName(s.Era) != row.Eras[i] || len(s.Transports) == 0 {
+				t.Errorf("%s: session %d is %+v, the table's era is %s", row.Name, i, s, row.Eras[i])
+			}
+		}
+	}
+	for name := range emulations {
+		if !known[name] {
+			t.Errorf("emulations names %q, which hostmatrix.Hosts does not have", name)
+		}
+	}
+	for name := range NotEmulated {
+		if !known[name] {
+			t.Errorf("NotEmulated names %q, which hostmatrix.Hosts does not have", name)
+		}
 	}
 }

@@ -109,7 +109,7 @@ func MatrixTable(t *testing.T, root string) {
 		for _, s := range h.Sessions {
 			eras = append(eras, eraName(s.Era)+" over "+strings.Join(s.Transports, ", "))
 		}
-		writeRow(&b, []string{h.Name, h.Version, strings.Join(eras, "; "), h.Declares(), h.fieldsShown(), h.also(), h.Source + ", " + h.AsOf})
+		writeRow(&b, []string{h.Name, h.Version, strings.Join(eras, "; "), h.Declares(), h.fieldsShown(), h.also(), h.Source + ", " + h.Date})
 	}
 	HoldSection(t, root, "matrix", b.String())
 }
@@ -119,16 +119,16 @@ func (h Host) fieldsShown() string {
 	switch {
 	case !h.Form && !h.URL:
 		return "–"
-	case h.Fields == nil:
+	case len(h.Cannot) == 0:
 		return "all"
 	}
-	var hidden []string
+	var shown []string
 	for _, k := range FieldKinds {
-		if !contains(h.Fields, k) {
-			hidden = append(hidden, k)
+		if !h.CannotShow(k) {
+			shown = append(shown, k)
 		}
 	}
-	return strings.Join(h.Fields, ", ") + "; a form with " + strings.Join(hidden, ", ") + " fields: approve or decline only, approving sends no field"
+	return strings.Join(shown, ", ") + "; a form with " + strings.Join(h.Cannot, ", ") + " fields: approve or decline only, approving sends no field"
 }
 
 // also says what else h does with a question.
@@ -137,10 +137,13 @@ func (h Host) also() string {
 	if h.FirstOption {
 		notes = append(notes, "fills a required enum with its first option, without the person")
 	}
-	if h.Hangs != "" {
-		notes = append(notes, "drops every question and leaves the call open "+h.Hangs)
+	if h.Drops {
+		notes = append(notes, "drops every question and leaves the call open "+h.DropWait)
 	}
-	if h.Probe {
+	if h.Declines {
+		notes = append(notes, "declines every question unless the person opted in")
+	}
+	if h.Discovers {
 		notes = append(notes, "may send `server/discover` before `initialize`")
 	}
 	return strings.Join(notes, "; ")
