@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -128,6 +129,23 @@ func TestVetStaleNestedField(t *testing.T) {
 	code, _, errOut := elicitgen(t, dir, "vet")
 	if code != exitDiag || !strings.Contains(errOut, "app.go:15:2: field In is a nested struct") ||
 		!strings.Contains(errOut, "app_elicit.go is stale: it no longer compiles against its declarations") {
+		t.Fatalf("exit %d, printed\n%s", code, errOut)
+	}
+}
+
+// TestCheckStaleNestedField: --check over the same package prints the
+// nested-field rule and says the generated file is stale, in the
+// analyzer's words.
+func TestCheckStaleNestedField(t *testing.T) {
+	dir := newApp(t, map[string]string{"app.go": formSrc})
+	if code, _, stderr := elicitgen(t, dir); code != exitOK {
+		t.Fatalf("generate: %d %s", code, stderr)
+	}
+	nested := strings.Replace(formSrc, "type Ask struct {\n", "type Inner struct{ A int }\n\ntype Ask struct {\n\tIn Inner `elicit:\"in\"`\n", 1)
+	testmod.WriteFiles(t, dir, map[string]string{"app.go": nested})
+	code, _, errOut := elicitgen(t, dir, "--check")
+	if code != exitDiag || !strings.Contains(errOut, "app.go:15:2: field In is a nested struct") ||
+		!regexp.MustCompile(`app_elicit\.go:\d+:\d+: app_elicit\.go is stale: it no longer compiles against its declarations \(cannot convert .*\); run go generate`).MatchString(errOut) {
 		t.Fatalf("exit %d, printed\n%s", code, errOut)
 	}
 }
