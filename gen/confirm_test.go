@@ -23,7 +23,7 @@ func TestConfirmStepModel(t *testing.T) {
 		found = true
 		dir := filepath.Join(root, c.name)
 		writeCase(t, c, dir, false)
-		pkgs, fset, diags, err := gen.Load(gen.Config{Dir: dir})
+		pkgs, fset, diags, _, err := gen.Load(gen.Config{Dir: dir})
 		if err != nil || len(diags) > 0 {
 			t.Fatalf("%v %v", err, diags)
 		}

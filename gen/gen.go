@@ -35,15 +35,16 @@ func run(cfg Config) (Diagnostics, *output, error) {
 	return nil, out, nil
 }
 
-// loadModel runs Load and Check: the model, or the diagnostics.
+// loadModel runs Load and Check: the model, or the diagnostics, then the
+// generated files that no longer compile (which stay as they are).
 func loadModel(cfg Config) (Diagnostics, *model, error) {
-	pkgs, fset, loadDiags, err := loadPackages(cfg)
+	pkgs, fset, loadDiags, broken, err := loadPackages(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
 	m, diags := checkPackages(pkgs, fset)
 	if loadDiags = withoutPending(loadDiags, m); len(loadDiags) > 0 {
-		return loadDiags, nil, nil
+		return append(loadDiags, broken...), nil, nil
 	}
 	excluded := excludedFiles(pkgs, cfg)
 	for _, port := range slices.Sorted(maps.Keys(excluded)) {
@@ -55,7 +56,7 @@ func loadModel(cfg Config) (Diagnostics, *model, error) {
 		diags = append(diags, pd...)
 	}
 	if len(diags) > 0 {
-		return sortDiagnostics(diags), nil, nil
+		return append(sortDiagnostics(diags), broken...), nil, nil
 	}
 	return nil, m, nil
 }

@@ -40,7 +40,7 @@ func TestGoldenRules(t *testing.T) {
 				}
 				return
 			}
-			pkgs, fset, diags, err := gen.Load(gen.Config{Dir: dir})
+			pkgs, fset, diags, _, err := gen.Load(gen.Config{Dir: dir})
 			if err != nil || len(diags) > 0 {
 				t.Fatalf("%v %v", err, diags)
 			}

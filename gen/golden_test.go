@@ -90,7 +90,7 @@ func newModule(t *testing.T, dir, path string) { testmod.New(t, dir, path) }
 func generate(t *testing.T, dir string) (*gen.Result, *gen.Output) {
 	t.Helper()
 	cfg := gen.Config{Dir: dir, Patterns: []string{"."}}
-	pkgs, fset, diags, err := gen.Load(cfg)
+	pkgs, fset, diags, _, err := gen.Load(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +339,7 @@ var stubTests int
 // and returns how many.
 func writeStubs(t *testing.T, dir string) int {
 	t.Helper()
-	pkgs, fset, diags, err := gen.Load(gen.Config{Dir: dir})
+	pkgs, fset, diags, _, err := gen.Load(gen.Config{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

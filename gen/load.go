@@ -21,7 +21,11 @@ const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
 // loadPackages runs one packages.Load. Compiler errors become Diagnostics, except
 // those inside files elicitgen generated, which are stale by definition when
 // the forms they were made from changed (they are about to be rewritten).
-func loadPackages(cfg Config) ([]*packages.Package, *token.FileSet, Diagnostics, error) {
+//
+// The fifth result says, for each generated file with type errors, that it
+// is stale (BrokenMessage, at its first error): what Generate adds to the
+// diagnostics that stop it, since the file is not rewritten then.
+func loadPackages(cfg Config) ([]*packages.Package, *token.FileSet, Diagnostics, Diagnostics, error) {
 	patterns := cfg.Patterns
 	if len(patterns) == 0 {
 		patterns = []string{"."}
@@ -36,16 +40,17 @@ func loadPackages(cfg Config) ([]*packages.Package, *token.FileSet, Diagnostics,
 	}
 	pkgs, err := packages.Load(pcfg, patterns...)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if len(pkgs) == 0 {
 		// The go command found nothing, or refused (for example when go.mod
 		// needs updates) without saying so to go/packages.
-		return nil, nil, nil, NoPackageError(cfg.Dir, cfg.Env, patterns)
+		return nil, nil, nil, nil, NoPackageError(cfg.Dir, cfg.Env, patterns)
 	}
 	if err := unloadable(pkgs); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
+	broken := brokenFiles(fset, pkgs)
 	// User code written against a newer generated API fails to type-check
 	// against the old generated files. Then load again without them (each
 	// reduced to its package clause), so that only errors about what is not
@@ -55,7 +60,7 @@ func loadPackages(cfg Config) ([]*packages.Package, *token.FileSet, Diagnostics,
 		pcfg.Fset = fset
 		pcfg.Overlay = overlay
 		if pkgs, err = packages.Load(pcfg, patterns...); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 	}
 	var diags Diagnostics
@@ -78,7 +83,32 @@ func loadPackages(cfg Config) ([]*packages.Package, *token.FileSet, Diagnostics,
 			diags = append(diags, Diagnostic{Pos: pos, Message: e.Msg})
 		}
 	}
-	return pkgs, fset, sortDiagnostics(diags), nil
+	return pkgs, fset, sortDiagnostics(diags), broken, nil
+}
+
+// brokenFiles says, for each of elicitgen's files with a type error, that
+// it is stale, at its first error.
+func brokenFiles(fset *token.FileSet, pkgs []*packages.Package) Diagnostics {
+	var broken Diagnostics
+	for _, pkg := range pkgs {
+		ours := generatedFiles(fset, pkg)
+		seen := map[string]bool{}
+		for _, e := range pkg.Errors {
+			pos := parseErrorPos(e.Pos)
+			if e.Kind == packages.TypeError && ours[pos.Filename] && !seen[pos.Filename] {
+				seen[pos.Filename] = true
+				broken = append(broken, Diagnostic{Pos: pos, Message: BrokenMessage(filepath.Base(pos.Filename), e.Msg)})
+			}
+		}
+	}
+	return broken
+}
+
+// BrokenMessage says that the generated file name no longer compiles
+// against its declarations (cause is the first type error in it): the
+// words of the analyzer, elicitgen vet and elicitgen --check.
+func BrokenMessage(name, cause string) string {
+	return fmt.Sprintf("%s is stale: it no longer compiles against its declarations (%s); run go generate", name, cause)
 }
 
 // NoPackageError is the error of a load in dir (with env) where patterns

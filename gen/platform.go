@@ -85,7 +85,7 @@ func loadPlatform(cfg Config, port string, files map[string][]string) (*model, D
 	pcfg := cfg
 	pcfg.Env = append(slices.Clone(env), "GOOS="+goos, "GOARCH="+goarch, "CGO_ENABLED=0")
 	pcfg.Patterns = slices.Sorted(maps.Keys(files))
-	pkgs, fset, loadDiags, err := loadPackages(pcfg)
+	pkgs, fset, loadDiags, _, err := loadPackages(pcfg)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -29,7 +29,7 @@ func TestSchemasPassSDKClientValidation(t *testing.T) {
 		}
 		dir := filepath.Join(root, c.name)
 		writeCase(t, c, dir, false)
-		pkgs, fset, diags, err := gen.Load(gen.Config{Dir: dir})
+		pkgs, fset, diags, _, err := gen.Load(gen.Config{Dir: dir})
 		if err != nil || len(diags) > 0 {
 			t.Fatalf("%s: %v %v", c.name, err, diags)
 		}

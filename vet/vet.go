@@ -118,7 +118,7 @@ func fixMessage(text string) string {
 func reportStale(pass *analysis.Pass, s gen.Stale) {
 	name := filepath.Base(s.Path)
 	if s.Broken != "" {
-		pass.Reportf(s.BrokenAt, "%s is stale: it no longer compiles against its declarations (%s); run go generate", name, s.Broken)
+		pass.Report(analysis.Diagnostic{Pos: s.BrokenAt, Message: gen.BrokenMessage(name, s.Broken)})
 		return
 	}
 	if s.Want == nil {

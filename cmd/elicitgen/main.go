@@ -60,6 +60,9 @@ import (
 
 func main() {
 	if vetProtocol(os.Args[1:]) {
+		if code, ok := vetStaleUnit(os.Args[1:], os.Stderr); ok {
+			os.Exit(code)
+		}
 		unitchecker.Main(vet.Analyzer) // exits
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -129,5 +130,48 @@ func TestVetStaleNestedField(t *testing.T) {
 	if code != exitDiag || !strings.Contains(errOut, "app.go:15:2: field In is a nested struct") ||
 		!strings.Contains(errOut, "app_elicit.go is stale: it no longer compiles against its declarations") {
 		t.Fatalf("exit %d, printed\n%s", code, errOut)
+	}
+}
+
+// TestCheckStaleNestedField: --check over the same package prints the
+// nested-field rule and says the generated file is stale, in the
+// analyzer's words.
+func TestCheckStaleNestedField(t *testing.T) {
+	dir := newApp(t, map[string]string{"app.go": formSrc})
+	if code, _, stderr := elicitgen(t, dir); code != exitOK {
+		t.Fatalf("generate: %d %s", code, stderr)
+	}
+	nested := strings.Replace(formSrc, "type Ask struct {\n", "type Inner struct{ A int }\n\ntype Ask struct {\n\tIn Inner `elicit:\"in\"`\n", 1)
+	testmod.WriteFiles(t, dir, map[string]string{"app.go": nested})
+	code, _, errOut := elicitgen(t, dir, "--check")
+	if code != exitDiag || !strings.Contains(errOut, "app.go:15:2: field In is a nested struct") ||
+		!regexp.MustCompile(`app_elicit\.go:\d+:\d+: app_elicit\.go is stale: it no longer compiles against its declarations \(cannot convert .*\); run go generate`).MatchString(errOut) {
+		t.Fatalf("exit %d, printed\n%s", code, errOut)
+	}
+}
+
+// TestGoVetToolStaleNestedField: real go vet -vettool over the same
+// package prints the nested-field rule at its position and the stale
+// line, where unitchecker alone prints only the compiler's error.
+func TestGoVetToolStaleNestedField(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds elicitgen and runs go vet")
+	}
+	tool := filepath.Join(t.TempDir(), "elicitgen")
+	if out, err := exec.Command("go", "build", "-o", tool, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	dir := newApp(t, map[string]string{"app.go": formSrc})
+	if code, _, stderr := elicitgen(t, dir); code != exitOK {
+		t.Fatalf("generate: %d %s", code, stderr)
+	}
+	nested := strings.Replace(formSrc, "type Ask struct {\n", "type Inner struct{ A int }\n\ntype Ask struct {\n\tIn Inner `elicit:\"in\"`\n", 1)
+	testmod.WriteFiles(t, dir, map[string]string{"app.go": nested})
+	cmd := exec.Command("go", "vet", "-vettool="+tool, ".")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "app.go:15:2: field In is a nested struct") ||
+		!regexp.MustCompile(`app_elicit\.go:\d+:\d+: app_elicit\.go is stale: it no longer compiles against its declarations`).Match(out) {
+		t.Fatalf("go vet: %v, printed\n%s", err, out)
 	}
 }
