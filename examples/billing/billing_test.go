@@ -25,8 +25,8 @@ import (
 
 	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/seal"
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 	"github.com/elicitgen/elicitgen/runtime/signin"
 )
 
@@ -113,7 +113,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // mcpClient connects as user over transport: over HTTP to the site's /mcp
 // with the user's bearer token, or in memory to a server bound to user.
-func (s *site) mcpClient(t *testing.T, transport, user string, o mcptest.Options) *mcp.ClientSession {
+func (s *site) mcpClient(t *testing.T, transport, user string, o hosttest.Options) *mcp.ClientSession {
 	t.Helper()
 	return s.mcpClientEra(t, transport, "modern", user, o)
 }
@@ -121,9 +121,9 @@ func (s *site) mcpClient(t *testing.T, transport, user string, o mcptest.Options
 // serverBin is this example built as a binary, for the stdio transport.
 var serverBin string
 
-func TestMain(m *testing.M) { os.Exit(mcptest.RunWithBinary(m, ".", &serverBin)) }
+func TestMain(m *testing.M) { os.Exit(hosttest.RunWithBinary(m, ".", &serverBin)) }
 
-func (s *site) mcpClientEra(t *testing.T, transport, era, user string, o mcptest.Options) *mcp.ClientSession {
+func (s *site) mcpClientEra(t *testing.T, transport, era, user string, o hosttest.Options) *mcp.ClientSession {
 	t.Helper()
 	if transport == "stdio" {
 		o.Command = func() *exec.Cmd {
@@ -131,12 +131,12 @@ func (s *site) mcpClientEra(t *testing.T, transport, era, user string, o mcptest
 			cmd.Env = append(os.Environ(), "BILLING_USER="+user, "BILLING_BASE_URL="+s.url, "BILLING_LEGACY_URL_WAIT=200ms")
 			return cmd
 		}
-		return mcptest.Connect(t, nil, "stdio", era, o)
+		return hosttest.Connect(t, nil, "stdio", era, o)
 	}
 	if transport == "memory" {
 		cfg := s.cfg
 		cfg.principal = func(*mcp.CallToolRequest) string { return user }
-		return mcptest.Connect(t, func() *mcp.Server { return newServer(cfg) }, "memory", era, o)
+		return hosttest.Connect(t, func() *mcp.Server { return newServer(cfg) }, "memory", era, o)
 	}
 	copts := &mcp.ClientOptions{Capabilities: o.Capabilities}
 	if o.User != nil {
@@ -242,7 +242,7 @@ func list(cs *mcp.ClientSession, state string, responses mcp.InputResponseMap) (
 
 func urlRequest(t *testing.T, res *mcp.CallToolResult) (string, *mcp.ElicitParams) {
 	t.Helper()
-	key := mcptest.OnlyKey(t, res)
+	key := hosttest.OnlyKey(t, res)
 	p, ok := res.InputRequests[key].(*mcp.ElicitParams)
 	if !ok || p.Mode != "url" || p.RequestedSchema != nil || p.ElicitationID != "" {
 		t.Fatalf("want a URL-mode elicitation without elicitationId, got %+v", res.InputRequests[key])
@@ -251,10 +251,10 @@ func urlRequest(t *testing.T, res *mcp.CallToolResult) (string, *mcp.ElicitParam
 }
 
 func TestSignInFlow(t *testing.T) {
-	for _, transport := range mcptest.Transports {
+	for _, transport := range hosttest.Transports {
 		t.Run(transport, func(t *testing.T) {
 			s := startSite(t)
-			cs := s.mcpClient(t, transport, "alice", mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})
+			cs := s.mcpClient(t, transport, "alice", hosttest.Options{User: &hosttest.User{}, Capabilities: bothModes, Manual: true})
 
 			first, err := list(cs, "", nil)
 			if err != nil {
@@ -334,14 +334,14 @@ func TestSignInFlow(t *testing.T) {
 			if g, ok, _ := s.grants.Grant(context.Background(), "alice", "billing"); !ok || string(g) != "provider-token-for-alice" {
 				t.Fatalf("grant %q %v", g, ok)
 			}
-			key3 := mcptest.OnlyKey(t, still)
+			key3 := hosttest.OnlyKey(t, still)
 			done, err := list(cs, still.RequestState, mcp.InputResponseMap{key3: &mcp.ElicitResult{Action: "accept"}})
-			if err != nil || done.NeedsInput() || mcptest.Text(done) != "2 open invoices." {
+			if err != nil || done.NeedsInput() || hosttest.Text(done) != "2 open invoices." {
 				t.Fatalf("after sign-in: %+v %v", done, err)
 			}
 			// With the grant stored, a new call does not ask.
 			next, err := list(cs, "", nil)
-			if err != nil || mcptest.Text(next) != "2 open invoices." {
+			if err != nil || hosttest.Text(next) != "2 open invoices." {
 				t.Fatalf("next call: %+v %v", next, err)
 			}
 		})
@@ -379,13 +379,13 @@ func TestFlowTokenRefused(t *testing.T) {
 }
 
 func TestDeclineAndCancel(t *testing.T) {
-	for _, transport := range mcptest.Transports {
+	for _, transport := range hosttest.Transports {
 		for _, action := range []string{"decline", "cancel"} {
 			s := startSite(t)
-			u := &mcptest.User{Replies: []*mcp.ElicitResult{{Action: action}}}
-			cs := s.mcpClient(t, transport, "alice", mcptest.Options{User: u, Capabilities: bothModes})
+			u := &hosttest.User{Replies: []*mcp.ElicitResult{{Action: action}}}
+			cs := s.mcpClient(t, transport, "alice", hosttest.Options{User: u, Capabilities: bothModes})
 			res, err := list(cs, "", nil)
-			if err != nil || res.IsError || mcptest.Text(res) != notConnected {
+			if err != nil || res.IsError || hosttest.Text(res) != notConnected {
 				t.Errorf("%s/%s: %+v %v", transport, action, res, err)
 			}
 		}
@@ -403,9 +403,9 @@ func TestDeclineAndCancel(t *testing.T) {
 func TestLinkWithoutURLMode(t *testing.T) {
 	s := startSite(t)
 	mallory := s.browser(t, "mallory")
-	for _, transport := range mcptest.Transports {
-		for _, era := range mcptest.Eras {
-			for caps, o := range map[string]mcptest.Options{"form": {User: &mcptest.User{}}, "none": {}} {
+	for _, transport := range hosttest.Transports {
+		for _, era := range hosttest.Eras {
+			for caps, o := range map[string]hosttest.Options{"form": {User: &hosttest.User{}}, "none": {}} {
 				name := transport + "/" + era + "/" + caps
 				user := "dave-" + strings.ReplaceAll(name, "/", "-")
 				cs := s.mcpClientEra(t, transport, era, user, o)
@@ -420,7 +420,7 @@ func TestLinkWithoutURLMode(t *testing.T) {
 					t.Fatalf("%s: sign-in through the link: %d %v", name, code, err)
 				}
 				res, err := list(cs, "", nil)
-				if err != nil || mcptest.Text(res) != "2 open invoices." {
+				if err != nil || hosttest.Text(res) != "2 open invoices." {
 					t.Fatalf("%s: the next call after the sign-in: %+v %v", name, res, err)
 				}
 			}
@@ -438,7 +438,7 @@ func (s *site) linkOf(t *testing.T, name string, call func(*mcp.ClientSession, s
 		if err != nil || res.IsError || res.NeedsInput() {
 			t.Fatalf("%s: want a result with the link, got %+v %v", name, res, err)
 		}
-		text := mcptest.Text(res)
+		text := hosttest.Text(res)
 		for _, line := range strings.Split(text, "\n") {
 			if strings.HasPrefix(line, s.url+"/connect?flow=") {
 				if !strings.HasPrefix(text, "Open this link to connect your billing account.") || !strings.HasSuffix(text, machine.LinkResultText) {
@@ -459,28 +459,28 @@ func (s *site) linkOf(t *testing.T, name string, call func(*mcp.ClientSession, s
 func TestEveryTransportAndEra(t *testing.T) {
 	s := startSite(t)
 	for _, transport := range []string{"stdio", "memory", "http"} {
-		for _, era := range mcptest.Eras {
+		for _, era := range hosttest.Eras {
 			name := transport + "/" + era
 			for _, action := range []string{"decline", "cancel"} {
-				u := &mcptest.User{Replies: []*mcp.ElicitResult{{Action: action}}}
-				cs := s.mcpClientEra(t, transport, era, "bob", mcptest.Options{User: u, Capabilities: bothModes})
+				u := &hosttest.User{Replies: []*mcp.ElicitResult{{Action: action}}}
+				cs := s.mcpClientEra(t, transport, era, "bob", hosttest.Options{User: u, Capabilities: bothModes})
 				res, err := list(cs, "", nil)
-				if err != nil || mcptest.Text(res) != notConnected || len(u.Asked) != 1 || u.Asked[0].Mode != "url" {
+				if err != nil || hosttest.Text(res) != notConnected || len(u.Asked) != 1 || u.Asked[0].Mode != "url" {
 					t.Errorf("%s %s: %+v %v", name, action, res, err)
 				}
 				if era == "modern" && len(u.Asked) == 1 && u.Asked[0].ElicitationID != "" {
 					t.Errorf("%s: elicitationId sent on 2026-07-28", name)
 				}
 			}
-			cs := s.mcpClientEra(t, transport, era, "bob", mcptest.Options{User: &mcptest.User{}})
+			cs := s.mcpClientEra(t, transport, era, "bob", hosttest.Options{User: &hosttest.User{}})
 			s.linkOf(t, name, list)(cs) // form mode only: the link in the result
 			if era == "legacy" && transport == "stdio" {
 				// The binary's grant store is its own: the sign-in cannot
 				// finish, and the call ends when its wait (200ms) runs out.
-				u := &mcptest.User{Replies: []*mcp.ElicitResult{{Action: "accept"}}}
-				cs := s.mcpClientEra(t, transport, era, "bob", mcptest.Options{User: u, Capabilities: bothModes})
+				u := &hosttest.User{Replies: []*mcp.ElicitResult{{Action: "accept"}}}
+				cs := s.mcpClientEra(t, transport, era, "bob", hosttest.Options{User: u, Capabilities: bothModes})
 				res, err := list(cs, "", nil)
-				if err != nil || mcptest.Text(res) != machine.LegacyURLUnfinished || u.Asked[0].ElicitationID == "" || len(u.CompletedIDs()) != 0 {
+				if err != nil || hosttest.Text(res) != machine.LegacyURLUnfinished || u.Asked[0].ElicitationID == "" || len(u.CompletedIDs()) != 0 {
 					t.Errorf("%s accept: %+v %v", name, res, err)
 				}
 			}
@@ -491,7 +491,7 @@ func TestEveryTransportAndEra(t *testing.T) {
 				user := "carol-" + transport
 				b := s.browser(t, user)
 				signedIn := make(chan int, 1)
-				u := &mcptest.User{Replies: []*mcp.ElicitResult{{Action: "accept"}}, OnAsk: func(p *mcp.ElicitParams) {
+				u := &hosttest.User{Replies: []*mcp.ElicitResult{{Action: "accept"}}, OnAsk: func(p *mcp.ElicitParams) {
 					go func() {
 						time.Sleep(150 * time.Millisecond) // the user reads, then clicks
 						code, _, err := signIn(b, p.URL)
@@ -502,12 +502,12 @@ func TestEveryTransportAndEra(t *testing.T) {
 						signedIn <- code
 					}()
 				}}
-				cs := s.mcpClientEra(t, transport, era, user, mcptest.Options{User: u, Capabilities: bothModes})
+				cs := s.mcpClientEra(t, transport, era, user, hosttest.Options{User: u, Capabilities: bothModes})
 				res, err := list(cs, "", nil)
 				if code := <-signedIn; code != http.StatusOK {
 					t.Errorf("%s: sign-in status %d", name, code)
 				}
-				if err != nil || mcptest.Text(res) != "2 open invoices." || len(u.Asked) != 1 {
+				if err != nil || hosttest.Text(res) != "2 open invoices." || len(u.Asked) != 1 {
 					t.Errorf("%s accept, then sign-in: %+v %v", name, res, err)
 				}
 				// The client handles notifications apart from the result.

@@ -12,7 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
 
 // startChromium starts a headless chromium, found on PATH as .ci/run
@@ -101,7 +101,7 @@ func TestSignInInBrowser(t *testing.T) {
 	if !strings.HasPrefix(s.cfg.provider, "http://localhost:") || !strings.HasPrefix(s.url, "http://127.0.0.1:") {
 		t.Fatalf("provider %s, site %s: not two sites", s.cfg.provider, s.url)
 	}
-	cs := s.mcpClient(t, "http", "alice", mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})
+	cs := s.mcpClient(t, "http", "alice", hosttest.Options{User: &hosttest.User{}, Capabilities: bothModes, Manual: true})
 	first, err := list(cs, "", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +150,7 @@ func TestSignInInBrowser(t *testing.T) {
 	}
 
 	done, err := list(cs, first.RequestState, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept"}})
-	if err != nil || done.NeedsInput() || mcptest.Text(done) != "2 open invoices." {
+	if err != nil || done.NeedsInput() || hosttest.Text(done) != "2 open invoices." {
 		t.Fatalf("the retry after the sign-in: %+v %v", done, err)
 	}
 }
@@ -166,7 +166,7 @@ func TestLinkSignInInBrowser(t *testing.T) {
 	defer cancel()
 	browser := startChromium(t, ctx)
 	s := startSiteWith(t, "localhost")
-	cs := s.mcpClient(t, "http", "alice", mcptest.Options{User: &mcptest.User{}})
+	cs := s.mcpClient(t, "http", "alice", hosttest.Options{User: &hosttest.User{}})
 	link := s.linkOf(t, "form only", list)(cs)
 
 	mallory := newProfile(t, browser)
@@ -188,7 +188,7 @@ func TestLinkSignInInBrowser(t *testing.T) {
 		t.Fatalf("after Allow: %q %v", body, err)
 	}
 	res, err := list(cs, "", nil)
-	if err != nil || mcptest.Text(res) != "2 open invoices." {
+	if err != nil || hosttest.Text(res) != "2 open invoices." {
 		t.Fatalf("the next call after the sign-in: %+v %v", res, err)
 	}
 }

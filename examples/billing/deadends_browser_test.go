@@ -11,7 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
 
 // TestSignInDeadEndsInBrowser drives headless chromium, with the provider
@@ -37,7 +37,7 @@ func TestSignInDeadEndsInBrowser(t *testing.T) {
 	s := startSiteWith(t, "localhost")
 	const service, provider = "Billing assistant", "Acme Billing"
 	user := func(name string) *mcp.ClientSession {
-		return s.mcpClient(t, "http", name, mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})
+		return s.mcpClient(t, "http", name, hosttest.Options{User: &hosttest.User{}, Capabilities: bothModes, Manual: true})
 	}
 
 	// Deny, Back, Allow.
@@ -65,7 +65,7 @@ func TestSignInDeadEndsInBrowser(t *testing.T) {
 		t.Fatal("Allow after the Deny stored a grant")
 	}
 	res, err := list(bobMCP, bobFirst.RequestState, mcp.InputResponseMap{bobKey: &mcp.ElicitResult{Action: "accept"}})
-	if err != nil || res.NeedsInput() || mcptest.Text(res) != notConnected {
+	if err != nil || res.NeedsInput() || hosttest.Text(res) != notConnected {
 		t.Fatalf("the retry after Deny, Back and Allow: %+v %v", res, err)
 	}
 
@@ -101,7 +101,7 @@ func TestSignInDeadEndsInBrowser(t *testing.T) {
 	checkPage(t, shared, click(t, shared, "allow"), pageWant{status: 200, title: "Connected to Acme Billing · Billing assistant", h1: "You're connected",
 		texts: []string{service, provider, "alice@example.com"}})
 	done, err := list(aliceMCP, aliceFirst.RequestState, mcp.InputResponseMap{aliceKey: &mcp.ElicitResult{Action: "accept"}})
-	if err != nil || mcptest.Text(done) != "2 open invoices." {
+	if err != nil || hosttest.Text(done) != "2 open invoices." {
 		t.Fatalf("the retry after signing out and in: %+v %v", done, err)
 	}
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 	"github.com/elicitgen/elicitgen/runtime/signin"
 )
 
@@ -19,7 +19,7 @@ import (
 // within MaxFlowTokenLen, and the server goes on serving.
 func TestLongBearerTokenDoesNotCrash(t *testing.T) {
 	s := startSite(t)
-	long := s.mcpClient(t, "http", strings.Repeat("A", 40_000), mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})
+	long := s.mcpClient(t, "http", strings.Repeat("A", 40_000), hosttest.Options{User: &hosttest.User{}, Capabilities: bothModes, Manual: true})
 	res, err := list(long, "", nil)
 	if err != nil || !res.NeedsInput() {
 		t.Fatalf("a 40,000-character principal: %+v %v", res, err)
@@ -27,7 +27,7 @@ func TestLongBearerTokenDoesNotCrash(t *testing.T) {
 	if _, req := urlRequest(t, res); len(strings.TrimPrefix(req.URL, s.url+"/connect?flow=")) > signin.MaxFlowTokenLen {
 		t.Fatalf("a 40,000-character principal: a link of %d bytes", len(req.URL))
 	}
-	ok := s.mcpClient(t, "http", "alice", mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})
+	ok := s.mcpClient(t, "http", "alice", hosttest.Options{User: &hosttest.User{}, Capabilities: bothModes, Manual: true})
 	res, err = list(ok, "", nil)
 	if err != nil || !res.NeedsInput() {
 		t.Fatalf("after: %+v %v", res, err)
@@ -43,7 +43,7 @@ func TestLongBearerTokenDoesNotCrash(t *testing.T) {
 func TestLegacyDenialDeclines(t *testing.T) {
 	s := startSiteWith(t, "localhost")
 	b := s.browser(t, "alice")
-	u := &mcptest.User{OnAsk: func(p *mcp.ElicitParams) {
+	u := &hosttest.User{OnAsk: func(p *mcp.ElicitParams) {
 		// The person opens the link and clicks Deny, while the call waits.
 		go func() {
 			resp, err := b.Get(p.URL)
@@ -63,10 +63,10 @@ func TestLegacyDenialDeclines(t *testing.T) {
 			resp.Body.Close()
 		}()
 	}, Replies: []*mcp.ElicitResult{{Action: "accept"}}}
-	cs := s.mcpClientEra(t, "http", "legacy", "alice", mcptest.Options{User: u, Capabilities: bothModes})
+	cs := s.mcpClientEra(t, "http", "legacy", "alice", hosttest.Options{User: u, Capabilities: bothModes})
 	start := time.Now()
 	res, err := list(cs, "", nil)
-	if err != nil || res.IsError || mcptest.Text(res) != notConnected {
+	if err != nil || res.IsError || hosttest.Text(res) != notConnected {
 		t.Fatalf("a legacy call denied at the provider: %+v %v", res, err)
 	}
 	if d := time.Since(start); d > 10*time.Second {

@@ -6,7 +6,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/internal/testkit/hosttable"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
 
 // TestHostsBilling: what a person of each host of docs/hosts.md sees of
@@ -19,12 +20,12 @@ func TestHostsBilling(t *testing.T) {
 	s := startSite(t)
 	dismiss := func(*mcp.ElicitParams) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "cancel"} }
 	users := 0
-	rows := mcptest.HostRows(t, func(h mcptest.Host, transport, era string) string {
+	rows := hosttable.HostRows(t, func(h hosttest.Host, transport, era string) string {
 		users++
 		o := h.Options(dismiss)
 		cs := s.mcpClientEra(t, transport, era, "host-user-"+strconv.Itoa(users), o)
 		res, err := list(cs, "", nil)
-		return mcptest.Sees(o.User, res, err)
+		return hosttest.Sees(o.User, res, err)
 	})
-	mcptest.HostTable(t, "../..", "billing", rows)
+	hosttable.HostTable(t, "../..", "billing", rows)
 }

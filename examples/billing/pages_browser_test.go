@@ -23,7 +23,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 	"github.com/elicitgen/elicitgen/runtime/signin"
 )
 
@@ -272,7 +272,7 @@ func TestSignInPagesInBrowser(t *testing.T) {
 	const service, provider = "Billing assistant", "Acme Billing"
 
 	// The login round trip: alice, signed out, opens her link.
-	cs := s.mcpClient(t, "http", "alice", mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})
+	cs := s.mcpClient(t, "http", "alice", hosttest.Options{User: &hosttest.User{}, Capabilities: bothModes, Manual: true})
 	first, err := list(cs, "", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -316,7 +316,7 @@ func TestSignInPagesInBrowser(t *testing.T) {
 		t.Fatalf("%d exchanges after a reload of the connected page", n)
 	}
 	done, err := list(cs, first.RequestState, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept"}})
-	if err != nil || mcptest.Text(done) != "2 open invoices." {
+	if err != nil || hosttest.Text(done) != "2 open invoices." {
 		t.Fatalf("the retry after the sign-in: %+v %v", done, err)
 	}
 	// The link again, once finished.
@@ -327,7 +327,7 @@ func TestSignInPagesInBrowser(t *testing.T) {
 	// Another account opens alice's link: 403, with a sign-out link.
 	mallory := newProfile(t, browser)
 	s.signInWithForm(t, mallory, "mallory")
-	_, p2 := urlRequest(t, mustList(t, s.mcpClient(t, "http", "bob", mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})))
+	_, p2 := urlRequest(t, mustList(t, s.mcpClient(t, "http", "bob", hosttest.Options{User: &hosttest.User{}, Capabilities: bothModes, Manual: true})))
 	checkPage(t, mallory, navigate(t, mallory, p2.URL), pageWant{status: 403, title: "This link is for another account · Billing assistant",
 		h1: "This link is for another account", texts: []string{service, "mallory@example.com"}, link: "Sign out of Billing assistant", href: "/logout"})
 	screenshots(t, mallory, "other-user")
@@ -336,7 +336,7 @@ func TestSignInPagesInBrowser(t *testing.T) {
 	screenshots(t, mallory, "invalid")
 
 	// The denial: bob clicks Deny; the retry over MCP takes the decline path.
-	bobMCP := s.mcpClient(t, "http", "bob", mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})
+	bobMCP := s.mcpClient(t, "http", "bob", hosttest.Options{User: &hosttest.User{}, Capabilities: bothModes, Manual: true})
 	bobFirst := mustList(t, bobMCP)
 	bobKey, bobLink := urlRequest(t, bobFirst)
 	bob := newProfile(t, browser)
@@ -354,13 +354,13 @@ func TestSignInPagesInBrowser(t *testing.T) {
 	}
 	checkPage(t, bob, again, denied)
 	res, err := list(bobMCP, bobFirst.RequestState, mcp.InputResponseMap{bobKey: &mcp.ElicitResult{Action: "accept"}})
-	if err != nil || res.NeedsInput() || res.IsError || mcptest.Text(res) != notConnected {
+	if err != nil || res.NeedsInput() || res.IsError || hosttest.Text(res) != notConnected {
 		t.Fatalf("the retry after the denial: %+v %v", res, err)
 	}
 
 	// Carol, at the provider's consent page: her return from another
 	// browser, then a provider error, whose Start again starts again.
-	carolMCP := s.mcpClient(t, "http", "carol", mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})
+	carolMCP := s.mcpClient(t, "http", "carol", hosttest.Options{User: &hosttest.User{}, Capabilities: bothModes, Manual: true})
 	_, carolLink := urlRequest(t, mustList(t, carolMCP))
 	carol := newProfile(t, browser)
 	s.signInWithForm(t, carol, "carol")

@@ -19,7 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
@@ -153,11 +153,11 @@ func TestRedisSignInServedByOtherInstance(t *testing.T) {
 				t.Fatalf("callbacks on A and B at once got %v, want one 200 and one 409", codes)
 			}
 			retry, err := list(onB, first.RequestState, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept"}})
-			if err != nil || retry.NeedsInput() || mcptest.Text(retry) != "2 open invoices." {
+			if err != nil || retry.NeedsInput() || hosttest.Text(retry) != "2 open invoices." {
 				t.Fatalf("retry on B after the sign-in on A: %+v %v", retry, err)
 			}
 			next, err := list(onB, "", nil)
-			if err != nil || next.NeedsInput() || mcptest.Text(next) != "2 open invoices." {
+			if err != nil || next.NeedsInput() || hosttest.Text(next) != "2 open invoices." {
 				t.Fatalf("a new call on B: %+v %v", next, err)
 			}
 		})
@@ -209,8 +209,8 @@ func TestRedisDownSignIn(t *testing.T) {
 	}
 	const down = "elicitgen: the sign-in cannot be read: the shared store (Redis) is unavailable; try again later"
 	res, err := list(onB, first.RequestState, accept)
-	if err != nil || !res.IsError || mcptest.Text(res) != down {
-		t.Fatalf("retry with Redis down: %v %q, want the tool error %q", err, mcptest.Text(res), down)
+	if err != nil || !res.IsError || hosttest.Text(res) != down {
+		t.Fatalf("retry with Redis down: %v %q, want the tool error %q", err, hosttest.Text(res), down)
 	}
 
 	srv.Restart()
@@ -238,7 +238,7 @@ func TestRedisDownSignIn(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if res.NeedsInput() || mcptest.Text(res) != "2 open invoices." {
+	if res.NeedsInput() || hosttest.Text(res) != "2 open invoices." {
 		t.Fatalf("retry after the restart: %+v", res)
 	}
 }
@@ -293,7 +293,7 @@ func TestRedisStdioSignInThroughHTTPPages(t *testing.T) {
 		resp.Body.Close()
 	}
 	signedIn := make(chan int, 1)
-	u := &mcptest.User{Replies: []*mcp.ElicitResult{{Action: "accept"}}, OnAsk: func(p *mcp.ElicitParams) {
+	u := &hosttest.User{Replies: []*mcp.ElicitResult{{Action: "accept"}}, OnAsk: func(p *mcp.ElicitParams) {
 		go func() {
 			code, _, err := signIn(browser, p.URL)
 			if err != nil {
@@ -302,7 +302,7 @@ func TestRedisStdioSignInThroughHTTPPages(t *testing.T) {
 			signedIn <- code
 		}()
 	}}
-	cs := mcptest.Connect(t, nil, "stdio", "legacy", mcptest.Options{User: u, Capabilities: bothModes, Command: func() *exec.Cmd {
+	cs := hosttest.Connect(t, nil, "stdio", "legacy", hosttest.Options{User: u, Capabilities: bothModes, Command: func() *exec.Cmd {
 		cmd := exec.Command(serverBin, "-stdio", "-redis", srv.URL)
 		cmd.Env = append(os.Environ(), "BILLING_USER=carol", "BILLING_BASE_URL="+pages, "BILLING_LEGACY_URL_WAIT=20s",
 			"ELICITGEN_STATE_KEYS="+base64.StdEncoding.EncodeToString([]byte("billing-test-key-0123456789abcde")))
@@ -312,7 +312,7 @@ func TestRedisStdioSignInThroughHTTPPages(t *testing.T) {
 	if code := <-signedIn; code != http.StatusOK {
 		t.Fatalf("sign-in through the HTTP process: status %d", code)
 	}
-	if err != nil || mcptest.Text(res) != "2 open invoices." {
+	if err != nil || hosttest.Text(res) != "2 open invoices." {
 		t.Fatalf("the stdio call after the sign-in: %+v %v", res, err)
 	}
 }
@@ -357,7 +357,7 @@ func TestRedisDenialServedByOtherInstance(t *testing.T) {
 		t.Fatalf("after Deny: %d at %s", resp.StatusCode, resp.Request.URL)
 	}
 	res, err := list(onB, first.RequestState, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept"}})
-	if err != nil || res.NeedsInput() || res.IsError || mcptest.Text(res) != notConnected {
+	if err != nil || res.NeedsInput() || res.IsError || hosttest.Text(res) != notConnected {
 		t.Fatalf("the retry on B after the denial on A: %+v %v", res, err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
 
 // heldUser is a person who is asked and answers only when the test says:
@@ -111,8 +111,8 @@ func TestForeignDeleteKeepsTheQuestion(t *testing.T) {
 		t.Fatalf("bob's DELETE of alice's session: %d, want 403", code)
 	}
 	alice.answers <- &mcp.ElicitResult{Action: "decline"}
-	if r := within(t, done, "result"); r.err != nil || mcptest.Text(r.res) != notConnected {
-		t.Fatalf("alice's answer after bob's DELETE: %q %v, want her decline's %q", mcptest.Text(r.res), r.err, notConnected)
+	if r := within(t, done, "result"); r.err != nil || hosttest.Text(r.res) != notConnected {
+		t.Fatalf("alice's answer after bob's DELETE: %q %v, want her decline's %q", hosttest.Text(r.res), r.err, notConnected)
 	}
 
 	done = startList(cs)
@@ -120,7 +120,7 @@ func TestForeignDeleteKeepsTheQuestion(t *testing.T) {
 	if code := deleteSession(t, s, cs.ID(), "alice"); code != http.StatusNoContent {
 		t.Fatalf("alice's DELETE of her session: %d, want 204", code)
 	}
-	if r := within(t, done, "result"); r.err == nil && !strings.Contains(mcptest.Text(r.res), "no answer came") {
-		t.Fatalf("the call waiting on the deleted session: %q", mcptest.Text(r.res))
+	if r := within(t, done, "result"); r.err == nil && !strings.Contains(hosttest.Text(r.res), "no answer came") {
+		t.Fatalf("the call waiting on the deleted session: %q", hosttest.Text(r.res))
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 	"github.com/elicitgen/elicitgen/runtime/signin"
 )
 
@@ -24,7 +24,7 @@ import (
 // the tool call's retry then completes.
 func TestCallbackOnlyInTheBrowserThatConnected(t *testing.T) {
 	s := startSiteWith(t, "localhost")
-	cs := s.mcpClient(t, "http", "alice", mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})
+	cs := s.mcpClient(t, "http", "alice", hosttest.Options{User: &hosttest.User{}, Capabilities: bothModes, Manual: true})
 	first, err := list(cs, "", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +66,7 @@ func TestCallbackOnlyInTheBrowserThatConnected(t *testing.T) {
 		t.Fatalf("grant %q %v", g, ok)
 	}
 	again, err := list(cs, first.RequestState, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept"}})
-	if err != nil || again.NeedsInput() || mcptest.Text(again) != "2 open invoices." {
+	if err != nil || again.NeedsInput() || hosttest.Text(again) != "2 open invoices." {
 		t.Fatalf("retry after the sign-in: %+v %v", again, err)
 	}
 }
@@ -152,7 +152,7 @@ func TestProviderRefusesForeignRedirect(t *testing.T) {
 // of this site only, never one that leads elsewhere.
 func TestLoginReturnsToTheLink(t *testing.T) {
 	s := startSite(t)
-	cs := s.mcpClient(t, "http", "alice", mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})
+	cs := s.mcpClient(t, "http", "alice", hosttest.Options{User: &hosttest.User{}, Capabilities: bothModes, Manual: true})
 	first, err := list(cs, "", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +197,7 @@ func TestLoginReturnsToTheLink(t *testing.T) {
 // asks again, with a new link.
 func TestDenialDeclines(t *testing.T) {
 	s := startSiteWith(t, "localhost")
-	cs := s.mcpClient(t, "http", "alice", mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})
+	cs := s.mcpClient(t, "http", "alice", hosttest.Options{User: &hosttest.User{}, Capabilities: bothModes, Manual: true})
 	first, err := list(cs, "", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -227,7 +227,7 @@ func TestDenialDeclines(t *testing.T) {
 		t.Fatal("a grant was stored")
 	}
 	res, err := list(cs, first.RequestState, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept"}})
-	if err != nil || res.NeedsInput() || res.IsError || mcptest.Text(res) != notConnected {
+	if err != nil || res.NeedsInput() || res.IsError || hosttest.Text(res) != notConnected {
 		t.Fatalf("the retry after the denial: %+v %v", res, err)
 	}
 	again, err := list(cs, "", nil)
@@ -251,7 +251,7 @@ func TestLongSubjectSignIn(t *testing.T) {
 	long := "user-" + strings.Repeat("0123456789abcdef", 256)[:4091]
 	other := long[:len(long)-1] + "X"
 	s := startSite(t)
-	cs := s.mcpClient(t, "http", long, mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})
+	cs := s.mcpClient(t, "http", long, hosttest.Options{User: &hosttest.User{}, Capabilities: bothModes, Manual: true})
 	first, err := list(cs, "", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -276,10 +276,10 @@ func TestLongSubjectSignIn(t *testing.T) {
 		t.Fatal("a grant was stored for the other user")
 	}
 	done, err := list(cs, first.RequestState, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept"}})
-	if err != nil || done.NeedsInput() || mcptest.Text(done) != "2 open invoices." {
+	if err != nil || done.NeedsInput() || hosttest.Text(done) != "2 open invoices." {
 		t.Fatalf("retry after the sign-in: %+v %v", done, err)
 	}
-	oc := s.mcpClient(t, "http", other, mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})
+	oc := s.mcpClient(t, "http", other, hosttest.Options{User: &hosttest.User{}, Capabilities: bothModes, Manual: true})
 	if res, err := list(oc, "", nil); err != nil || !res.NeedsInput() {
 		t.Fatalf("the other user's call: %+v %v", res, err)
 	}
@@ -292,7 +292,7 @@ func TestLongSubjectSignIn(t *testing.T) {
 // page, not to the provider.
 func TestSessionCookieSealed(t *testing.T) {
 	s := startSite(t)
-	cs := s.mcpClient(t, "http", "alice", mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})
+	cs := s.mcpClient(t, "http", "alice", hosttest.Options{User: &hosttest.User{}, Capabilities: bothModes, Manual: true})
 	_, p := urlRequest(t, mustList(t, cs))
 	u, _ := url.Parse(s.url)
 	var sealed string
@@ -329,7 +329,7 @@ func TestSessionCookieSealed(t *testing.T) {
 // return_to of another site is never followed.
 func TestSignOutReturnsToTheLink(t *testing.T) {
 	s := startSite(t)
-	cs := s.mcpClient(t, "http", "alice", mcptest.Options{User: &mcptest.User{}, Capabilities: bothModes, Manual: true})
+	cs := s.mcpClient(t, "http", "alice", hosttest.Options{User: &hosttest.User{}, Capabilities: bothModes, Manual: true})
 	_, p := urlRequest(t, mustList(t, cs))
 	back := strings.TrimPrefix(p.URL, s.url)
 	b := s.browser(t, "mallory")

@@ -10,7 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 	"github.com/elicitgen/elicitgen/runtime/otelelicit/oteltest"
 )
 
@@ -25,7 +25,7 @@ func TestTelemetryNoLinkOrState(t *testing.T) {
 		c.hooks = rec.Hooks
 		c.logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
-	cs := s.mcpClient(t, "http", "alice", mcptest.Options{Capabilities: bothModes, Manual: true})
+	cs := s.mcpClient(t, "http", "alice", hosttest.Options{Capabilities: bothModes, Manual: true})
 	first, err := list(cs, "", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 	"github.com/elicitgen/elicitgen/runtime/otelelicit/otelsetup"
 	"github.com/elicitgen/elicitgen/runtime/otelelicit/otelsetup/promtest"
 )
@@ -24,7 +24,7 @@ func TestURLStepStatesCounted(t *testing.T) {
 	}
 	defer tel.Shutdown(context.Background())
 	s := startSiteWith(t, "", func(c *config) { c.hooks = tel.Hooks })
-	cs := s.mcpClient(t, "http", "alice", mcptest.Options{Capabilities: bothModes, Manual: true})
+	cs := s.mcpClient(t, "http", "alice", hosttest.Options{Capabilities: bothModes, Manual: true})
 	first, err := list(cs, "", nil)
 	if err != nil {
 		t.Fatal(err)

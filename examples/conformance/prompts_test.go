@@ -9,7 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
 
 func promptText(res *mcp.GetPromptResult) string {
@@ -36,13 +36,13 @@ func notesText(res *mcp.ReadResourceResult) string {
 func TestPromptAndResource(t *testing.T) {
 	ctx := context.Background()
 	for _, transport := range []string{"stdio", "memory", "http"} {
-		for _, era := range mcptest.Eras {
+		for _, era := range hosttest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
-				u := &mcptest.User{Replies: []*mcp.ElicitResult{
-					mcptest.Accept(map[string]any{"context": "test context"}), {Action: "decline"},
-					mcptest.Accept(map[string]any{"context": "March"}), {Action: "decline"}, {Action: "cancel"},
+				u := &hosttest.User{Replies: []*mcp.ElicitResult{
+					hosttest.Accept(map[string]any{"context": "test context"}), {Action: "decline"},
+					hosttest.Accept(map[string]any{"context": "March"}), {Action: "decline"}, {Action: "cancel"},
 				}}
-				cs := connect(t, transport, era, mcptest.Options{User: u})
+				cs := connect(t, transport, era, hosttest.Options{User: u})
 				for _, want := range []string{"Use this context: test context", "No context was given."} {
 					res, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_input_required_result_prompt"})
 					if err != nil || promptText(res) != want {
@@ -68,7 +68,7 @@ func TestPromptAndResource(t *testing.T) {
 // next key, a tampered state refused with -32602, then the messages.
 func TestPromptRounds(t *testing.T) {
 	ctx := context.Background()
-	cs := connect(t, "http", "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
+	cs := connect(t, "http", "modern", hosttest.Options{User: &hosttest.User{}, Manual: true})
 	get := func(state string, answers mcp.InputResponseMap) (*mcp.GetPromptResult, error) {
 		return cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_input_required_result_prompt", RequestState: state, InputResponses: answers})
 	}
@@ -80,11 +80,11 @@ func TestPromptRounds(t *testing.T) {
 	if p == nil || p.Message != "What context should the prompt use?" {
 		t.Fatalf("asked %+v", first.InputRequests)
 	}
-	again, err := get(first.RequestState, mcp.InputResponseMap{"user_context": mcptest.Accept(map[string]any{"context": 42})})
+	again, err := get(first.RequestState, mcp.InputResponseMap{"user_context": hosttest.Accept(map[string]any{"context": 42})})
 	if err != nil || !again.NeedsInput() || again.InputRequests["user_context.2"] == nil {
 		t.Fatalf("invalid answer: %+v %v", again, err)
 	}
-	answer := mcp.InputResponseMap{"user_context.2": mcptest.Accept(map[string]any{"context": "test context"})}
+	answer := mcp.InputResponseMap{"user_context.2": hosttest.Accept(map[string]any{"context": "test context"})}
 	var werr *jsonrpc.Error
 	if _, err := get(again.RequestState+"-TAMPERED", answer); !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("tampered: %v", err)

@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
 
 // answerByMessage answers each question by its message, whatever the order
@@ -18,7 +18,7 @@ import (
 func answerByMessage(replies map[string]map[string]any) func(*mcp.ElicitParams) *mcp.ElicitResult {
 	return func(p *mcp.ElicitParams) *mcp.ElicitResult {
 		if c, ok := replies[p.Message]; ok {
-			return mcptest.Accept(c)
+			return hosttest.Accept(c)
 		}
 		return &mcp.ElicitResult{Action: "cancel"}
 	}
@@ -29,7 +29,7 @@ func answerByMessage(replies map[string]map[string]any) func(*mcp.ElicitParams) 
 func TestScenarioFixtures(t *testing.T) {
 	ctx := context.Background()
 	for _, transport := range []string{"memory", "http"} {
-		for _, era := range mcptest.Eras {
+		for _, era := range hosttest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
 				cases := []struct {
 					tool    string
@@ -54,13 +54,13 @@ func TestScenarioFixtures(t *testing.T) {
 						`Elicitation completed: action=accept, content={"legacyEnum":"opt1","titledMulti":["value1","value2"],"titledSingle":"value1","untitledMulti":["option1","option2"],"untitledSingle":"option1"}`},
 				}
 				for _, c := range cases {
-					u := &mcptest.User{Answer: answerByMessage(c.replies)}
-					cs := connect(t, transport, era, mcptest.Options{User: u})
+					u := &hosttest.User{Answer: answerByMessage(c.replies)}
+					cs := connect(t, transport, era, hosttest.Options{User: u})
 					if c.args == nil {
 						c.args = map[string]any{}
 					}
 					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
-					if err != nil || mcptest.Text(res) != c.want || len(u.Asked) != len(c.replies) {
+					if err != nil || hosttest.Text(res) != c.want || len(u.Asked) != len(c.replies) {
 						t.Errorf("%s: %+v %v (asked %d)", c.tool, res, err, len(u.Asked))
 					}
 				}
@@ -74,17 +74,17 @@ func TestScenarioFixtures(t *testing.T) {
 // retry answers them.
 func TestMultipleInputsOneRound(t *testing.T) {
 	ctx := context.Background()
-	cs := connect(t, "http", "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
+	cs := connect(t, "http", "modern", hosttest.Options{User: &hosttest.User{}, Manual: true})
 	first, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_input_required_result_multiple_inputs", Arguments: map[string]any{}})
 	if err != nil || !first.NeedsInput() || len(first.InputRequests) != 3 || first.RequestState == "" {
 		t.Fatalf("first round: %+v %v", first, err)
 	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_input_required_result_multiple_inputs", Arguments: map[string]any{},
 		RequestState: first.RequestState, InputResponses: mcp.InputResponseMap{
-			"user_name": mcptest.Accept(map[string]any{"name": "Alice"}),
-			"color":     mcptest.Accept(map[string]any{"color": "blue"}),
-			"confirm":   mcptest.Accept(map[string]any{"ok": true})}})
-	if err != nil || mcptest.Text(res) != "Hello, Alice, who likes blue!" {
+			"user_name": hosttest.Accept(map[string]any{"name": "Alice"}),
+			"color":     hosttest.Accept(map[string]any{"color": "blue"}),
+			"confirm":   hosttest.Accept(map[string]any{"ok": true})}})
+	if err != nil || hosttest.Text(res) != "Hello, Alice, who likes blue!" {
 		t.Errorf("retry: %+v %v", res, err)
 	}
 }
@@ -93,8 +93,8 @@ func TestMultipleInputsOneRound(t *testing.T) {
 // naming form-mode elicitation (the spec's rule; the suite's scenario
 // expects sampling requests instead: docs/conformance.md).
 func TestCapabilityCheck(t *testing.T) {
-	for _, era := range mcptest.Eras {
-		cs := connect(t, "http", era, mcptest.Options{})
+	for _, era := range hosttest.Eras {
+		cs := connect(t, "http", era, hosttest.Options{})
 		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "test_input_required_result_capabilities", Arguments: map[string]any{}})
 		var werr *jsonrpc.Error
 		if !errors.As(err, &werr) || werr.Code != mcp.CodeMissingRequiredClientCapabilities || !strings.Contains(string(werr.Data), `"elicitation":{"form":{}}`) {

@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
 
 // TestArgumentErrorsInFormWords: arguments the input schema refuses are a
@@ -28,7 +28,7 @@ func TestArgumentErrorsInFormWords(t *testing.T) {
 			"invalid arguments: enviroment: is not an argument of this tool (it takes confirmation_token, environment, notify, service)"},
 	}
 	for _, transport := range transports {
-		for _, era := range mcptest.Eras {
+		for _, era := range hosttest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
 				cs := session(t, transport, era, &user{})
 				for _, c := range cases {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
@@ -51,8 +51,8 @@ func TestAcceptedNoIsADecline(t *testing.T) {
 			[]*mcp.ElicitResult{target, accept(map[string]any{"confirm": true})},
 			"Deploying api to prod without notifying.", 1},
 	}
-	for _, transport := range mcptest.Transports {
-		for _, era := range mcptest.Eras {
+	for _, transport := range hosttest.Transports {
+		for _, era := range hosttest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
 				for _, c := range cases {
 					var deploys atomic.Int32
@@ -62,7 +62,7 @@ func TestAcceptedNoIsADecline(t *testing.T) {
 						return server
 					}
 					u := &user{Replies: c.replies}
-					cs := mcptest.Connect(t, newServer, transport, era, mcptest.Options{User: u})
+					cs := hosttest.Connect(t, newServer, transport, era, hosttest.Options{User: u})
 					got, res, err := call(t, cs, c.args)
 					if err != nil {
 						t.Fatalf("%s: %v", c.name, err)

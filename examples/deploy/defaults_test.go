@@ -13,7 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
@@ -45,7 +45,7 @@ func property(t *testing.T, p *mcp.ElicitParams, name string) map[string]any {
 // with notifying unless the person unchecks it.
 func TestPartialPrefillIsTheDefault(t *testing.T) {
 	for _, transport := range transports {
-		for _, era := range mcptest.Eras {
+		for _, era := range hosttest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
 				for _, c := range []struct {
 					reply map[string]any
@@ -78,17 +78,17 @@ func TestPartialPrefillIsTheDefault(t *testing.T) {
 func TestPartialPrefillSurvivesOmission(t *testing.T) {
 	args := map[string]any{"service": "api", "notify": true}
 	const want = "Deploying api to staging and posting in #deployments."
-	for _, transport := range mcptest.Transports {
+	for _, transport := range hosttest.Transports {
 		t.Run(transport+"/modern", func(t *testing.T) {
-			cs := mcptest.Connect(t, func() *mcp.Server { return newServer(&elicitrt.ToolOptions{Keys: keys}) }, transport, "modern",
-				mcptest.Options{User: &user{}, Manual: true})
+			cs := hosttest.Connect(t, func() *mcp.Server { return newServer(&elicitrt.ToolOptions{Keys: keys}) }, transport, "modern",
+				hosttest.Options{User: &user{}, Manual: true})
 			first, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: args})
-			if err != nil || mcptest.OnlyKey(t, first) != "target" {
+			if err != nil || hosttest.OnlyKey(t, first) != "target" {
 				t.Fatalf("first: %+v %v", first, err)
 			}
 			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: args, RequestState: first.RequestState,
 				InputResponses: mcp.InputResponseMap{"target": accept(map[string]any{"environment": "staging"})}})
-			if err != nil || mcptest.Text(res) != want {
+			if err != nil || hosttest.Text(res) != want {
 				t.Fatalf("got %+v %v, want %q", res, err, want)
 			}
 		})
@@ -123,24 +123,24 @@ func TestReaskCarriesValidAnswers(t *testing.T) {
 			t.Errorf("environment asked again with the invalid answer as its default: %v", env)
 		}
 	}
-	for _, transport := range mcptest.Transports {
+	for _, transport := range hosttest.Transports {
 		t.Run(transport+"/modern", func(t *testing.T) {
-			cs := mcptest.Connect(t, func() *mcp.Server { return newServer(&elicitrt.ToolOptions{Keys: keys}) }, transport, "modern",
-				mcptest.Options{User: &user{}, Manual: true})
+			cs := hosttest.Connect(t, func() *mcp.Server { return newServer(&elicitrt.ToolOptions{Keys: keys}) }, transport, "modern",
+				hosttest.Options{User: &user{}, Manual: true})
 			args := map[string]any{"service": "api"}
 			first, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: args})
-			if err != nil || mcptest.OnlyKey(t, first) != "target" {
+			if err != nil || hosttest.OnlyKey(t, first) != "target" {
 				t.Fatalf("first: %+v %v", first, err)
 			}
 			again, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: args, RequestState: first.RequestState,
 				InputResponses: mcp.InputResponseMap{"target": accept(bad)}})
-			if err != nil || mcptest.OnlyKey(t, again) != "target.2" {
+			if err != nil || hosttest.OnlyKey(t, again) != "target.2" {
 				t.Fatalf("again: %+v %v", again, err)
 			}
 			check(t, again.InputRequests["target.2"].(*mcp.ElicitParams))
 			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: args, RequestState: again.RequestState,
 				InputResponses: mcp.InputResponseMap{"target.2": accept(map[string]any{"environment": "staging"})}})
-			if err != nil || mcptest.Text(res) != want {
+			if err != nil || hosttest.Text(res) != want {
 				t.Fatalf("got %+v %v, want %q", res, err, want)
 			}
 		})

@@ -9,15 +9,15 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	"github.com/elicitgen/elicitgen/runtime/elicittest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
-type user = mcptest.User
+type user = hosttest.User
 
-func accept(content map[string]any) *mcp.ElicitResult { return mcptest.Accept(content) }
+func accept(content map[string]any) *mcp.ElicitResult { return hosttest.Accept(content) }
 
 var keys = func() *elicitrt.Keyring {
 	k, err := elicitrt.NewKeyring([]byte("0123456789abcdef0123456789abcdef"))
@@ -31,17 +31,17 @@ var keys = func() *elicitrt.Keyring {
 // ("modern" or "legacy"). u nil means the client declares no elicitation.
 func session(t *testing.T, transport, era string, u *user) *mcp.ClientSession {
 	t.Helper()
-	return mcptest.Connect(t, func() *mcp.Server { return newServer(&elicitrt.ToolOptions{Keys: keys}) }, transport, era,
-		mcptest.Options{User: u, Command: func() *exec.Cmd { return exec.Command(serverBin, "-stdio") }})
+	return hosttest.Connect(t, func() *mcp.Server { return newServer(&elicitrt.ToolOptions{Keys: keys}) }, transport, era,
+		hosttest.Options{User: u, Command: func() *exec.Cmd { return exec.Command(serverBin, "-stdio") }})
 }
 
 // serverBin is this example built as a binary, for the stdio transport.
 var serverBin string
 
-func TestMain(m *testing.M) { os.Exit(mcptest.RunWithBinary(m, ".", &serverBin)) }
+func TestMain(m *testing.M) { os.Exit(hosttest.RunWithBinary(m, ".", &serverBin)) }
 
 // transports: in memory, over HTTP on 127.0.0.1, and the binary over stdio.
-var transports = append([]string{"stdio"}, mcptest.Transports...)
+var transports = append([]string{"stdio"}, hosttest.Transports...)
 
 func call(t *testing.T, cs *mcp.ClientSession, args map[string]any) (string, *mcp.CallToolResult, error) {
 	t.Helper()
@@ -57,7 +57,7 @@ func call(t *testing.T, cs *mcp.ClientSession, args map[string]any) (string, *mc
 
 func TestDeployFlows(t *testing.T) {
 	for _, transport := range transports {
-		for _, era := range mcptest.Eras {
+		for _, era := range hosttest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
 				cases := []struct {
 					name    string
@@ -111,7 +111,7 @@ func TestDeployFlows(t *testing.T) {
 
 func TestNoElicitation(t *testing.T) {
 	for _, transport := range transports {
-		for _, era := range mcptest.Eras {
+		for _, era := range hosttest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
 				cs := session(t, transport, era, nil)
 				got, res, err := call(t, cs, map[string]any{"service": "api"})

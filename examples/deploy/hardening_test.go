@@ -9,7 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
@@ -63,10 +63,10 @@ func TestOversizedAnswersAreNotKept(t *testing.T) {
 // and a flow completes its confirmation once, whichever of its states is
 // replayed.
 func TestConfirmationIsAskedOnce(t *testing.T) {
-	for _, transport := range mcptest.Transports {
+	for _, transport := range hosttest.Transports {
 		t.Run(transport, func(t *testing.T) {
 			opts := &elicitrt.ToolOptions{Keys: keys, Replay: &backend.MemoryReplayGuard{}}
-			cs := mcptest.Connect(t, func() *mcp.Server { return newServer(opts) }, transport, "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
+			cs := hosttest.Connect(t, func() *mcp.Server { return newServer(opts) }, transport, "modern", hosttest.Options{User: &hosttest.User{}, Manual: true})
 			confirm := mcp.InputResponseMap{"confirm": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}}
 
 			// The environment comes from the arguments (prefill); the
@@ -79,7 +79,7 @@ func TestConfirmationIsAskedOnce(t *testing.T) {
 			// A confirmation is never taken from the arguments (the SDK
 			// refuses an argument the input schema does not declare).
 			res, err = retry(cs, map[string]any{"service": "api", "environment": "prod", "confirm": true}, "", nil)
-			if err != nil || !res.IsError || !strings.Contains(mcptest.Text(res), "confirm") {
+			if err != nil || !res.IsError || !strings.Contains(hosttest.Text(res), "confirm") {
 				t.Fatalf("confirm in the arguments: %+v %v", res, err)
 			}
 
@@ -95,7 +95,7 @@ func TestConfirmationIsAskedOnce(t *testing.T) {
 				t.Fatalf("round 2: %+v %v", round2, err)
 			}
 			done, err := retry(cs, args, round2.RequestState, confirm)
-			if err != nil || mcptest.Text(done) != "Deploying api to prod without notifying." {
+			if err != nil || hosttest.Text(done) != "Deploying api to prod without notifying." {
 				t.Fatalf("confirmed: %+v %v", done, err)
 			}
 			// The same confirmation again, and the flow replayed from its
@@ -136,12 +136,12 @@ func isReplayed(err error) bool {
 func TestPreviewTokenAndFormConfirmOnce(t *testing.T) {
 	const deployed = "Deploying api to prod without notifying."
 	prod := map[string]any{"service": "api", "environment": "prod"}
-	for _, transport := range mcptest.Transports {
-		for _, era := range mcptest.Eras {
+	for _, transport := range hosttest.Transports {
+		for _, era := range hosttest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
 				opts := &elicitrt.ToolOptions{Keys: keys, Replay: &backend.MemoryReplayGuard{}}
 				connect := func(u *user) *mcp.ClientSession {
-					return mcptest.Connect(t, func() *mcp.Server { return newServer(opts) }, transport, era, mcptest.Options{User: u})
+					return hosttest.Connect(t, func() *mcp.Server { return newServer(opts) }, transport, era, hosttest.Options{User: u})
 				}
 				blind := connect(nil)
 				newToken := func() map[string]any {

@@ -7,17 +7,18 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/internal/testkit/hosttable"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
 
 // deployPerson answers as a person who wants production: the environment
 // question with prod, a confirmation with yes.
 func deployPerson(p *mcp.ElicitParams) *mcp.ElicitResult {
 	if p.Message == "Which environment should I deploy to?" {
-		return mcptest.Accept(map[string]any{"environment": "prod"})
+		return hosttest.Accept(map[string]any{"environment": "prod"})
 	}
-	return mcptest.Accept(map[string]any{"confirm": true})
+	return hosttest.Accept(map[string]any{"confirm": true})
 }
 
 // TestHostsDeploy: what a person of each host of docs/hosts.md sees of
@@ -29,21 +30,21 @@ func deployPerson(p *mcp.ElicitParams) *mcp.ElicitResult {
 // does, the preview and its token.
 func TestHostsDeploy(t *testing.T) {
 	keys := elicitrt.RandomKeyring()
-	rows := mcptest.HostRows(t, func(h mcptest.Host, transport, era string) string {
+	rows := hosttable.HostRows(t, func(h hosttest.Host, transport, era string) string {
 		o := h.Options(deployPerson)
 		o.Command = func() *exec.Cmd {
 			cmd := exec.Command(serverBin, "-stdio")
 			cmd.Env = append(os.Environ(), "ELICITGEN_STATE_KEYS="+procKeys)
 			return cmd
 		}
-		cs := mcptest.Connect(t, func() *mcp.Server { return newServer(&elicitrt.ToolOptions{Keys: keys}) }, transport, era, o)
-		res, err := mcptest.CallTool(t.Context(), cs, o.User, &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "api"}})
-		sees := mcptest.Sees(o.User, res, err)
+		cs := hosttest.Connect(t, func() *mcp.Server { return newServer(&elicitrt.ToolOptions{Keys: keys}) }, transport, era, o)
+		res, err := hosttest.CallTool(t.Context(), cs, o.User, &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "api"}})
+		sees := hosttest.Sees(o.User, res, err)
 		if o.User == nil {
 			res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "api", "environment": "prod"}})
-			sees += "; called again with environment=prod → " + mcptest.Sees(nil, res, err)
+			sees += "; called again with environment=prod → " + hosttest.Sees(nil, res, err)
 		}
 		return sees
 	})
-	mcptest.HostTable(t, "../..", "deploy", rows)
+	hosttable.HostTable(t, "../..", "deploy", rows)
 }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
 
 // startInstance runs the deploy binary on a free 127.0.0.1 port with the
@@ -64,7 +64,7 @@ func TestTwoInstancesManyFlows(t *testing.T) {
 	for i, ep := range endpoints {
 		client := mcp.NewClient(&mcp.Implementation{Name: "load", Version: "v0"}, &mcp.ClientOptions{
 			MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
-			ElicitationHandler: (&mcptest.User{}).Handle,
+			ElicitationHandler: (&hosttest.User{}).Handle,
 		})
 		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ep}, nil)
 		if err != nil {
@@ -115,7 +115,7 @@ func runFlow(ctx context.Context, sessions []*mcp.ClientSession, n int) error {
 		return fmt.Errorf("%s round 1: %+v %v", service, first, err)
 	}
 	second, err := at(1).CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: args, RequestState: first.RequestState,
-		InputResponses: mcp.InputResponseMap{"target": mcptest.Accept(map[string]any{"environment": "prod", "notify": notify})}})
+		InputResponses: mcp.InputResponseMap{"target": hosttest.Accept(map[string]any{"environment": "prod", "notify": notify})}})
 	if err != nil || !second.NeedsInput() || second.InputRequests["confirm"] == nil {
 		return fmt.Errorf("%s round 2: %+v %v", service, second, err)
 	}
@@ -123,7 +123,7 @@ func runFlow(ctx context.Context, sessions []*mcp.ClientSession, n int) error {
 		return fmt.Errorf("%s: confirm message %q", service, msg)
 	}
 	done, err := at(2).CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: args, RequestState: second.RequestState,
-		InputResponses: mcp.InputResponseMap{"confirm": mcptest.Accept(map[string]any{"confirm": true})}})
+		InputResponses: mcp.InputResponseMap{"confirm": hosttest.Accept(map[string]any{"confirm": true})}})
 	if err != nil || done.NeedsInput() {
 		return fmt.Errorf("%s round 3: %+v %v", service, done, err)
 	}
@@ -131,7 +131,7 @@ func runFlow(ctx context.Context, sessions []*mcp.ClientSession, n int) error {
 	if notify {
 		want = "Deploying " + service + " to prod and posting in #deployments."
 	}
-	if got := mcptest.Text(done); got != want {
+	if got := hosttest.Text(done); got != want {
 		return fmt.Errorf("%s: got %q, want %q", service, got, want)
 	}
 	return nil
@@ -151,7 +151,7 @@ func TestInstancesWithOtherKeys(t *testing.T) {
 	var sessions []*mcp.ClientSession
 	for _, k := range []string{a, b} {
 		client := mcp.NewClient(&mcp.Implementation{Name: "load", Version: "v0"}, &mcp.ClientOptions{
-			MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}, ElicitationHandler: (&mcptest.User{}).Handle})
+			MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}, ElicitationHandler: (&hosttest.User{}).Handle})
 		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: startInstance(t, k)}, nil)
 		if err != nil {
 			t.Fatal(err)

@@ -18,7 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 	"github.com/elicitgen/elicitgen/runtime/otelelicit/otelsetup"
 	"github.com/elicitgen/elicitgen/runtime/otelelicit/otelsetup/promtest"
 	"github.com/elicitgen/elicitgen/runtime/serve"
@@ -151,7 +151,7 @@ func TestEveryOutcomeInItsSeries(t *testing.T) {
 	for i := 0; err == nil && res.NeedsInput() && i < 3; i++ {
 		res, err = retry(cs, args, res.RequestState, accept(onlyKey(t, res), map[string]any{"environment": "mars"}))
 	}
-	if err != nil || !res.IsError || !strings.Contains(mcptest.Text(res), "gave up") {
+	if err != nil || !res.IsError || !strings.Contains(hosttest.Text(res), "gave up") {
 		t.Fatalf("three invalid answers: %+v %v", res, err)
 	}
 	// Expired: the person answered an hour later.

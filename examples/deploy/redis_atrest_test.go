@@ -10,8 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 	"github.com/elicitgen/elicitgen/runtime/redisstore"
 	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
@@ -40,13 +40,13 @@ func TestRedisReplayClaimsHoldNoUserData(t *testing.T) {
 		Principal: func(*mcp.CallToolRequest) string { return principal }}
 	args := map[string]any{"service": service}
 	flows := 0
-	for _, era := range mcptest.Eras {
+	for _, era := range hosttest.Eras {
 		// The form: where (prod, notify), then the confirmation.
 		u := &user{Replies: []*mcp.ElicitResult{
 			accept(map[string]any{"environment": "prod", "notify": true}),
 			accept(map[string]any{"confirm": true}),
 		}}
-		cs := mcptest.Connect(t, func() *mcp.Server { return newServer(opts) }, "http", era, mcptest.Options{User: u})
+		cs := hosttest.Connect(t, func() *mcp.Server { return newServer(opts) }, "http", era, hosttest.Options{User: u})
 		if got, _, err := call(t, cs, args); err != nil || got != deployed || len(u.Asked) != 2 {
 			t.Fatalf("%s: the form: %q %v, asked %d times", era, got, err, len(u.Asked))
 		}
@@ -54,7 +54,7 @@ func TestRedisReplayClaimsHoldNoUserData(t *testing.T) {
 			flows++ // on 2025-11-25 the form is asked within one call: no state leaves the server, none is claimed
 		}
 		// A confirmation token, from a client that cannot ask.
-		blind := mcptest.Connect(t, func() *mcp.Server { return newServer(opts) }, "http", era, mcptest.Options{})
+		blind := hosttest.Connect(t, func() *mcp.Server { return newServer(opts) }, "http", era, hosttest.Options{})
 		prod := map[string]any{"service": service, "environment": "prod", "notify": true}
 		preview, err := blind.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: prod})
 		if err != nil || preview.IsError || len(preview.Content) != 2 {
@@ -80,7 +80,7 @@ func TestRedisReplayClaimsHoldNoUserData(t *testing.T) {
 		t.Fatal(err)
 	}
 	confirm := mcp.InputResponseMap{onlyKey(t, second): accept(map[string]any{"confirm": true})}
-	if done, err := retry(cs, args, second.RequestState, confirm); err != nil || mcptest.Text(done) != deployed {
+	if done, err := retry(cs, args, second.RequestState, confirm); err != nil || hosttest.Text(done) != deployed {
 		t.Fatalf("confirm: %+v %v", done, err)
 	}
 	if _, err := retry(manual(t, opts), args, second.RequestState, confirm); err == nil || !strings.Contains(err.Error(), "requestState already used") {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 	"github.com/elicitgen/elicitgen/runtime/redisstore"
 	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
@@ -45,7 +45,7 @@ func BenchmarkProductionDeployGuard(b *testing.B) {
 			}
 			defer ss.Close()
 			client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, &mcp.ClientOptions{
-				MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}, ElicitationHandler: (&mcptest.User{}).Handle})
+				MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}, ElicitationHandler: (&hosttest.User{}).Handle})
 			cs, err := client.Connect(ctx, ct, nil)
 			if err != nil {
 				b.Fatal(err)

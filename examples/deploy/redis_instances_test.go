@@ -15,7 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
 
@@ -103,7 +103,7 @@ func twoInstancesOn(t *testing.T, ctx context.Context, redisURL string) ([]*redi
 	for i, p := range procs {
 		client := mcp.NewClient(&mcp.Implementation{Name: "load", Version: "v0"}, &mcp.ClientOptions{
 			MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
-			ElicitationHandler: (&mcptest.User{}).Handle,
+			ElicitationHandler: (&hosttest.User{}).Handle,
 		})
 		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: p.endpoint}, nil)
 		if err != nil {
@@ -135,7 +135,7 @@ func toConfirmation(ctx context.Context, sessions []*mcp.ClientSession, n int) (
 		return nil, fmt.Errorf("%s round 1: %+v %v", f.service, first, err)
 	}
 	second, err := at(1).CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: f.args(), RequestState: first.RequestState,
-		InputResponses: mcp.InputResponseMap{"target": mcptest.Accept(map[string]any{"environment": "prod", "notify": f.notify})}})
+		InputResponses: mcp.InputResponseMap{"target": hosttest.Accept(map[string]any{"environment": "prod", "notify": f.notify})}})
 	if err != nil || !second.NeedsInput() || second.InputRequests["confirm"] == nil {
 		return nil, fmt.Errorf("%s round 2: %+v %v", f.service, second, err)
 	}
@@ -146,7 +146,7 @@ func toConfirmation(ctx context.Context, sessions []*mcp.ClientSession, n int) (
 // confirm sends the confirmation of f to cs.
 func (f *prodFlow) confirm(ctx context.Context, cs *mcp.ClientSession) (*mcp.CallToolResult, error) {
 	return cs.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: f.args(), RequestState: f.state,
-		InputResponses: mcp.InputResponseMap{"confirm": mcptest.Accept(map[string]any{"confirm": true})}})
+		InputResponses: mcp.InputResponseMap{"confirm": hosttest.Accept(map[string]any{"confirm": true})}})
 }
 
 // deployed is the text of f's completion.
@@ -161,7 +161,7 @@ func (f *prodFlow) deployed() string {
 // completion; any other reply must be a refusal, or an error.
 func (f *prodFlow) completed(res *mcp.CallToolResult, err error) (bool, error) {
 	switch {
-	case err == nil && !res.IsError && !res.NeedsInput() && mcptest.Text(res) == f.deployed():
+	case err == nil && !res.IsError && !res.NeedsInput() && hosttest.Text(res) == f.deployed():
 		return true, nil
 	case err != nil || res.IsError:
 		return false, nil
@@ -370,8 +370,8 @@ func TestRedisInstancesRedisDown(t *testing.T) {
 	}
 	staging, err = sessions[0].CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "web"},
 		RequestState:   staging.RequestState,
-		InputResponses: mcp.InputResponseMap{"target": mcptest.Accept(map[string]any{"environment": "staging"})}})
-	if err != nil || mcptest.Text(staging) != "Deploying web to staging without notifying." {
+		InputResponses: mcp.InputResponseMap{"target": hosttest.Accept(map[string]any{"environment": "staging"})}})
+	if err != nil || hosttest.Text(staging) != "Deploying web to staging without notifying." {
 		t.Fatalf("staging deploy while Redis is down: %+v %v", staging, err)
 	}
 	for i, p := range procs {
@@ -438,7 +438,7 @@ func resultText(res *mcp.CallToolResult) string {
 	if res == nil {
 		return ""
 	}
-	return strings.TrimSpace(mcptest.Text(res))
+	return strings.TrimSpace(hosttest.Text(res))
 }
 
 // TestRedisInstancesKilledUnderLoad kills Redis in the middle of a stream
@@ -615,12 +615,12 @@ func TestRedisPreviewTokenAfterFormOnOtherInstance(t *testing.T) {
 		t.Fatalf("the form with a token: %+v %v", asked, err)
 	}
 	done, err := sessions[1].CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: withToken, RequestState: asked.RequestState,
-		InputResponses: mcp.InputResponseMap{"confirm": mcptest.Accept(map[string]any{"confirm": true})}})
-	if err != nil || mcptest.Text(done) != "Deploying api to prod without notifying." {
+		InputResponses: mcp.InputResponseMap{"confirm": hosttest.Accept(map[string]any{"confirm": true})}})
+	if err != nil || hosttest.Text(done) != "Deploying api to prod without notifying." {
 		t.Fatalf("confirmed in the form: %+v %v", done, err)
 	}
 	again, err := blind.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: withToken})
-	if err != nil || !again.IsError || !strings.Contains(mcptest.Text(again), "was already used") {
+	if err != nil || !again.IsError || !strings.Contains(hosttest.Text(again), "was already used") {
 		t.Fatalf("the token after the form, on the other instance: %+v %v", again, err)
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/seal"
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
@@ -26,7 +26,7 @@ import (
 // by hand, to the server made with opts.
 func manual(t *testing.T, opts *elicitrt.ToolOptions) *mcp.ClientSession {
 	t.Helper()
-	return mcptest.Connect(t, func() *mcp.Server { return newServer(opts) }, "http", "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
+	return hosttest.Connect(t, func() *mcp.Server { return newServer(opts) }, "http", "modern", hosttest.Options{User: &hosttest.User{}, Manual: true})
 }
 
 func retry(cs *mcp.ClientSession, args map[string]any, state string, responses mcp.InputResponseMap) (*mcp.CallToolResult, error) {
@@ -35,7 +35,7 @@ func retry(cs *mcp.ClientSession, args map[string]any, state string, responses m
 
 func onlyKey(t *testing.T, res *mcp.CallToolResult) string {
 	t.Helper()
-	return mcptest.OnlyKey(t, res)
+	return hosttest.OnlyKey(t, res)
 }
 
 func wantInvalidState(t *testing.T, what string, err error) {
@@ -258,7 +258,7 @@ func TestConfirmationIsSingleUse(t *testing.T) {
 	key := onlyKey(t, first)
 	confirm := mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}}
 	done, err := retry(cs, args, first.RequestState, confirm)
-	if err != nil || done.NeedsInput() || !strings.HasPrefix(mcptest.Text(done), "Deploying api to prod") {
+	if err != nil || done.NeedsInput() || !strings.HasPrefix(hosttest.Text(done), "Deploying api to prod") {
 		t.Fatalf("confirm: %+v %v", done, err)
 	}
 	for _, c := range []*mcp.ClientSession{cs, manual(t, opts)} {

@@ -13,8 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 	"github.com/elicitgen/elicitgen/runtime/otelelicit/oteltest"
 )
 
@@ -41,7 +41,7 @@ func telemetrySession(t *testing.T, opts *elicitrt.ToolOptions, transport, era s
 			return replies[n-1]
 		})
 	}
-	return mcptest.Connect(t, func() *mcp.Server { return newServer(opts) }, transport, era, mcptest.Options{User: &user{}, Manual: true})
+	return hosttest.Connect(t, func() *mcp.Server { return newServer(opts) }, transport, era, hosttest.Options{User: &user{}, Manual: true})
 }
 
 // drive calls deploy with args and answers each round's one question with
@@ -59,7 +59,7 @@ func drive(t *testing.T, cs *mcp.ClientSession, args map[string]any, replies []*
 		if !res.NeedsInput() {
 			return res, asked
 		}
-		key := mcptest.OnlyKey(t, res)
+		key := hosttest.OnlyKey(t, res)
 		asked = append(asked, res.InputRequests[key].(*mcp.ElicitParams))
 		params = &mcp.CallToolParams{Name: "deploy", Arguments: args, RequestState: res.RequestState,
 			InputResponses: mcp.InputResponseMap{key: replies[len(asked)-1]}}
@@ -91,7 +91,7 @@ var telemetryFlows = []struct {
 // outcome, the answer-duration histogram each answer, and the operation
 // duration every request; over memory and streamable HTTP.
 func TestTelemetryForegroundFlow(t *testing.T) {
-	for _, transport := range mcptest.Transports {
+	for _, transport := range hosttest.Transports {
 		for _, f := range telemetryFlows {
 			t.Run(transport+"/"+f.name, func(t *testing.T) {
 				rec := oteltest.New(t)
@@ -185,7 +185,7 @@ func TestTelemetryContinuesClientTrace(t *testing.T) {
 // record.
 func TestTelemetryPrivacy(t *testing.T) {
 	secrets := []string{"svc-zq81x", "moon-j4w7v", "user-p9k2z"}
-	for _, era := range mcptest.Eras {
+	for _, era := range hosttest.Eras {
 		t.Run(era, func(t *testing.T) {
 			rec := oteltest.New(t)
 			var logs bytes.Buffer
@@ -196,7 +196,7 @@ func TestTelemetryPrivacy(t *testing.T) {
 			}
 			cs := telemetrySession(t, telemetryOptions(rec, &logs), "http", era, replies)
 			res, _ := drive(t, cs, map[string]any{"service": "svc-zq81x"}, replies)
-			if text := mcptest.Text(res); !strings.Contains(text, "svc-zq81x") {
+			if text := hosttest.Text(res); !strings.Contains(text, "svc-zq81x") {
 				t.Fatalf("flow: %q", text)
 			}
 			all := rec.Text(t) + logs.String()
@@ -233,12 +233,12 @@ func TestTelemetryNoStatesOrTokens(t *testing.T) {
 			break
 		}
 		secrets = append(secrets, res.RequestState)
-		key := mcptest.OnlyKey(t, res)
+		key := hosttest.OnlyKey(t, res)
 		params = &mcp.CallToolParams{Name: "deploy", Arguments: params.Arguments, RequestState: res.RequestState,
 			InputResponses: mcp.InputResponseMap{key: replies[len(secrets)-1]}}
 	}
 	// A client without forms gets a preview and a token instead.
-	plain := mcptest.Connect(t, func() *mcp.Server { return newServer(opts) }, "http", "modern", mcptest.Options{})
+	plain := hosttest.Connect(t, func() *mcp.Server { return newServer(opts) }, "http", "modern", hosttest.Options{})
 	prod := map[string]any{"service": "api", "environment": "prod"}
 	preview, err := plain.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: prod})
 	if err != nil || preview.IsError {
@@ -273,12 +273,12 @@ func TestTelemetryNoStatesOrTokens(t *testing.T) {
 // version, a flow id, the number of questions asked as its round and a
 // re-ask event; its answers count as in MRTR rounds, with their durations.
 func TestTelemetryLegacyFlow(t *testing.T) {
-	for _, transport := range mcptest.Transports {
+	for _, transport := range hosttest.Transports {
 		t.Run(transport, func(t *testing.T) {
 			rec := oteltest.New(t)
 			replies := []*mcp.ElicitResult{accept(map[string]any{"environment": "moon"}), accept(map[string]any{"environment": "dev"})}
 			cs := telemetrySession(t, telemetryOptions(rec, nil), transport, "legacy", replies)
-			if res, _ := drive(t, cs, map[string]any{"service": "api"}, nil); mcptest.Text(res) != "Deploying api to dev without notifying." {
+			if res, _ := drive(t, cs, map[string]any{"service": "api"}, nil); hosttest.Text(res) != "Deploying api to dev without notifying." {
 				t.Fatalf("got %+v", res)
 			}
 			var calls []string
@@ -346,7 +346,7 @@ func TestTelemetryOnceAndStoreErrors(t *testing.T) {
 				if err != nil || !res.NeedsInput() {
 					break
 				}
-				key := mcptest.OnlyKey(t, res)
+				key := hosttest.OnlyKey(t, res)
 				params = &mcp.CallToolParams{Name: "deploy", Arguments: params.Arguments, RequestState: res.RequestState,
 					InputResponses: mcp.InputResponseMap{key: replies[i]}}
 			}

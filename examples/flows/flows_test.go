@@ -16,8 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
 
 var keys = func() *elicitrt.Keyring {
@@ -44,9 +44,9 @@ func callTool(cs *mcp.ClientSession, tool string, p *mcp.CallToolParams) (*mcp.C
 // TestSurveyThreeRounds runs the three-step survey, on every transport and
 // era, to each of its ends.
 func TestSurveyThreeRounds(t *testing.T) {
-	colors := mcptest.Accept(map[string]any{"favorite": "blue", "also": []any{"red"}})
-	rating := mcptest.Accept(map[string]any{"stars": 4.0})
-	name := mcptest.Accept(map[string]any{"name": "Ada"})
+	colors := hosttest.Accept(map[string]any{"favorite": "blue", "also": []any{"red"}})
+	rating := hosttest.Accept(map[string]any{"stars": 4.0})
+	name := hosttest.Accept(map[string]any{"name": "Ada"})
 	cases := []struct {
 		name    string
 		replies []*mcp.ElicitResult
@@ -58,17 +58,17 @@ func TestSurveyThreeRounds(t *testing.T) {
 		{"cancel first", []*mcp.ElicitResult{{Action: "cancel"}}, "no survey: cancelled at colors", false},
 		{"decline second", []*mcp.ElicitResult{colors, {Action: "decline"}}, "no survey: declined at rating", false},
 	}
-	for _, transport := range mcptest.Transports {
-		for _, era := range mcptest.Eras {
+	for _, transport := range hosttest.Transports {
+		for _, era := range hosttest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
 				for _, c := range cases {
-					u := &mcptest.User{Replies: c.replies}
-					cs := mcptest.Connect(t, newServer, transport, era, mcptest.Options{User: u})
+					u := &hosttest.User{Replies: c.replies}
+					cs := hosttest.Connect(t, newServer, transport, era, hosttest.Options{User: u})
 					res, err := callTool(cs, "survey", nil)
 					if err != nil {
 						t.Fatalf("%s: %v", c.name, err)
 					}
-					if got := mcptest.Text(res); got != c.want || res.IsError != c.isError {
+					if got := hosttest.Text(res); got != c.want || res.IsError != c.isError {
 						t.Errorf("%s: got %q (isError %v), want %q", c.name, got, res.IsError, c.want)
 					}
 					if len(u.Asked) != len(c.replies) {
@@ -85,22 +85,22 @@ func TestSurveyThreeRounds(t *testing.T) {
 
 // TestFallbacks calls the tools from clients that cannot show forms.
 func TestFallbacks(t *testing.T) {
-	for _, transport := range mcptest.Transports {
-		for _, era := range mcptest.Eras {
+	for _, transport := range hosttest.Transports {
+		for _, era := range hosttest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
 				for _, caps := range []*mcp.ClientCapabilities{
 					nil, // no elicitation handler: nothing declared
 					{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}}, // url mode only
 				} {
-					o := mcptest.Options{Capabilities: caps}
+					o := hosttest.Options{Capabilities: caps}
 					if caps != nil {
-						o.User = &mcptest.User{} // never asked: form mode was not declared
+						o.User = &hosttest.User{} // never asked: form mode was not declared
 					}
-					cs := mcptest.Connect(t, newServer, transport, era, o)
+					cs := hosttest.Connect(t, newServer, transport, era, o)
 					// colors: fallback=defaults fills the form; rating:
 					// fallback=handler reaches Unavailable with those answers.
 					res, err := callTool(cs, "survey", nil)
-					if err != nil || !res.IsError || mcptest.Text(res) != "the survey needs a person for rating (colors so far: green)" {
+					if err != nil || !res.IsError || hosttest.Text(res) != "the survey needs a person for rating (colors so far: green)" {
 						t.Fatalf("survey: %+v %v", res, err)
 					}
 					// poll: fallback=error is -32021 naming form mode.
@@ -148,33 +148,33 @@ func TestMissingCapabilityIsHTTP400(t *testing.T) {
 // TestStateOfAnotherTool replays the poll's state on the survey, which has
 // the same arguments: rejected.
 func TestStateOfAnotherTool(t *testing.T) {
-	cs := mcptest.Connect(t, newServer, "http", "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
+	cs := hosttest.Connect(t, newServer, "http", "modern", hosttest.Options{User: &hosttest.User{}, Manual: true})
 	res, err := callTool(cs, "poll", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := mcptest.OnlyKey(t, res)
+	key := hosttest.OnlyKey(t, res)
 	_, err = callTool(cs, "survey", &mcp.CallToolParams{RequestState: res.RequestState,
-		InputResponses: mcp.InputResponseMap{key: mcptest.Accept(map[string]any{"name": "Ada"})}})
+		InputResponses: mcp.InputResponseMap{key: hosttest.Accept(map[string]any{"name": "Ada"})}})
 	var werr *jsonrpc.Error
 	if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
 		t.Fatalf("want -32602, got %v", err)
 	}
 	done, err := callTool(cs, "poll", &mcp.CallToolParams{RequestState: res.RequestState,
-		InputResponses: mcp.InputResponseMap{key: mcptest.Accept(map[string]any{"name": "Ada"})}})
-	if err != nil || mcptest.Text(done) != "poll: Ada" {
+		InputResponses: mcp.InputResponseMap{key: hosttest.Accept(map[string]any{"name": "Ada"})}})
+	if err != nil || hosttest.Text(done) != "poll: Ada" {
 		t.Fatalf("own tool: %+v %v", done, err)
 	}
 }
 
 // TestNonElicitationAnswerIsReasked answers a form with a roots result.
 func TestNonElicitationAnswerIsReasked(t *testing.T) {
-	cs := mcptest.Connect(t, newServer, "memory", "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
+	cs := hosttest.Connect(t, newServer, "memory", "modern", hosttest.Options{User: &hosttest.User{}, Manual: true})
 	res, err := callTool(cs, "poll", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := mcptest.OnlyKey(t, res)
+	key := hosttest.OnlyKey(t, res)
 	//lint:ignore SA1019 a client may still send a (deprecated) roots result
 	roots := &mcp.ListRootsResult{Roots: []*mcp.Root{}}
 	again, err := callTool(cs, "poll", &mcp.CallToolParams{RequestState: res.RequestState,
@@ -182,14 +182,14 @@ func TestNonElicitationAnswerIsReasked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k := mcptest.OnlyKey(t, again); k != "name.2" {
+	if k := hosttest.OnlyKey(t, again); k != "name.2" {
 		t.Fatalf("re-ask key %q", k)
 	}
 }
 
 // TestRegistration checks the tools' annotations and input schemas.
 func TestRegistration(t *testing.T) {
-	cs := mcptest.Connect(t, newServer, "memory", "modern", mcptest.Options{})
+	cs := hosttest.Connect(t, newServer, "memory", "modern", hosttest.Options{})
 	list, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -218,16 +218,16 @@ func TestRegistration(t *testing.T) {
 // SDK client's schema check (it ignores formats) but not the generated
 // decoder: the machine asks again with the reason, on both eras.
 func TestInvalidAnswerReasked(t *testing.T) {
-	for _, transport := range mcptest.Transports {
-		for _, era := range mcptest.Eras {
+	for _, transport := range hosttest.Transports {
+		for _, era := range hosttest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
-				u := &mcptest.User{Replies: []*mcp.ElicitResult{
-					mcptest.Accept(map[string]any{"name": "Ada", "email": "not-an-address"}),
-					mcptest.Accept(map[string]any{"name": "Ada", "email": "ada@example.com"}),
+				u := &hosttest.User{Replies: []*mcp.ElicitResult{
+					hosttest.Accept(map[string]any{"name": "Ada", "email": "not-an-address"}),
+					hosttest.Accept(map[string]any{"name": "Ada", "email": "ada@example.com"}),
 				}}
-				cs := mcptest.Connect(t, newServer, transport, era, mcptest.Options{User: u})
+				cs := hosttest.Connect(t, newServer, transport, era, hosttest.Options{User: u})
 				res, err := callTool(cs, "poll", nil)
-				if err != nil || mcptest.Text(res) != "poll: Ada" {
+				if err != nil || hosttest.Text(res) != "poll: Ada" {
 					t.Fatalf("%+v %v", res, err)
 				}
 				if len(u.Asked) != 2 || !strings.Contains(u.Asked[1].Message, "email: must be an email address") {

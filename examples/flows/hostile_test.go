@@ -14,7 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
 
 // TestHostileAnswers sends, over HTTP, every kind of bad content a client
@@ -22,12 +22,12 @@ import (
 // reason naming the property: never a completed call, never a panic (a
 // panic would drop the connection and fail the call).
 func TestHostileAnswers(t *testing.T) {
-	cs := mcptest.Connect(t, newServer, "http", "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
+	cs := hosttest.Connect(t, newServer, "http", "modern", hosttest.Options{User: &hosttest.User{}, Manual: true})
 	first, err := callTool(cs, "strict", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := mcptest.OnlyKey(t, first)
+	key := hosttest.OnlyKey(t, first)
 	valid := func() map[string]any { return map[string]any{"count": 5.0, "favorite": "red"} }
 	huge := strings.Repeat("x", 200<<10) // under the HTTP body limit (DefaultMaxRequestBodyBytes)
 	table := []struct {
@@ -52,17 +52,17 @@ func TestHostileAnswers(t *testing.T) {
 		content := valid()
 		content[row.prop] = row.value
 		res, err := callTool(cs, "strict", &mcp.CallToolParams{RequestState: first.RequestState,
-			InputResponses: mcp.InputResponseMap{key: mcptest.Accept(content)}})
+			InputResponses: mcp.InputResponseMap{key: hosttest.Accept(content)}})
 		name := fmt.Sprintf("%s=%.40v", row.prop, row.value)
 		if err != nil {
 			t.Errorf("%s: error %v", name, err)
 			continue
 		}
 		if !res.NeedsInput() {
-			t.Errorf("%s: completed: %s", name, mcptest.Text(res))
+			t.Errorf("%s: completed: %s", name, hosttest.Text(res))
 			continue
 		}
-		msg := res.InputRequests[mcptest.OnlyKey(t, res)].(*mcp.ElicitParams).Message
+		msg := res.InputRequests[hosttest.OnlyKey(t, res)].(*mcp.ElicitParams).Message
 		if !strings.Contains(msg, row.prop+": ") {
 			t.Errorf("%s: re-asked without naming the property: %q", name, msg)
 		}
@@ -71,8 +71,8 @@ func TestHostileAnswers(t *testing.T) {
 
 	// Edge values that are valid: negative zero is zero, 2^53-1 is safe.
 	res, err := callTool(cs, "strict", &mcp.CallToolParams{RequestState: first.RequestState, InputResponses: mcp.InputResponseMap{
-		key: mcptest.Accept(map[string]any{"count": math.Copysign(0, -1), "favorite": "red", "big": 9007199254740991.0})}})
-	if err != nil || res.NeedsInput() || !strings.Contains(mcptest.Text(res), "Count:0 Big:9007199254740991") {
+		key: hosttest.Accept(map[string]any{"count": math.Copysign(0, -1), "favorite": "red", "big": 9007199254740991.0})}})
+	if err != nil || res.NeedsInput() || !strings.Contains(hosttest.Text(res), "Count:0 Big:9007199254740991") {
 		t.Fatalf("valid edges: %+v %v", res, err)
 	}
 

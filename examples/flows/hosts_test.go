@@ -9,7 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/internal/testkit/hosttable"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 	"github.com/elicitgen/elicitgen/runtime/serve"
 )
 
@@ -35,11 +36,11 @@ func TestMain(m *testing.M) {
 func surveyPerson(p *mcp.ElicitParams) *mcp.ElicitResult {
 	switch p.Message {
 	case "How many stars?":
-		return mcptest.Accept(map[string]any{"stars": 4})
+		return hosttest.Accept(map[string]any{"stars": 4})
 	case "What is your name?":
-		return mcptest.Accept(map[string]any{"name": "Ada"})
+		return hosttest.Accept(map[string]any{"name": "Ada"})
 	}
-	return mcptest.Accept(map[string]any{"favorite": "blue", "also": []any{"red"}})
+	return hosttest.Accept(map[string]any{"favorite": "blue", "also": []any{"red"}})
 }
 
 // TestHostsSurvey: what a person of each host of docs/hosts.md sees of
@@ -51,16 +52,16 @@ func surveyPerson(p *mcp.ElicitParams) *mcp.ElicitResult {
 // (Codex) approves those forms with no field: the colours take their
 // defaults, and the rating, re-asked, ends in the handler's fallback.
 func TestHostsSurvey(t *testing.T) {
-	rows := mcptest.HostRows(t, func(h mcptest.Host, transport, era string) string {
+	rows := hosttable.HostRows(t, func(h hosttest.Host, transport, era string) string {
 		o := h.Options(surveyPerson)
 		o.Command = func() *exec.Cmd {
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
 			cmd.Env = append(os.Environ(), stdioServerVar+"=1")
 			return cmd
 		}
-		cs := mcptest.Connect(t, newServer, transport, era, o)
-		res, err := mcptest.CallTool(t.Context(), cs, o.User, &mcp.CallToolParams{Name: "survey", Arguments: map[string]any{"topic": "tea"}})
-		return mcptest.Sees(o.User, res, err)
+		cs := hosttest.Connect(t, newServer, transport, era, o)
+		res, err := hosttest.CallTool(t.Context(), cs, o.User, &mcp.CallToolParams{Name: "survey", Arguments: map[string]any{"topic": "tea"}})
+		return hosttest.Sees(o.User, res, err)
 	})
-	mcptest.HostTable(t, "../..", "survey", rows)
+	hosttable.HostTable(t, "../..", "survey", rows)
 }

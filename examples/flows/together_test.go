@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
 
 // signupAnswers answers the signup's questions by their message, as a
@@ -30,9 +30,9 @@ func signupAnswers(name, rating, colors *mcp.ElicitResult) func(*mcp.ElicitParam
 }
 
 var (
-	signupName   = mcptest.Accept(map[string]any{"name": "Ada"})
-	signupRating = mcptest.Accept(map[string]any{"stars": 4.0})
-	signupColors = mcptest.Accept(map[string]any{"favorite": "blue"})
+	signupName   = hosttest.Accept(map[string]any{"name": "Ada"})
+	signupRating = hosttest.Accept(map[string]any{"stars": 4.0})
+	signupColors = hosttest.Accept(map[string]any{"favorite": "blue"})
 )
 
 // TestTogetherOneRound runs the signup through the SDK's own client, which
@@ -40,21 +40,21 @@ var (
 // together steps are one round, on 2025-11-25 three questions in turn; the
 // result is the same.
 func TestTogetherOneRound(t *testing.T) {
-	for _, transport := range mcptest.Transports {
-		for _, era := range mcptest.Eras {
+	for _, transport := range hosttest.Transports {
+		for _, era := range hosttest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
-				u := &mcptest.User{Answer: signupAnswers(signupName, signupRating, signupColors)}
-				cs := mcptest.Connect(t, newServer, transport, era, mcptest.Options{User: u})
+				u := &hosttest.User{Answer: signupAnswers(signupName, signupRating, signupColors)}
+				cs := hosttest.Connect(t, newServer, transport, era, hosttest.Options{User: u})
 				res, err := callTool(cs, "signup", nil)
-				if err != nil || mcptest.Text(res) != "signup: Ada, 4 stars, blue" {
+				if err != nil || hosttest.Text(res) != "signup: Ada, 4 stars, blue" {
 					t.Fatalf("got %+v %v", res, err)
 				}
 				if len(u.Asked) != 3 {
 					t.Errorf("asked %d questions, want 3", len(u.Asked))
 				}
-				u = &mcptest.User{Answer: signupAnswers(signupName, &mcp.ElicitResult{Action: "decline"}, signupColors)}
-				cs = mcptest.Connect(t, newServer, transport, era, mcptest.Options{User: u})
-				if res, err := callTool(cs, "signup", nil); err != nil || mcptest.Text(res) != "no signup: declined at rating" {
+				u = &hosttest.User{Answer: signupAnswers(signupName, &mcp.ElicitResult{Action: "decline"}, signupColors)}
+				cs = hosttest.Connect(t, newServer, transport, era, hosttest.Options{User: u})
+				if res, err := callTool(cs, "signup", nil); err != nil || hosttest.Text(res) != "no signup: declined at rating" {
 					t.Fatalf("decline: got %+v %v", res, err)
 				}
 			})
@@ -66,9 +66,9 @@ func TestTogetherOneRound(t *testing.T) {
 // asks all three; a retry keeps what was valid and asks again, in one
 // round, only what was invalid or missing, each under its next key.
 func TestTogetherRounds(t *testing.T) {
-	for _, transport := range mcptest.Transports {
+	for _, transport := range hosttest.Transports {
 		t.Run(transport, func(t *testing.T) {
-			cs := mcptest.Connect(t, newServer, transport, "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
+			cs := hosttest.Connect(t, newServer, transport, "modern", hosttest.Options{User: &hosttest.User{}, Manual: true})
 			first, err := callTool(cs, "signup", nil)
 			if err != nil || !first.NeedsInput() {
 				t.Fatalf("first: %+v %v", first, err)
@@ -80,13 +80,13 @@ func TestTogetherRounds(t *testing.T) {
 			// All three at once: complete after one retry.
 			res, err := callTool(cs, "signup", &mcp.CallToolParams{RequestState: first.RequestState, InputResponses: mcp.InputResponseMap{
 				"name": signupName, "rating": signupRating, "colors": signupColors}})
-			if err != nil || mcptest.Text(res) != "signup: Ada, 4 stars, blue" {
+			if err != nil || hosttest.Text(res) != "signup: Ada, 4 stars, blue" {
 				t.Fatalf("all answered: %+v %v", res, err)
 			}
 
 			// The name valid, the rating invalid, the colours missing.
 			second, err := callTool(cs, "signup", &mcp.CallToolParams{RequestState: first.RequestState, InputResponses: mcp.InputResponseMap{
-				"name": signupName, "rating": mcptest.Accept(map[string]any{"stars": 9.0})}})
+				"name": signupName, "rating": hosttest.Accept(map[string]any{"stars": 9.0})}})
 			if err != nil || !second.NeedsInput() {
 				t.Fatalf("second: %+v %v", second, err)
 			}
@@ -110,14 +110,14 @@ func TestTogetherRounds(t *testing.T) {
 			}
 			res, err = callTool(cs, "signup", &mcp.CallToolParams{RequestState: stale.RequestState, InputResponses: mcp.InputResponseMap{
 				"rating.3": signupRating}})
-			if err != nil || mcptest.Text(res) != "signup: Ada, 4 stars, blue" {
+			if err != nil || hosttest.Text(res) != "signup: Ada, 4 stars, blue" {
 				t.Fatalf("third: %+v %v", res, err)
 			}
 
 			// A decline of any question of the round ends the flow there.
 			res, err = callTool(cs, "signup", &mcp.CallToolParams{RequestState: first.RequestState, InputResponses: mcp.InputResponseMap{
 				"name": signupName, "colors": &mcp.ElicitResult{Action: "cancel"}}})
-			if err != nil || mcptest.Text(res) != "no signup: cancelled at colors" {
+			if err != nil || hosttest.Text(res) != "no signup: cancelled at colors" {
 				t.Fatalf("cancel: %+v %v", res, err)
 			}
 
@@ -131,7 +131,7 @@ func TestTogetherRounds(t *testing.T) {
 			}
 			res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "signup", Arguments: map[string]any{"topic": "anonymous"},
 				RequestState: anon.RequestState, InputResponses: mcp.InputResponseMap{"rating": signupRating, "colors": signupColors}})
-			if err != nil || mcptest.Text(res) != "signup: anonymous, 4 stars, blue" {
+			if err != nil || hosttest.Text(res) != "signup: anonymous, 4 stars, blue" {
 				t.Fatalf("anonymous: %+v %v", res, err)
 			}
 
@@ -149,7 +149,7 @@ func TestTogetherRounds(t *testing.T) {
 // TestTogetherFallback calls the signup from a client that cannot show
 // forms: the name's fallback (error) decides before the colours' defaults.
 func TestTogetherFallback(t *testing.T) {
-	cs := mcptest.Connect(t, newServer, "memory", "modern", mcptest.Options{})
+	cs := hosttest.Connect(t, newServer, "memory", "modern", hosttest.Options{})
 	_, err := callTool(cs, "signup", nil)
 	var werr *jsonrpc.Error
 	if !errors.As(err, &werr) || werr.Code != mcp.CodeMissingRequiredClientCapabilities ||

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	"github.com/elicitgen/elicitgen/internal/testkit/syncbuf"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
 
 // TestExtTasksClient has the official MCP Tasks client,
@@ -38,7 +38,7 @@ func TestExtTasksClient(t *testing.T) {
 	}
 
 	// Build the example (go test puts GOROOT/bin first on PATH).
-	exe, err := mcptest.BuildBinary(".", filepath.Join(t.TempDir(), "report"))
+	exe, err := hosttest.BuildBinary(".", filepath.Join(t.TempDir(), "report"))
 	if err != nil {
 		t.Fatal(err)
 	}

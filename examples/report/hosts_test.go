@@ -7,15 +7,16 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/internal/testkit/hosttable"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
 
 // reportPerson wants the report in HTML, without salaries.
 func reportPerson(p *mcp.ElicitParams) *mcp.ElicitResult {
 	if p.Message == formatMessage {
-		return mcptest.Accept(map[string]any{"format": "html"})
+		return hosttest.Accept(map[string]any{"format": "html"})
 	}
-	return mcptest.Accept(map[string]any{"include": false})
+	return hosttest.Accept(map[string]any{"include": false})
 }
 
 // TestHostsReport: what a person of each host of docs/hosts.md sees of
@@ -26,16 +27,16 @@ func reportPerson(p *mcp.ElicitParams) *mcp.ElicitResult {
 // work; the table of docs/hosts.md is generated from it.
 func TestHostsReport(t *testing.T) {
 	bin := reportBinary(t)
-	rows := mcptest.HostRows(t, func(h mcptest.Host, transport, era string) string {
+	rows := hosttable.HostRows(t, func(h hosttest.Host, transport, era string) string {
 		o := h.Options(reportPerson)
 		o.Command = func() *exec.Cmd {
 			cmd := exec.Command(bin, "-stdio")
 			cmd.Env = append(os.Environ(), "ELICITGEN_STATE_KEYS=", "ELICITGEN_REDIS_URL=")
 			return cmd
 		}
-		cs := mcptest.Connect(t, newTestServer, transport, era, o)
-		res, err := mcptest.CallTool(t.Context(), cs, o.User, &mcp.CallToolParams{Name: "report", Arguments: map[string]any{"topic": "Q3", "seconds": 1}})
-		return mcptest.Sees(o.User, res, err)
+		cs := hosttest.Connect(t, newTestServer, transport, era, o)
+		res, err := hosttest.CallTool(t.Context(), cs, o.User, &mcp.CallToolParams{Name: "report", Arguments: map[string]any{"topic": "Q3", "seconds": 1}})
+		return hosttest.Sees(o.User, res, err)
 	})
-	mcptest.HostTable(t, "../..", "report", rows)
+	hosttable.HostTable(t, "../..", "report", rows)
 }

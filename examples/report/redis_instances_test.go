@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	"github.com/elicitgen/elicitgen/internal/testkit/syncbuf"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
 
@@ -54,7 +54,7 @@ func reportBinary(t testing.TB) string {
 		if reportErr != nil {
 			return
 		}
-		reportExe, reportErr = mcptest.BuildBinary(".", filepath.Join(reportDir, "report"))
+		reportExe, reportErr = hosttest.BuildBinary(".", filepath.Join(reportDir, "report"))
 	})
 	if reportErr != nil {
 		t.Fatal(reportErr)

@@ -15,9 +15,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	"github.com/elicitgen/elicitgen/internal/testkit/rawrpc"
 	"github.com/elicitgen/elicitgen/internal/testkit/syncbuf"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
@@ -61,19 +61,19 @@ func TestReportForeground(t *testing.T) {
 		want     string
 		asked    []string
 	}{
-		{"accept", mcptest.Accept(map[string]any{"format": "html"}), mcptest.Accept(map[string]any{"include": false}),
+		{"accept", hosttest.Accept(map[string]any{"format": "html"}), hosttest.Accept(map[string]any{"include": false}),
 			want, []string{formatMessage, salariesMessage}},
-		{"decline salaries", mcptest.Accept(map[string]any{"format": "html"}), &mcp.ElicitResult{Action: "decline"},
+		{"decline salaries", hosttest.Accept(map[string]any{"format": "html"}), &mcp.ElicitResult{Action: "decline"},
 			want, []string{formatMessage, salariesMessage}},
 		{"decline format", &mcp.ElicitResult{Action: "decline"}, nil,
 			"No report on Q3: you declined the format question.", []string{formatMessage}},
 	}
-	for _, transport := range mcptest.Transports {
-		for _, era := range mcptest.Eras {
+	for _, transport := range hosttest.Transports {
+		for _, era := range hosttest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
 				t.Parallel()
 				for _, c := range cases {
-					u := &mcptest.User{Answer: func(p *mcp.ElicitParams) *mcp.ElicitResult {
+					u := &hosttest.User{Answer: func(p *mcp.ElicitParams) *mcp.ElicitResult {
 						switch p.Message {
 						case formatMessage:
 							return c.format
@@ -84,14 +84,14 @@ func TestReportForeground(t *testing.T) {
 						}
 						return &mcp.ElicitResult{Action: "cancel"}
 					}}
-					cs := mcptest.Connect(t, newTestServer, transport, era, mcptest.Options{User: u})
+					cs := hosttest.Connect(t, newTestServer, transport, era, hosttest.Options{User: u})
 					start := time.Now()
 					res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "report",
 						Arguments: map[string]any{"topic": "Q3", "seconds": 1}})
 					if err != nil {
 						t.Fatalf("%s: %v", c.name, err)
 					}
-					if got := mcptest.Text(res); got != c.want || res.IsError {
+					if got := hosttest.Text(res); got != c.want || res.IsError {
 						t.Errorf("%s: %q (isError %v), want %q", c.name, got, res.IsError, c.want)
 					}
 					var asked []string

@@ -11,8 +11,8 @@ import (
 	"github.com/elicitgen/elicitgen/examples/upgrade/v1"
 	"github.com/elicitgen/elicitgen/examples/upgrade/v2"
 	"github.com/elicitgen/elicitgen/internal/machine"
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
 
 // releases connects a client to each release, both sealing and opening
@@ -20,15 +20,15 @@ import (
 // declares no elicitation (it is the one that meets confirmation tokens).
 func releases(t *testing.T, transport, era string) (one, two *mcp.ClientSession) {
 	t.Helper()
-	o := mcptest.Options{User: &mcptest.User{}, Manual: true}
+	o := hosttest.Options{User: &hosttest.User{}, Manual: true}
 	if era == "legacy" {
-		o = mcptest.Options{}
+		o = hosttest.Options{}
 	}
 	return releasesWith(t, transport, era, o)
 }
 
 // releasesWith is releases for clients of options o.
-func releasesWith(t *testing.T, transport, era string, o mcptest.Options) (one, two *mcp.ClientSession) {
+func releasesWith(t *testing.T, transport, era string, o hosttest.Options) (one, two *mcp.ClientSession) {
 	t.Helper()
 	opts := &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring(), Logger: slog.New(slog.DiscardHandler)}
 	server := func(register func(*mcp.Server, *elicitrt.ToolOptions)) func() *mcp.Server {
@@ -38,7 +38,7 @@ func releasesWith(t *testing.T, transport, era string, o mcptest.Options) (one, 
 			return s
 		}
 	}
-	return mcptest.Connect(t, server(v1.Register), transport, era, o), mcptest.Connect(t, server(v2.Register), transport, era, o)
+	return hosttest.Connect(t, server(v1.Register), transport, era, o), hosttest.Connect(t, server(v2.Register), transport, era, o)
 }
 
 // answers is one round's answers, by input key: each accepted with its content.
@@ -47,7 +47,7 @@ type answers map[string]map[string]any
 func (a answers) responses() mcp.InputResponseMap {
 	r := mcp.InputResponseMap{}
 	for k, c := range a {
-		r[k] = mcptest.Accept(c)
+		r[k] = hosttest.Accept(c)
 	}
 	return r
 }
@@ -107,7 +107,7 @@ func TestSkewAsksAgain(t *testing.T) {
 		{"shrink", []answers{{"first": {"yes": true}}, {"second": {"yes": true}}}, "first",
 			[]answers{{"first": {"yes": false}}}, `v2 shrink complete {"First":{"Yes":false}}`},
 	}
-	for _, transport := range mcptest.Transports {
+	for _, transport := range hosttest.Transports {
 		one, two := releases(t, transport, "modern")
 		for _, c := range cases {
 			t.Run(transport+"/"+c.tool, func(t *testing.T) {
@@ -118,15 +118,15 @@ func TestSkewAsksAgain(t *testing.T) {
 				res = call(t, two, c.tool, res.RequestState, c.one[len(c.one)-1])
 				q := asked(res)
 				if len(q) != 1 || !strings.HasPrefix(q[c.first], machine.ToolChangedNote) {
-					t.Fatalf("release 2 after release 1's round: %s %v, want %q asked again with the note", mcptest.Text(res), q, c.first)
+					t.Fatalf("release 2 after release 1's round: %s %v, want %q asked again with the note", hosttest.Text(res), q, c.first)
 				}
 				for _, a := range c.two {
 					if !res.NeedsInput() {
-						t.Fatalf("completed early: %s", mcptest.Text(res))
+						t.Fatalf("completed early: %s", hosttest.Text(res))
 					}
 					res = call(t, two, c.tool, res.RequestState, a)
 				}
-				if got := mcptest.Text(res); got != c.want {
+				if got := hosttest.Text(res); got != c.want {
 					t.Fatalf("release 2's result %q, want %q", got, c.want)
 				}
 			})
@@ -139,19 +139,19 @@ func TestSkewAsksAgain(t *testing.T) {
 // keeps its in-flight flows: release 1's state and release 1's
 // confirmation token both complete on release 2.
 func TestSkewUnchangedCompletes(t *testing.T) {
-	for _, transport := range mcptest.Transports {
+	for _, transport := range hosttest.Transports {
 		t.Run(transport, func(t *testing.T) {
 			one, two := releases(t, transport, "modern")
 			res := call(t, one, "same", "", nil)
 			res = call(t, one, "same", res.RequestState, answers{"target": {"env": "dev"}})
 			res = call(t, two, "same", res.RequestState, answers{"ok": {"confirm": true}})
-			if got, want := mcptest.Text(res), `v2 same complete {"Target":{"Env":"dev"},"Ok":{"Confirm":true}}`; got != want {
+			if got, want := hosttest.Text(res), `v2 same complete {"Target":{"Env":"dev"},"Ok":{"Confirm":true}}`; got != want {
 				t.Fatalf("release 1's state on release 2: %q, want %q", got, want)
 			}
 			one, two = releases(t, transport, "legacy")
 			args := map[string]any{"service": "api", "env": "dev"}
 			res = confirmWith(t, two, "same", args, previewToken(t, one, "same", args))
-			if got := mcptest.Text(res); !strings.HasPrefix(got, "v2 same complete") || !strings.Contains(got, `"Ok":{"Confirm":true}`) {
+			if got := hosttest.Text(res); !strings.HasPrefix(got, "v2 same complete") || !strings.Contains(got, `"Ok":{"Confirm":true}`) {
 				t.Fatalf("release 1's token on release 2: %q %+v", got, res)
 			}
 		})
@@ -163,8 +163,8 @@ func TestSkewUnchangedCompletes(t *testing.T) {
 // a tool error that says so and how to get a new preview, on both eras;
 // release 2's own token then completes.
 func TestSkewPreviewToken(t *testing.T) {
-	for _, transport := range mcptest.Transports {
-		for _, era := range mcptest.Eras {
+	for _, transport := range hosttest.Transports {
+		for _, era := range hosttest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
 				one, two := releases(t, transport, "legacy")
 				if era == "modern" {
@@ -172,11 +172,11 @@ func TestSkewPreviewToken(t *testing.T) {
 				}
 				args := map[string]any{"service": "api"}
 				res := confirmWith(t, two, "launch", args, previewToken(t, one, "launch", args))
-				if !res.IsError || !strings.Contains(mcptest.Text(res), "made by another version of launch") {
-					t.Fatalf("release 1's token on release 2: %+v %q", res, mcptest.Text(res))
+				if !res.IsError || !strings.Contains(hosttest.Text(res), "made by another version of launch") {
+					t.Fatalf("release 1's token on release 2: %+v %q", res, hosttest.Text(res))
 				}
 				res = confirmWith(t, two, "launch", args, previewToken(t, two, "launch", args))
-				if got, want := mcptest.Text(res), `v2 launch complete {"Ok":{"Confirm":true}}`; got != want {
+				if got, want := hosttest.Text(res), `v2 launch complete {"Ok":{"Confirm":true}}`; got != want {
 					t.Fatalf("release 2's own token: %q, want %q", got, want)
 				}
 			})
@@ -188,7 +188,7 @@ func TestSkewPreviewToken(t *testing.T) {
 // elicitation.
 func noElicitation(t *testing.T, transport string) (one, two *mcp.ClientSession) {
 	t.Helper()
-	return releasesWith(t, transport, "modern", mcptest.Options{Capabilities: &mcp.ClientCapabilities{}, Manual: true})
+	return releasesWith(t, transport, "modern", hosttest.Options{Capabilities: &mcp.ClientCapabilities{}, Manual: true})
 }
 
 // previewToken calls tool on cs, a client that cannot ask, and returns the

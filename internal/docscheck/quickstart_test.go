@@ -19,9 +19,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/seal"
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	"github.com/elicitgen/elicitgen/internal/testkit/testmod"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
 
 // TestQuickStart is the README's walk-through, as a new user on a fresh
@@ -297,7 +297,7 @@ func quickStartOrder(t *testing.T, transport mcp.Transport, sopts *mcp.ClientSes
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	user := &mcptest.User{Replies: []*mcp.ElicitResult{mcptest.Accept(map[string]any{"size": "large", "milk": true})}}
+	user := &hosttest.User{Replies: []*mcp.ElicitResult{hosttest.Accept(map[string]any{"size": "large", "milk": true})}}
 	client := mcp.NewClient(&mcp.Implementation{Name: "docscheck", Version: "v0"}, &mcp.ClientOptions{ElicitationHandler: user.Handle})
 	cs, err := client.Connect(ctx, transport, sopts)
 	if err != nil {
@@ -316,7 +316,7 @@ func quickStartOrder(t *testing.T, transport mcp.Transport, sopts *mcp.ClientSes
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := mcptest.Text(res); got != "Ordered a large latte with oat milk." {
+	if got := hosttest.Text(res); got != "Ordered a large latte with oat milk." {
 		t.Fatalf("result: %q (%+v)", got, res)
 	}
 	if len(user.Asked) != 1 || user.Asked[0].Message != "How would you like it?" {
@@ -327,7 +327,7 @@ func quickStartOrder(t *testing.T, transport mcp.Transport, sopts *mcp.ClientSes
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := mcptest.Text(res); got != "Ordered a small mocha." || len(user.Asked) != 1 {
+	if got := hosttest.Text(res); got != "Ordered a small mocha." || len(user.Asked) != 1 {
 		t.Fatalf("prefilled: %q, asked %d", got, len(user.Asked))
 	}
 }
@@ -348,7 +348,7 @@ func noForms(t *testing.T, endpoint string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := mcptest.Text(res); !res.IsError || got != "size is required: one of small, medium, large" {
+	if got := hosttest.Text(res); !res.IsError || got != "size is required: one of small, medium, large" {
 		t.Fatalf("without forms: isError %v, %q", res.IsError, got)
 	}
 }

@@ -62,7 +62,7 @@ type Host struct {
 }
 
 // Hosts are the hosts of docs/hosts.md, in its order. The host emulation
-// (internal/testkit/mcptest) builds its hosts from these rows.
+// (runtime/elicittest/hosttest) builds its hosts from these rows.
 var Hosts = []Host{
 	{Name: "Claude Code", Version: "≥ 2.1.232", Eras: []string{Modern, Legacy}, Form: true, Discovers: true,
 		Note:   "2026-07-28 over HTTP by default; 2025-11-25 over stdio unless MCP_PROTOCOL_NEGOTIATION=auto; declares elicitation: {} (form only)",

@@ -10,7 +10,7 @@ import (
 
 	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/seal"
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
@@ -24,8 +24,8 @@ import (
 func TestPreviousReleaseStateAsksAgain(t *testing.T) {
 	keys := elicitrt.RandomKeyring()
 	opts := &elicitrt.ToolOptions{Keys: keys}
-	cs := mcptest.Connect(t, func() *mcp.Server { return countServer(opts) }, "memory", "modern",
-		mcptest.Options{User: &mcptest.User{}, Manual: true})
+	cs := hosttest.Connect(t, func() *mcp.Server { return countServer(opts) }, "memory", "modern",
+		hosttest.Options{User: &hosttest.User{}, Manual: true})
 	bind := seal.Binding{Tool: "count", ArgsDigest: seal.DigestArguments(json.RawMessage(`{}`))}
 	// The payload the previous release sealed after asking "count" once.
 	previous := []byte(`{"s":0,"r":[0],"a":[null],"q":[{"n":1}]}`)
@@ -34,7 +34,7 @@ func TestPreviousReleaseStateAsksAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "count", Arguments: map[string]any{},
-		RequestState: state, InputResponses: mcp.InputResponseMap{"count": mcptest.Accept(map[string]any{"n": 4})}})
+		RequestState: state, InputResponses: mcp.InputResponseMap{"count": hosttest.Accept(map[string]any{"n": 4})}})
 	if err != nil || len(res.InputRequests) != 1 {
 		t.Fatalf("a previous release's state: %+v %v", res, err)
 	}
@@ -43,7 +43,7 @@ func TestPreviousReleaseStateAsksAgain(t *testing.T) {
 		t.Fatalf("asked %+v, want the count question again, under its first key, with the note", res.InputRequests)
 	}
 	res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "count", Arguments: map[string]any{},
-		RequestState: res.RequestState, InputResponses: mcp.InputResponseMap{"count": mcptest.Accept(map[string]any{"n": 5})}})
+		RequestState: res.RequestState, InputResponses: mcp.InputResponseMap{"count": hosttest.Accept(map[string]any{"n": 5})}})
 	if err != nil || text(res) != "count 5" {
 		t.Fatalf("the answer to the question asked again: %+v %v", res, err)
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
@@ -60,8 +60,8 @@ func refundServer(opts *elicitrt.ToolOptions, refunds *counter, edit func(*elici
 // never Complete, on both eras in memory and over HTTP; true completes;
 // an invalid answer is asked again.
 func TestConfirmStepNo(t *testing.T) {
-	for _, transport := range mcptest.Transports {
-		for _, era := range mcptest.Eras {
+	for _, transport := range hosttest.Transports {
+		for _, era := range hosttest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
 				for _, c := range []struct {
 					replies []map[string]any
@@ -72,17 +72,17 @@ func TestConfirmStepNo(t *testing.T) {
 					{[]map[string]any{{"ok": true}}, "refunded", 1},
 				} {
 					refunds := &counter{}
-					u := &mcptest.User{}
+					u := &hosttest.User{}
 					for _, r := range c.replies {
-						u.Replies = append(u.Replies, mcptest.Accept(r))
+						u.Replies = append(u.Replies, hosttest.Accept(r))
 					}
 					opts := &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring()}
-					cs := mcptest.Connect(t, func() *mcp.Server { return refundServer(opts, refunds, nil) }, transport, era, mcptest.Options{User: u})
+					cs := hosttest.Connect(t, func() *mcp.Server { return refundServer(opts, refunds, nil) }, transport, era, hosttest.Options{User: u})
 					res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "refund", Arguments: map[string]any{}})
 					if err != nil {
 						t.Fatalf("%v: %v", c.replies, err)
 					}
-					if got := mcptest.Text(res); got != c.want || refunds.get() != c.refunds || len(u.Asked) != len(c.replies) {
+					if got := hosttest.Text(res); got != c.want || refunds.get() != c.refunds || len(u.Asked) != len(c.replies) {
 						t.Errorf("%v: got %q, %d refunds, asked %d times; want %q, %d, %d", c.replies, got, refunds.get(), len(u.Asked), c.want, c.refunds, len(c.replies))
 					}
 				}
@@ -97,8 +97,8 @@ func TestConfirmStepNo(t *testing.T) {
 func TestConfirmStepRounds(t *testing.T) {
 	refunds := &counter{}
 	opts := &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring()}
-	cs := mcptest.Connect(t, func() *mcp.Server { return refundServer(opts, refunds, nil) }, "memory", "modern",
-		mcptest.Options{User: &mcptest.User{}, Manual: true})
+	cs := hosttest.Connect(t, func() *mcp.Server { return refundServer(opts, refunds, nil) }, "memory", "modern",
+		hosttest.Options{User: &hosttest.User{}, Manual: true})
 	call := func(state string, responses mcp.InputResponseMap) *mcp.CallToolResult {
 		t.Helper()
 		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "refund", Arguments: map[string]any{},
@@ -109,14 +109,14 @@ func TestConfirmStepRounds(t *testing.T) {
 		return res
 	}
 	first := call("", nil)
-	key := mcptest.OnlyKey(t, first)
-	again := call(first.RequestState, mcp.InputResponseMap{key: mcptest.Accept(map[string]any{"ok": "no"})})
-	key2 := mcptest.OnlyKey(t, again)
+	key := hosttest.OnlyKey(t, first)
+	again := call(first.RequestState, mcp.InputResponseMap{key: hosttest.Accept(map[string]any{"ok": "no"})})
+	key2 := hosttest.OnlyKey(t, again)
 	if key2 == key {
 		t.Fatalf("asked again under the same key %q", key)
 	}
-	res := call(again.RequestState, mcp.InputResponseMap{key2: mcptest.Accept(map[string]any{"ok": false}), "other": mcptest.Accept(map[string]any{"ok": true})})
-	if got := mcptest.Text(res); got != "ended decline map[]" || refunds.get() != 0 {
+	res := call(again.RequestState, mcp.InputResponseMap{key2: hosttest.Accept(map[string]any{"ok": false}), "other": hosttest.Accept(map[string]any{"ok": true})})
+	if got := hosttest.Text(res); got != "ended decline map[]" || refunds.get() != 0 {
 		t.Fatalf("false after an invalid answer: %q, %d refunds", got, refunds.get())
 	}
 }
@@ -143,11 +143,11 @@ func TestConfirmStepNeverAnsweredForTheUser(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			refunds := &counter{}
 			opts := &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring()}
-			o := mcptest.Options{Manual: true}
+			o := hosttest.Options{Manual: true}
 			if c.ask {
-				o.User = &mcptest.User{}
+				o.User = &hosttest.User{}
 			}
-			cs := mcptest.Connect(t, func() *mcp.Server { return refundServer(opts, refunds, c.edit) }, "memory", "modern", o)
+			cs := hosttest.Connect(t, func() *mcp.Server { return refundServer(opts, refunds, c.edit) }, "memory", "modern", o)
 			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "refund", Arguments: map[string]any{"ok": false}})
 			if c.ask {
 				if err != nil || !res.NeedsInput() {

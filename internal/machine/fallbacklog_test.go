@@ -11,8 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	"github.com/elicitgen/elicitgen/internal/testkit/syncbuf"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
@@ -57,7 +57,7 @@ func TestFallbackLoggedOncePerClient(t *testing.T) {
 	call := func(cs *mcp.ClientSession) {
 		t.Helper()
 		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "connect", Arguments: map[string]any{"note": "s3cr3t-argument"}})
-		if err != nil || !strings.Contains(mcptest.Text(res), "?flow=") {
+		if err != nil || !strings.Contains(hosttest.Text(res), "?flow=") {
 			t.Fatalf("the link fallback: %+v %v", res, err)
 		}
 	}

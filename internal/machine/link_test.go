@@ -14,7 +14,7 @@ import (
 
 	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/seal"
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
@@ -59,7 +59,7 @@ func TestLinkFallback(t *testing.T) {
 	clock := func() time.Time { return now }
 	principal := ""
 	opts := &elicitrt.ToolOptions{Keys: keys, Grants: grants, Now: clock, Principal: func(*mcp.CallToolRequest) string { return principal }}
-	cs := mcptest.Connect(t, linkServer(opts), "memory", "modern", mcptest.Options{User: &mcptest.User{}})
+	cs := hosttest.Connect(t, linkServer(opts), "memory", "modern", hosttest.Options{User: &hosttest.User{}})
 	call := func(user string) string {
 		t.Helper()
 		principal = user
@@ -67,7 +67,7 @@ func TestLinkFallback(t *testing.T) {
 		if err != nil || res.IsError {
 			t.Fatalf("%s: %+v %v", user, res, err)
 		}
-		return mcptest.Text(res)
+		return hosttest.Text(res)
 	}
 	flowOf := func(text string) string {
 		t.Helper()

@@ -11,9 +11,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/machine"
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
 
 // Tests of issue 29's runtime items, over the real SDK: a task-only
@@ -43,9 +43,9 @@ func taskOnlyServer() *mcp.Server {
 // not that it should declare what it declared.
 func TestTaskOnlyToolOnOldProtocol(t *testing.T) {
 	caps := &mcp.ClientCapabilities{Extensions: map[string]any{machine.TasksExtension: map[string]any{}}}
-	for _, transport := range mcptest.Transports {
+	for _, transport := range hosttest.Transports {
 		t.Run(transport, func(t *testing.T) {
-			cs := mcptest.Connect(t, taskOnlyServer, transport, "legacy", mcptest.Options{Capabilities: caps})
+			cs := hosttest.Connect(t, taskOnlyServer, transport, "legacy", hosttest.Options{Capabilities: caps})
 			_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "brew", Arguments: map[string]any{}})
 			var rpcErr *jsonrpc.Error
 			if !errors.As(err, &rpcErr) || rpcErr.Code != mcp.CodeMissingRequiredClientCapabilities {
@@ -58,7 +58,7 @@ func TestTaskOnlyToolOnOldProtocol(t *testing.T) {
 	}
 	// On 2026-07-28, a client without the extension is still asked to
 	// declare it.
-	cs := mcptest.Connect(t, taskOnlyServer, "memory", "modern", mcptest.Options{})
+	cs := hosttest.Connect(t, taskOnlyServer, "memory", "modern", hosttest.Options{})
 	_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "brew", Arguments: map[string]any{}})
 	var rpcErr *jsonrpc.Error
 	if !errors.As(err, &rpcErr) || !strings.Contains(rpcErr.Message, "needs the client to support the "+machine.TasksExtension) {
@@ -146,16 +146,16 @@ func schemaDefault(t *testing.T, p *mcp.ElicitParams, name string) (any, bool) {
 // defaults, never its yes; and an answer that leaves the yes out is not
 // a yes.
 func TestConfirmNeverDefaultsToYes(t *testing.T) {
-	for _, transport := range mcptest.Transports {
+	for _, transport := range hosttest.Transports {
 		t.Run(transport, func(t *testing.T) {
-			cs := mcptest.Connect(t, formServer(true), transport, "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
+			cs := hosttest.Connect(t, formServer(true), transport, "modern", hosttest.Options{User: &hosttest.User{}, Manual: true})
 			first, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "form", Arguments: map[string]any{}})
-			if err != nil || mcptest.OnlyKey(t, first) != "form" {
+			if err != nil || hosttest.OnlyKey(t, first) != "form" {
 				t.Fatalf("first: %+v %v", first, err)
 			}
 			again, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "form", Arguments: map[string]any{}, RequestState: first.RequestState,
-				InputResponses: mcp.InputResponseMap{"form": mcptest.Accept(map[string]any{"ok": true, "note": "hi", "email": "nope"})}})
-			if err != nil || mcptest.OnlyKey(t, again) != "form.2" {
+				InputResponses: mcp.InputResponseMap{"form": hosttest.Accept(map[string]any{"ok": true, "note": "hi", "email": "nope"})}})
+			if err != nil || hosttest.OnlyKey(t, again) != "form.2" {
 				t.Fatalf("again: %+v %v", again, err)
 			}
 			p := again.InputRequests["form.2"].(*mcp.ElicitParams)
@@ -169,13 +169,13 @@ func TestConfirmNeverDefaultsToYes(t *testing.T) {
 				t.Errorf("note asked again with default %v, want the valid answer hi", v)
 			}
 			third, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "form", Arguments: map[string]any{}, RequestState: again.RequestState,
-				InputResponses: mcp.InputResponseMap{"form.2": mcptest.Accept(map[string]any{"email": "a@example.com"})}})
-			if err != nil || mcptest.OnlyKey(t, third) != "form.3" {
+				InputResponses: mcp.InputResponseMap{"form.2": hosttest.Accept(map[string]any{"email": "a@example.com"})}})
+			if err != nil || hosttest.OnlyKey(t, third) != "form.3" {
 				t.Fatalf("an answer without the yes: %+v %v, want it asked again", third, err)
 			}
 			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "form", Arguments: map[string]any{}, RequestState: third.RequestState,
-				InputResponses: mcp.InputResponseMap{"form.3": mcptest.Accept(map[string]any{"ok": true})}})
-			if err != nil || mcptest.Text(res) != `{"email":"a@example.com","note":"hi","ok":true}` {
+				InputResponses: mcp.InputResponseMap{"form.3": hosttest.Accept(map[string]any{"ok": true})}})
+			if err != nil || hosttest.Text(res) != `{"email":"a@example.com","note":"hi","ok":true}` {
 				t.Fatalf("yes: %+v %v", res, err)
 			}
 		})
@@ -187,17 +187,17 @@ func TestConfirmNeverDefaultsToYes(t *testing.T) {
 // format the input schema's validator does not check), and refused in
 // its words; a valid one becomes the form's default.
 func TestPartialPrefillCheckedByTheDecoder(t *testing.T) {
-	for _, transport := range mcptest.Transports {
-		for _, era := range mcptest.Eras {
+	for _, transport := range hosttest.Transports {
+		for _, era := range hosttest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
-				u := &mcptest.User{Replies: []*mcp.ElicitResult{mcptest.Accept(map[string]any{"ok": true})}}
-				cs := mcptest.Connect(t, formServer(false), transport, era, mcptest.Options{User: u})
+				u := &hosttest.User{Replies: []*mcp.ElicitResult{hosttest.Accept(map[string]any{"ok": true})}}
+				cs := hosttest.Connect(t, formServer(false), transport, era, hosttest.Options{User: u})
 				res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "form", Arguments: map[string]any{"email": "nope"}})
-				if err != nil || !res.IsError || mcptest.Text(res) != "invalid arguments: email: must be an email address" {
+				if err != nil || !res.IsError || hosttest.Text(res) != "invalid arguments: email: must be an email address" {
 					t.Fatalf("invalid email: %+v %v", res, err)
 				}
 				res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "form", Arguments: map[string]any{"email": "a@example.com"}})
-				if err != nil || mcptest.Text(res) != `{"email":"a@example.com","ok":true}` {
+				if err != nil || hosttest.Text(res) != `{"email":"a@example.com","ok":true}` {
 					t.Fatalf("valid email: %+v %v", res, err)
 				}
 				if v, _ := schemaDefault(t, u.Asked[0], "email"); v != "a@example.com" {
@@ -237,13 +237,13 @@ func TestNestedArgumentErrorsInFormWords(t *testing.T) {
 		{map[string]any{"target": map[string]any{}, "x": 1, "y": 2}, "invalid arguments: x: is not an argument of this tool (it takes target, count); y: is not an argument of this tool (it takes target, count)"},
 		{map[string]any{"target": map[string]any{"env": "dev"}}, "env dev"},
 	}
-	for _, transport := range mcptest.Transports {
-		for _, era := range mcptest.Eras {
+	for _, transport := range hosttest.Transports {
+		for _, era := range hosttest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
-				cs := mcptest.Connect(t, newServer, transport, era, mcptest.Options{})
+				cs := hosttest.Connect(t, newServer, transport, era, hosttest.Options{})
 				for _, c := range cases {
 					res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "nested", Arguments: c.args})
-					if err != nil || mcptest.Text(res) != c.want || res.IsError != strings.HasPrefix(c.want, "invalid") {
+					if err != nil || hosttest.Text(res) != c.want || res.IsError != strings.HasPrefix(c.want, "invalid") {
 						t.Errorf("%v: got %+v %v, want %q", c.args, res, err, c.want)
 					}
 				}
@@ -279,12 +279,12 @@ func TestPartialPrefillAnswersFallbackDefaults(t *testing.T) {
 			elicitimpl.NewMachine("opt", []elicitimpl.Step{step}, flow, nil))
 		return s
 	}
-	for _, transport := range mcptest.Transports {
-		for _, era := range mcptest.Eras {
+	for _, transport := range hosttest.Transports {
+		for _, era := range hosttest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
-				cs := mcptest.Connect(t, newServer, transport, era, mcptest.Options{})
+				cs := hosttest.Connect(t, newServer, transport, era, hosttest.Options{})
 				res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "opt", Arguments: map[string]any{"flag": true}})
-				if err != nil || mcptest.Text(res) != `{"flag":true}` {
+				if err != nil || hosttest.Text(res) != `{"flag":true}` {
 					t.Fatalf("got %+v %v, want the prefilled flag", res, err)
 				}
 			})

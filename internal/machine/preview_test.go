@@ -13,8 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
@@ -102,8 +102,8 @@ func previewToken(t *testing.T, res *mcp.CallToolResult) string {
 }
 
 func TestPreviewThenConfirm(t *testing.T) {
-	for _, transport := range mcptest.Transports {
-		for _, era := range mcptest.Eras {
+	for _, transport := range hosttest.Transports {
+		for _, era := range hosttest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
 				now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 				user := "alice"
@@ -115,7 +115,7 @@ func TestPreviewThenConfirm(t *testing.T) {
 				}
 				launched := &counter{}
 				// A client without elicitation: no one there to ask.
-				cs := mcptest.Connect(t, func() *mcp.Server { return launchServer(opts, launched) }, transport, era, mcptest.Options{})
+				cs := hosttest.Connect(t, func() *mcp.Server { return launchServer(opts, launched) }, transport, era, hosttest.Options{})
 				call := func(args map[string]any) *mcp.CallToolResult {
 					t.Helper()
 					res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "launch", Arguments: args})
@@ -126,7 +126,7 @@ func TestPreviewThenConfirm(t *testing.T) {
 				}
 				refused := func(what string, res *mcp.CallToolResult) {
 					t.Helper()
-					if !res.IsError || !strings.Contains(mcptest.Text(res), "call launch again without it for a new preview") {
+					if !res.IsError || !strings.Contains(hosttest.Text(res), "call launch again without it for a new preview") {
 						t.Fatalf("%s: want the token refused, got %+v", what, res)
 					}
 				}
@@ -153,7 +153,7 @@ func TestPreviewThenConfirm(t *testing.T) {
 					t.Fatal("a refused token launched")
 				}
 				// The same arguments and the token: launched, once.
-				if res := call(map[string]any{"target": "moon", "confirmation_token": token}); res.IsError || mcptest.Text(res) != "launched moon" {
+				if res := call(map[string]any{"target": "moon", "confirmation_token": token}); res.IsError || hosttest.Text(res) != "launched moon" {
 					t.Fatalf("confirm: %+v", res)
 				}
 				refused("second use", call(map[string]any{"target": "moon", "confirmation_token": token}))
@@ -184,11 +184,11 @@ func TestPreviewTokenBoundToToolAndAudience(t *testing.T) {
 	launched := &counter{}
 	serve := func(audience string) *mcp.ClientSession {
 		opts := &elicitrt.ToolOptions{Keys: keys, Replay: guard, Audience: audience}
-		return mcptest.Connect(t, func() *mcp.Server {
+		return hosttest.Connect(t, func() *mcp.Server {
 			server := launchServer(opts, launched)
 			addLaunch(server, "relaunch", opts, launched, false)
 			return server
-		}, "http", "modern", mcptest.Options{})
+		}, "http", "modern", hosttest.Options{})
 	}
 	here, there := serve("https://here.example"), serve("https://there.example")
 	call := func(cs *mcp.ClientSession, tool string, args map[string]any) *mcp.CallToolResult {
@@ -205,15 +205,15 @@ func TestPreviewTokenBoundToToolAndAudience(t *testing.T) {
 		"another tool":     call(here, "relaunch", withToken),
 		"another audience": call(there, "launch", withToken),
 	} {
-		if !res.IsError || !strings.Contains(mcptest.Text(res), "again without it for a new preview") {
-			t.Errorf("%s: want the token refused, got %q", what, mcptest.Text(res))
+		if !res.IsError || !strings.Contains(hosttest.Text(res), "again without it for a new preview") {
+			t.Errorf("%s: want the token refused, got %q", what, hosttest.Text(res))
 		}
 	}
 	if n := launched.get(); n != 0 {
 		t.Fatalf("a token used elsewhere launched %d times", n)
 	}
-	if res := call(here, "launch", withToken); res.IsError || mcptest.Text(res) != "launched moon" || launched.get() != 1 {
-		t.Fatalf("the previewed call: %q, launched %d", mcptest.Text(res), launched.get())
+	if res := call(here, "launch", withToken); res.IsError || hosttest.Text(res) != "launched moon" || launched.get() != 1 {
+		t.Fatalf("the previewed call: %q, launched %d", hosttest.Text(res), launched.get())
 	}
 }
 
@@ -223,7 +223,7 @@ func TestPreviewTokenBoundToToolAndAudience(t *testing.T) {
 func TestPreviewTokenIgnoredWhenAsked(t *testing.T) {
 	opts := &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring(), Replay: &backend.MemoryReplayGuard{}}
 	launched := &counter{}
-	blind := mcptest.Connect(t, func() *mcp.Server { return launchServer(opts, launched) }, "memory", "modern", mcptest.Options{})
+	blind := hosttest.Connect(t, func() *mcp.Server { return launchServer(opts, launched) }, "memory", "modern", hosttest.Options{})
 	newToken := func() string {
 		preview, err := blind.CallTool(t.Context(), &mcp.CallToolParams{Name: "launch", Arguments: map[string]any{"target": "moon"}})
 		if err != nil {
@@ -231,13 +231,13 @@ func TestPreviewTokenIgnoredWhenAsked(t *testing.T) {
 		}
 		return previewToken(t, preview)
 	}
-	for _, era := range mcptest.Eras {
+	for _, era := range hosttest.Eras {
 		token := newToken()
 		for _, tok := range []string{flip(token), token} {
-			u := &mcptest.User{Replies: []*mcp.ElicitResult{{Action: "decline"}}}
-			cs := mcptest.Connect(t, func() *mcp.Server { return launchServer(opts, launched) }, "memory", era, mcptest.Options{User: u})
+			u := &hosttest.User{Replies: []*mcp.ElicitResult{{Action: "decline"}}}
+			cs := hosttest.Connect(t, func() *mcp.Server { return launchServer(opts, launched) }, "memory", era, hosttest.Options{User: u})
 			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "launch", Arguments: map[string]any{"target": "moon", "confirmation_token": tok}})
-			if err != nil || mcptest.Text(res) != "decline" || len(u.Asked) != 1 {
+			if err != nil || hosttest.Text(res) != "decline" || len(u.Asked) != 1 {
 				t.Fatalf("%s: a client with forms: %+v %v (asked %d)", era, res, err, len(u.Asked))
 			}
 		}
@@ -257,29 +257,29 @@ func TestPreviewTokenIgnoredWhenAsked(t *testing.T) {
 // once); the token then launches nothing, on either era and transport, on
 // another server sharing the guard and the keys.
 func TestPreviewTokenSpentByForm(t *testing.T) {
-	for _, transport := range mcptest.Transports {
-		for _, era := range mcptest.Eras {
+	for _, transport := range hosttest.Transports {
+		for _, era := range hosttest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
 				opts := &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring(), Replay: &backend.MemoryReplayGuard{}}
 				launched := &counter{}
 				serve := func() *mcp.Server { return launchServerChecking(opts, launched, true) }
-				blind := mcptest.Connect(t, serve, transport, era, mcptest.Options{})
+				blind := hosttest.Connect(t, serve, transport, era, hosttest.Options{})
 				preview, err := blind.CallTool(t.Context(), &mcp.CallToolParams{Name: "launch", Arguments: map[string]any{"target": "moon"}})
 				if err != nil {
 					t.Fatal(err)
 				}
 				args := map[string]any{"target": "moon", "confirmation_token": previewToken(t, preview)}
-				u := &mcptest.User{Replies: []*mcp.ElicitResult{
-					mcptest.Accept(map[string]any{"confirm": false}), // invalid here: asked again
-					mcptest.Accept(map[string]any{"confirm": true}),
+				u := &hosttest.User{Replies: []*mcp.ElicitResult{
+					hosttest.Accept(map[string]any{"confirm": false}), // invalid here: asked again
+					hosttest.Accept(map[string]any{"confirm": true}),
 				}}
-				form := mcptest.Connect(t, serve, transport, era, mcptest.Options{User: u})
+				form := hosttest.Connect(t, serve, transport, era, hosttest.Options{User: u})
 				res, err := form.CallTool(t.Context(), &mcp.CallToolParams{Name: "launch", Arguments: args})
-				if err != nil || mcptest.Text(res) != "launched moon" || len(u.Asked) != 2 {
-					t.Fatalf("the form with a token: %q %+v %v (asked %d)", mcptest.Text(res), res, err, len(u.Asked))
+				if err != nil || hosttest.Text(res) != "launched moon" || len(u.Asked) != 2 {
+					t.Fatalf("the form with a token: %q %+v %v (asked %d)", hosttest.Text(res), res, err, len(u.Asked))
 				}
 				res, err = blind.CallTool(t.Context(), &mcp.CallToolParams{Name: "launch", Arguments: args})
-				if err != nil || !res.IsError || !strings.Contains(mcptest.Text(res), "was already used") {
+				if err != nil || !res.IsError || !strings.Contains(hosttest.Text(res), "was already used") {
 					t.Fatalf("the token after the form: %+v %v", res, err)
 				}
 				if launched.get() != 1 {
@@ -301,7 +301,7 @@ func TestPreviewTokenOutlivesStateTTL(t *testing.T) {
 	opts := &elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring(), Replay: &backend.MemoryReplayGuard{Now: clock},
 		Now: clock, TTL: time.Minute, PreviewTTL: 30 * time.Minute}
 	launched := &counter{}
-	cs := mcptest.Connect(t, func() *mcp.Server { return launchServer(opts, launched) }, "memory", "modern", mcptest.Options{})
+	cs := hosttest.Connect(t, func() *mcp.Server { return launchServer(opts, launched) }, "memory", "modern", hosttest.Options{})
 	call := func(args map[string]any) *mcp.CallToolResult {
 		t.Helper()
 		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "launch", Arguments: args})

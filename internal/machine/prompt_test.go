@@ -15,16 +15,16 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/testkit/asktest"
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
 
 // TestKindsDoNotShareStates: a prompt's state does not open for the tool
 // of the same name and arguments, nor the tool's for the prompt.
 func TestKindsDoNotShareStates(t *testing.T) {
 	ctx := context.Background()
-	cs := mcptest.Connect(t, func() *mcp.Server { return asktest.Server(nil) }, "memory", "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
-	answer := mcp.InputResponseMap{"user_context": mcptest.Accept(map[string]any{"context": "the Q3 report"})}
+	cs := hosttest.Connect(t, func() *mcp.Server { return asktest.Server(nil) }, "memory", "modern", hosttest.Options{User: &hosttest.User{}, Manual: true})
+	answer := mcp.InputResponseMap{"user_context": hosttest.Accept(map[string]any{"context": "the Q3 report"})}
 	p, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize", Arguments: map[string]string{"project": "atlas"}})
 	if err != nil || p.RequestState == "" {
 		t.Fatalf("prompt: %+v %v", p, err)
@@ -71,14 +71,14 @@ func resourceText(res *mcp.ReadResourceResult) string {
 func TestPromptAndResourceAsk(t *testing.T) {
 	ctx := context.Background()
 	newServer := func() *mcp.Server { return asktest.Server(nil) }
-	for _, transport := range mcptest.Transports {
-		for _, era := range mcptest.Eras {
+	for _, transport := range hosttest.Transports {
+		for _, era := range hosttest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
-				u := &mcptest.User{Replies: []*mcp.ElicitResult{
-					mcptest.Accept(map[string]any{"context": "the Q3 report"}), {Action: "decline"}, {Action: "cancel"},
-					mcptest.Accept(map[string]any{"context": "March"}), {Action: "decline"}, {Action: "cancel"},
+				u := &hosttest.User{Replies: []*mcp.ElicitResult{
+					hosttest.Accept(map[string]any{"context": "the Q3 report"}), {Action: "decline"}, {Action: "cancel"},
+					hosttest.Accept(map[string]any{"context": "March"}), {Action: "decline"}, {Action: "cancel"},
 				}}
-				cs := mcptest.Connect(t, newServer, transport, era, mcptest.Options{User: u})
+				cs := hosttest.Connect(t, newServer, transport, era, hosttest.Options{User: u})
 				get := func() (*mcp.GetPromptResult, error) {
 					return cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize", Arguments: map[string]string{"project": "atlas"}})
 				}
@@ -114,9 +114,9 @@ func TestPromptAndResourceAsk(t *testing.T) {
 // only for its own prompt, arguments or URI.
 func TestPromptAndResourceRounds(t *testing.T) {
 	ctx := context.Background()
-	for _, transport := range mcptest.Transports {
+	for _, transport := range hosttest.Transports {
 		t.Run(transport, func(t *testing.T) {
-			cs := mcptest.Connect(t, func() *mcp.Server { return asktest.Server(nil) }, transport, "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
+			cs := hosttest.Connect(t, func() *mcp.Server { return asktest.Server(nil) }, transport, "modern", hosttest.Options{User: &hosttest.User{}, Manual: true})
 			params := func(args map[string]string, state string, answers mcp.InputResponseMap) *mcp.GetPromptParams {
 				return &mcp.GetPromptParams{Name: "summarize", Arguments: args, RequestState: state, InputResponses: answers}
 			}
@@ -125,14 +125,14 @@ func TestPromptAndResourceRounds(t *testing.T) {
 			if err != nil || !first.NeedsInput() || first.RequestState == "" || len(first.InputRequests) != 1 || first.InputRequests["user_context"] == nil {
 				t.Fatalf("first round: %+v %v", first, err)
 			}
-			again, err := cs.GetPrompt(ctx, params(atlas, first.RequestState, mcp.InputResponseMap{"user_context": mcptest.Accept(map[string]any{"context": "x"})}))
+			again, err := cs.GetPrompt(ctx, params(atlas, first.RequestState, mcp.InputResponseMap{"user_context": hosttest.Accept(map[string]any{"context": "x"})}))
 			if err != nil || !again.NeedsInput() || again.InputRequests["user_context.2"] == nil {
 				t.Fatalf("invalid answer: %+v %v", again, err)
 			}
 			if p, _ := again.InputRequests["user_context.2"].(*mcp.ElicitParams); p == nil || !strings.Contains(p.Message, "Please correct: context: must be a string of at least 3 characters.") {
 				t.Errorf("re-asked with %+v", again.InputRequests["user_context.2"])
 			}
-			answer := mcp.InputResponseMap{"user_context.2": mcptest.Accept(map[string]any{"context": "the Q3 report"})}
+			answer := mcp.InputResponseMap{"user_context.2": hosttest.Accept(map[string]any{"context": "the Q3 report"})}
 			var werr *jsonrpc.Error
 			if _, err := cs.GetPrompt(ctx, params(atlas, again.RequestState+"-TAMPERED", answer)); !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
 				t.Errorf("tampered state: %v", err)
@@ -152,7 +152,7 @@ func TestPromptAndResourceRounds(t *testing.T) {
 			if err != nil || !r1.NeedsInput() || r1.InputRequests["note_context"] == nil || r1.Contents != nil {
 				t.Fatalf("resource, first round: %+v %v", r1, err)
 			}
-			ok := mcp.InputResponseMap{"note_context": mcptest.Accept(map[string]any{"context": "March"})}
+			ok := mcp.InputResponseMap{"note_context": hosttest.Accept(map[string]any{"context": "March"})}
 			if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "notes://43", RequestState: r1.RequestState, InputResponses: ok}); !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
 				t.Errorf("a state of notes://42 on notes://43: %v", err)
 			}
@@ -168,14 +168,14 @@ func TestPromptAndResourceRounds(t *testing.T) {
 // error (a prompt has no error result).
 func TestPromptGivesUp(t *testing.T) {
 	ctx := context.Background()
-	cs := mcptest.Connect(t, func() *mcp.Server { return asktest.Server(&elicitrt.ToolOptions{MaxAttempts: 1}) }, "memory", "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
+	cs := hosttest.Connect(t, func() *mcp.Server { return asktest.Server(&elicitrt.ToolOptions{MaxAttempts: 1}) }, "memory", "modern", hosttest.Options{User: &hosttest.User{}, Manual: true})
 	args := map[string]string{"project": "atlas"}
 	first, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize", Arguments: args})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize", Arguments: args, RequestState: first.RequestState,
-		InputResponses: mcp.InputResponseMap{"user_context": mcptest.Accept(map[string]any{"context": 5})}})
+		InputResponses: mcp.InputResponseMap{"user_context": hosttest.Accept(map[string]any{"context": 5})}})
 	var werr *jsonrpc.Error
 	if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || !strings.Contains(werr.Message, "user_context: gave up after 1 invalid answers") {
 		t.Errorf("got %v", err)
@@ -187,9 +187,9 @@ func TestPromptGivesUp(t *testing.T) {
 // -32021 naming it, on a prompt as on a resource.
 func TestPromptArgumentsAndCapabilities(t *testing.T) {
 	ctx := context.Background()
-	for _, transport := range mcptest.Transports {
+	for _, transport := range hosttest.Transports {
 		t.Run(transport, func(t *testing.T) {
-			cs := mcptest.Connect(t, func() *mcp.Server { return asktest.Server(nil) }, transport, "modern", mcptest.Options{})
+			cs := hosttest.Connect(t, func() *mcp.Server { return asktest.Server(nil) }, transport, "modern", hosttest.Options{})
 			var werr *jsonrpc.Error
 			if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize"}); !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || werr.Message != "invalid arguments: project: is required" {
 				t.Errorf("missing argument: %v", err)
@@ -241,7 +241,7 @@ func TestPromptStateBoundToPrincipal(t *testing.T) {
 		}
 		return user.Load().(string)
 	}}
-	cs := mcptest.Connect(t, func() *mcp.Server { return asktest.Server(opts) }, "memory", "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
+	cs := hosttest.Connect(t, func() *mcp.Server { return asktest.Server(opts) }, "memory", "modern", hosttest.Options{User: &hosttest.User{}, Manual: true})
 	args := map[string]string{"project": "atlas"}
 	p, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize", Arguments: args})
 	if err != nil || p.RequestState == "" {
@@ -254,16 +254,16 @@ func TestPromptStateBoundToPrincipal(t *testing.T) {
 	user.Store("bob")
 	var werr *jsonrpc.Error
 	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize", Arguments: args, RequestState: p.RequestState,
-		InputResponses: mcp.InputResponseMap{"user_context": mcptest.Accept(map[string]any{"context": "the Q3 report"})}}); !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
+		InputResponses: mcp.InputResponseMap{"user_context": hosttest.Accept(map[string]any{"context": "the Q3 report"})}}); !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("alice's prompt state for bob: %v", err)
 	}
 	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "notes://1", RequestState: r.RequestState,
-		InputResponses: mcp.InputResponseMap{"note_context": mcptest.Accept(map[string]any{"context": "March"})}}); !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
+		InputResponses: mcp.InputResponseMap{"note_context": hosttest.Accept(map[string]any{"context": "March"})}}); !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("alice's resource state for bob: %v", err)
 	}
 	user.Store("alice")
 	if res, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize", Arguments: args, RequestState: p.RequestState,
-		InputResponses: mcp.InputResponseMap{"user_context": mcptest.Accept(map[string]any{"context": "the Q3 report"})}}); err != nil || promptText(res) != "Summarize atlas for the Q3 report." {
+		InputResponses: mcp.InputResponseMap{"user_context": hosttest.Accept(map[string]any{"context": "the Q3 report"})}}); err != nil || promptText(res) != "Summarize atlas for the Q3 report." {
 		t.Errorf("alice's own state: %+v %v", res, err)
 	}
 }

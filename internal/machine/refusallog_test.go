@@ -13,9 +13,9 @@ import (
 	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/refuse"
 	"github.com/elicitgen/elicitgen/internal/testkit/fakeclock"
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	"github.com/elicitgen/elicitgen/internal/testkit/syncbuf"
 	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
@@ -40,12 +40,12 @@ func TestRefusalBurstReportedOverTheSDK(t *testing.T) {
 	machine.SetRefusalClock(m, clock)
 	server := mcp.NewServer(&mcp.Implementation{Name: "burst", Version: "v0"}, nil)
 	elicitimpl.AddTool[map[string]any](server, &mcp.Tool{Name: "burst", InputSchema: json.RawMessage(`{"type":"object"}`)}, m)
-	cs := mcptest.Connect(t, func() *mcp.Server { return server }, "memory", "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
+	cs := hosttest.Connect(t, func() *mcp.Server { return server }, "memory", "modern", hosttest.Options{User: &hosttest.User{}, Manual: true})
 	const state = "s2.altered-state-of-the-attacker"
 	for range 301 {
 		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "burst", Arguments: map[string]any{"note": "s3cr3t-argument"},
-			RequestState: state, InputResponses: mcp.InputResponseMap{"sure": mcptest.Accept(map[string]any{"ok": true})}})
-		if err == nil && mcptest.Text(res) == "done" {
+			RequestState: state, InputResponses: mcp.InputResponseMap{"sure": hosttest.Accept(map[string]any{"ok": true})}})
+		if err == nil && hosttest.Text(res) == "done" {
 			t.Fatal("an altered state completed the call")
 		}
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/seal"
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
@@ -46,8 +46,8 @@ func TestSettleBeforeComplete(t *testing.T) {
 	}
 	bind := seal.Binding{Tool: "count", ArgsDigest: seal.DigestArguments(json.RawMessage(`{}`))}
 	v := machine.QuestionsDigest(steps)
-	for _, transport := range mcptest.Transports {
-		cs := mcptest.Connect(t, server, transport, "modern", mcptest.Options{User: &mcptest.User{}, Manual: true})
+	for _, transport := range hosttest.Transports {
+		cs := hosttest.Connect(t, server, transport, "modern", hosttest.Options{User: &hosttest.User{}, Manual: true})
 		for _, c := range []struct{ name, payload, reason string }{
 			{"missing", `{"v":"` + v + `","s":2,"a":[null,{"n":4}],"q":[{"n":1},{"n":1}]}`, ""},
 			{"refused", `{"v":"` + v + `","s":2,"a":[{"n":40},{"n":4}],"q":[{"n":1},{"n":1}]}`, "Please correct: n: must be an integer from 1 to 9."},
@@ -66,7 +66,7 @@ func TestSettleBeforeComplete(t *testing.T) {
 				t.Fatalf("%s/%s: asked %v, want count.2 again ending %q", transport, c.name, res.InputRequests, c.reason)
 			}
 			res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "count", Arguments: map[string]any{},
-				RequestState: res.RequestState, InputResponses: mcp.InputResponseMap{"count.2": mcptest.Accept(map[string]any{"n": 3})}})
+				RequestState: res.RequestState, InputResponses: mcp.InputResponseMap{"count.2": hosttest.Accept(map[string]any{"n": 3})}})
 			if want := `[{"n":3},{"n":4}]`; err != nil || text(res) != want {
 				t.Fatalf("%s/%s: %q %v, want %s", transport, c.name, text(res), err, want)
 			}

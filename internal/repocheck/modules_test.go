@@ -27,8 +27,8 @@ const rootModule = "github.com/elicitgen/elicitgen"
 // adapter or an example a user copies builds in their module.
 var internalInTests = map[string][]string{
 	"bench":                        {"internal/testkit/formcheck"},
-	"examples":                     {"internal/machine", "internal/seal", "internal/taskrun", "internal/testkit/formcheck", "internal/testkit/httpt", "internal/testkit/mcptest", "internal/testkit/rawrpc", "internal/testkit/rss", "internal/testkit/syncbuf"},
-	"runtime/otelelicit":           {"internal/testkit/asktest", "internal/testkit/mcptest"},
+	"examples":                     {"internal/machine", "internal/seal", "internal/taskrun", "internal/testkit/formcheck", "internal/testkit/hosttable", "internal/testkit/httpt", "internal/testkit/rawrpc", "internal/testkit/rss", "internal/testkit/syncbuf"},
+	"runtime/otelelicit":           {"internal/testkit/asktest"},
 	"runtime/otelelicit/otelsetup": {"internal/testkit/syncbuf"},
 	"vet/golangcilint":             {"internal/testkit/testmod"},
 }

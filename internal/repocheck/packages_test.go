@@ -69,6 +69,8 @@ var packages = map[string]row{
 	"runtime/elicitimpl": {generated, 5, []string{sdk}},
 	// Layer 6: the public test kit, on top of the entry points.
 	"runtime/elicittest": {testKit, 6, []string{sdk}},
+	// The kit's low level: hosts, transports and raw answers.
+	"runtime/elicittest/hosttest": {testKit, 6, []string{sdk}},
 
 	// The adapters' public test helpers, and the repository's own kit.
 	"runtime/redisstore/redistest":          {testKit, -1, nil},

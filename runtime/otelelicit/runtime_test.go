@@ -8,8 +8,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/testkit/asktest"
-	"github.com/elicitgen/elicitgen/internal/testkit/mcptest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 	"github.com/elicitgen/elicitgen/runtime/otelelicit/oteltest"
 )
 
@@ -21,10 +21,10 @@ import (
 func TestTelemetryPromptAndResource(t *testing.T) {
 	ctx := context.Background()
 	rec := oteltest.New(t)
-	u := &mcptest.User{Replies: []*mcp.ElicitResult{
-		mcptest.Accept(map[string]any{"context": "ctx-k3v9q"}), mcptest.Accept(map[string]any{"context": "note-w8m2d"}),
+	u := &hosttest.User{Replies: []*mcp.ElicitResult{
+		hosttest.Accept(map[string]any{"context": "ctx-k3v9q"}), hosttest.Accept(map[string]any{"context": "note-w8m2d"}),
 	}}
-	cs := mcptest.Connect(t, func() *mcp.Server { return asktest.Server(&elicitrt.ToolOptions{Hooks: rec.Hooks}) }, "http", "modern", mcptest.Options{User: u})
+	cs := hosttest.Connect(t, func() *mcp.Server { return asktest.Server(&elicitrt.ToolOptions{Hooks: rec.Hooks}) }, "http", "modern", hosttest.Options{User: u})
 	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize", Arguments: map[string]string{"project": "proj-x5t1r"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ import (
 // MutantVar is the environment variable that selects the mutant.
 const MutantVar = "ELICITGEN_MUTANT"
 
-// binCacheVar is internal/testkit/mcptest's BinCacheVar (mutate links no
+// binCacheVar is runtime/elicittest/hosttest's BinCacheVar (mutate links no
 // test helper).
 const binCacheVar = "ELICITGEN_TEST_BIN_CACHE"
 
@@ -303,7 +303,7 @@ func RunAll(root, scratch string, ms []*Mutation, timeout time.Duration, paralle
 		ok = append(ok, m)
 	}
 	overlay, bins, alone := buildSchemata(root, scratch, ok, parallel)
-	// The servers that tests build (mcptest.BuildBinary) are the same
+	// The servers that tests build (hosttest.BuildBinary) are the same
 	// for every mutant too: built once, into this cache.
 	cache := binCacheVar + "=" + filepath.Join(scratch, "bin-cache")
 	if err := os.MkdirAll(filepath.Join(scratch, "bin-cache"), 0o755); err != nil {

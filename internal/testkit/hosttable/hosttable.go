@@ -1,60 +1,22 @@
-package mcptest
+// Package hosttable writes and holds the generated tables of docs/hosts.md
+// from the public kit's host emulation (runtime/elicittest/hosttest): the
+// matrix of hosts, and a table per example of what a person of each host
+// sees. It is the repository's own: no conversation is here.
+package hosttable
 
 import (
-	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
-
-// A DroppedError is what CallTool returns when the host dropped a
-// question it declared it could show: the call stays open until the host
-// gives up After its timeout; the emulation stops as soon as the question
-// is dropped instead of waiting.
-type DroppedError struct{ After string }
-
-func (e *DroppedError) Error() string {
-	return "no answer: the question is dropped and the call stays open until the host gives up (" + e.After + ")"
-}
-
-// CallTool calls the tool p names as the person u of a host: when u drops
-// questions, the call is abandoned once one is dropped, and the error is
-// a *DroppedError; otherwise it is cs.CallTool.
-func CallTool(ctx context.Context, cs *mcp.ClientSession, u *User, p *mcp.CallToolParams) (*mcp.CallToolResult, error) {
-	if u == nil || u.Drops == "" {
-		return cs.CallTool(ctx, p)
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	u.mu.Lock()
-	u.dropped, u.abandoned = make(chan struct{}), make(chan struct{})
-	dropped, abandoned := u.dropped, u.abandoned
-	u.mu.Unlock()
-	go func() {
-		select {
-		case <-dropped:
-			cancel()
-			close(abandoned)
-		case <-ctx.Done():
-		}
-	}()
-	res, err := cs.CallTool(ctx, p)
-	select {
-	case <-dropped:
-		return nil, &DroppedError{After: u.Drops}
-	default:
-		return res, err
-	}
-}
 
 // HostRow is one row of a table of docs/hosts.md: what a person of Host
 // sees of one call on Era, the same over each of Transports.
 type HostRow struct {
-	Host       Host
+	Host       hosttest.Host
 	Era        string
 	Transports []string
 	Sees       string
@@ -63,10 +25,10 @@ type HostRow struct {
 // HostRows runs sees for every host of Hosts on each of its eras, over
 // each transport of that era, fails the test where two transports of one
 // era differ, and returns a row per host and era.
-func HostRows(t *testing.T, sees func(h Host, transport, era string) string) []HostRow {
+func HostRows(t *testing.T, sees func(h hosttest.Host, transport, era string) string) []HostRow {
 	t.Helper()
 	var rows []HostRow
-	for _, h := range Hosts {
+	for _, h := range hosttest.Hosts {
 		for _, s := range h.Sessions {
 			var first string
 			for i, transport := range s.Transports {
@@ -91,7 +53,7 @@ func HostTable(t *testing.T, root, name string, rows []HostRow) {
 	var b strings.Builder
 	b.WriteString("| host | version | era | over | declares | what the person sees |\n|---|---|---|---|---|---|\n")
 	for _, r := range rows {
-		cells := []string{r.Host.Name, r.Host.Version, eraName(r.Era), strings.Join(r.Transports, ", "), r.Host.Declares(), r.Sees}
+		cells := []string{r.Host.Name, r.Host.Version, hosttest.EraName(r.Era), strings.Join(r.Transports, ", "), r.Host.Declares(), r.Sees}
 		writeRow(&b, cells)
 	}
 	HoldSection(t, root, name, b.String())
@@ -104,18 +66,18 @@ func MatrixTable(t *testing.T, root string) {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("| host | version | protocol, by default | declares | form fields shown | also | source, as of |\n|---|---|---|---|---|---|---|\n")
-	for _, h := range Hosts {
+	for _, h := range hosttest.Hosts {
 		var eras []string
 		for _, s := range h.Sessions {
-			eras = append(eras, eraName(s.Era)+" over "+strings.Join(s.Transports, ", "))
+			eras = append(eras, hosttest.EraName(s.Era)+" over "+strings.Join(s.Transports, ", "))
 		}
-		writeRow(&b, []string{h.Name, h.Version, strings.Join(eras, "; "), h.Declares(), h.fieldsShown(), h.also(), h.Source + ", " + h.Date})
+		writeRow(&b, []string{h.Name, h.Version, strings.Join(eras, "; "), h.Declares(), fieldsShown(h), also(h), h.Source + ", " + h.Date})
 	}
 	HoldSection(t, root, "matrix", b.String())
 }
 
 // fieldsShown says which field kinds h's forms show.
-func (h Host) fieldsShown() string {
+func fieldsShown(h hosttest.Host) string {
 	switch {
 	case !h.Form && !h.URL:
 		return "–"
@@ -123,7 +85,7 @@ func (h Host) fieldsShown() string {
 		return "all"
 	}
 	var shown []string
-	for _, k := range FieldKinds {
+	for _, k := range hosttest.FieldKinds {
 		if !h.CannotShow(k) {
 			shown = append(shown, k)
 		}
@@ -132,7 +94,7 @@ func (h Host) fieldsShown() string {
 }
 
 // also says what else h does with a question.
-func (h Host) also() string {
+func also(h hosttest.Host) string {
 	var notes []string
 	if h.FirstOption {
 		notes = append(notes, "fills a required enum with its first option, without the person")
@@ -184,48 +146,4 @@ func HoldSection(t *testing.T, root, name, want string) {
 		return
 	}
 	t.Errorf("docs/hosts.md, table %s, is not what the hosts see (ELICITGEN_UPDATE_HOSTS=1 go test rewrites it):\nhave:\n%s\nwant:\n%s", name, have, want)
-}
-
-// Sees is what a person of one host saw of one call: each question
-// (a form's message, or "a URL step", or what u.Shows says), then the
-// result's first line or the error.
-func Sees(u *User, res *mcp.CallToolResult, err error) string {
-	var parts []string
-	if u != nil {
-		u.mu.Lock()
-		for _, p := range u.Asked {
-			switch {
-			case u.Shows != nil:
-				parts = append(parts, u.Shows(p))
-			case p.Mode == "url":
-				parts = append(parts, "URL step: "+p.Message)
-			default:
-				parts = append(parts, "form: "+p.Message)
-			}
-		}
-		u.mu.Unlock()
-	}
-	return strings.Join(append(parts, outcome(res, err)), " → ")
-}
-
-// outcome is the result's first line, or the error.
-func outcome(res *mcp.CallToolResult, err error) string {
-	var dropped *DroppedError
-	switch {
-	case errors.As(err, &dropped):
-		return dropped.Error()
-	case err != nil:
-		return "error: " + err.Error()
-	case res != nil && len(res.Content) == 2 && strings.Contains(Text(&mcp.CallToolResult{Content: res.Content[1:]}), "confirmation_token"):
-		return "preview: " + Text(&mcp.CallToolResult{Content: res.Content[:1]}) + " (and a confirmation token)"
-	}
-	text := Text(res)
-	if strings.Contains(text, "?flow=") {
-		first, _, _ := strings.Cut(text, "\n")
-		text = first + " (the link in the result)"
-	}
-	if res != nil && res.IsError {
-		text = "tool error: " + text
-	}
-	return text
 }

@@ -1,4 +1,4 @@
-package mcptest
+package hosttest
 
 import (
 	"encoding/json"
@@ -225,7 +225,7 @@ func (h Host) Declares() string {
 	return "none"
 }
 
-// eraName is the protocol version of an era.
-func eraName(era string) string {
+// EraName is the protocol version of an era ("legacy" or "modern").
+func EraName(era string) string {
 	return map[string]string{"legacy": "2025-11-25", "modern": "2026-07-28"}[era]
 }

@@ -1,4 +1,4 @@
-package mcptest
+package hosttest
 
 import (
 	"testing"
@@ -6,11 +6,6 @@ import (
 	"github.com/elicitgen/elicitgen/internal/hostmatrix"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// TestHostMatrix holds the table of hosts of docs/hosts.md to Hosts.
-func TestHostMatrix(t *testing.T) {
-	MatrixTable(t, "../../..")
-}
 
 // TestCodexShows: a host that shows string, enum and boolean fields
 // only names the integer and multi-select fields of a form it shows as
@@ -72,7 +67,7 @@ func TestEveryHostEmulated(t *testing.T) {
 			t.Errorf("%s is emulated on %d eras, the table has %d", row.Name, len(h.Sessions), len(row.Eras))
 		}
 		for i, s := range h.Sessions {
-			if eraName(s.Era) != row.Eras[i] || len(s.Transports) == 0 {
+			if EraName(s.Era) != row.Eras[i] || len(s.Transports) == 0 {
 				t.Errorf("%s: session %d is %+v, the table's era is %s", row.Name, i, s, row.Eras[i])
 			}
 		}

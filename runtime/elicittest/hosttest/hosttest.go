@@ -1,8 +1,17 @@
-// Package mcptest connects real Go SDK clients to servers under test: in
-// memory or over streamable HTTP on 127.0.0.1 (through elicitgen's
-// dual-era handler), on protocol 2026-07-28 or 2025-11-25, with a scripted
-// user answering elicitations.
-package mcptest
+// Package hosttest tests a server as an MCP host meets it: a real Go SDK
+// client connects in memory, over streamable HTTP on 127.0.0.1 (through
+// runtime/serve's dual-era handler) or over stdio to a built binary, on
+// protocol 2026-07-28 or 2025-11-25, with a User answering each raw
+// elicitation. Hosts emulates the hosts of docs/hosts.md (their
+// capabilities, era and what they do with a question); Options.Manual
+// turns off the SDK client's multi round-trip loop, so that a test sees
+// and sends each input_required round itself.
+//
+// It is the low level of the public kit, for what a conversation script
+// cannot say: hostile content, raw rounds, a host's own behaviour. The
+// package above it, runtime/elicittest, plays scripts on the same
+// connections (Options.Transport). docs/testing.md describes both.
+package hosttest
 
 import (
 	"context"
@@ -81,7 +90,7 @@ func (u *User) Handle(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitR
 // the call is abandoned; u.mu is held on entry and on return.
 func (u *User) drop(ctx context.Context) (*mcp.ElicitResult, error) {
 	if u.dropped == nil {
-		return nil, errors.New("mcptest: a user that drops questions answers only inside CallTool")
+		return nil, errors.New("hosttest: a user that drops questions answers only inside CallTool")
 	}
 	dropped, abandoned := u.dropped, u.abandoned
 	select {
@@ -95,7 +104,7 @@ func (u *User) drop(ctx context.Context) (*mcp.ElicitResult, error) {
 	case <-ctx.Done():
 	case <-abandoned:
 	}
-	return nil, errors.New("mcptest: the question was dropped")
+	return nil, errors.New("hosttest: the question was dropped")
 }
 
 // HandleComplete is an mcp.ClientOptions.ElicitationCompleteHandler.
@@ -143,7 +152,7 @@ func RunWithBinary(m *testing.M, dir string, bin *string) int {
 	if !runsTests() {
 		return m.Run()
 	}
-	tmp, err := os.MkdirTemp("", "mcptest-")
+	tmp, err := os.MkdirTemp("", "hosttest-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -158,7 +167,7 @@ func RunWithBinary(m *testing.M, dir string, bin *string) int {
 
 // BinCacheVar names a directory where BuildBinary keeps the binaries it
 // builds, by package directory, and takes them from on the next call,
-// in any process: internal/cmd/mutate sets it, since every mutant of a run
+// in any process: the repository's mutation tool sets it, since every mutant of a run
 // is in one build (the mutant is chosen when the binary runs), so that
 // each test run does not link its server again. Unset, every call builds.
 const BinCacheVar = "ELICITGEN_TEST_BIN_CACHE"

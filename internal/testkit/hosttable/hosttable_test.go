@@ -1,0 +1,9 @@
+package hosttable
+
+import "testing"
+
+// TestHostMatrix holds the table of hosts of docs/hosts.md to
+// hosttest.Hosts.
+func TestHostMatrix(t *testing.T) {
+	MatrixTable(t, "../../..")
+}
