@@ -3,7 +3,7 @@ package forms
 import (
 	"testing"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/formcheck"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/formcheck"
 )
 
 func FuzzDecodeFive(f *testing.F) {

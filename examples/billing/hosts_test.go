@@ -6,7 +6,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/hosttable"
 	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
 
@@ -20,12 +19,12 @@ func TestHostsBilling(t *testing.T) {
 	s := startSite(t)
 	dismiss := func(*mcp.ElicitParams) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "cancel"} }
 	users := 0
-	rows := hosttable.HostRows(t, func(h hosttest.Host, transport, era string) string {
+	rows := hosttest.HostRows(t, func(h hosttest.Host, transport, era string) string {
 		users++
 		o := h.Options(dismiss)
 		cs := s.mcpClientEra(t, transport, era, "host-user-"+strconv.Itoa(users), o)
 		res, err := list(cs, "", nil)
 		return hosttest.Sees(o.User, res, err)
 	})
-	hosttable.HostTable(t, "../..", "billing", rows)
+	hosttest.HostTable(t, "../../docs/hosts.md", "billing", rows)
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/formcheck"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/formcheck"
 )
 
 func FuzzDecodeUserName(f *testing.F) {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/hosttable"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
@@ -30,7 +29,7 @@ func deployPerson(p *mcp.ElicitParams) *mcp.ElicitResult {
 // does, the preview and its token.
 func TestHostsDeploy(t *testing.T) {
 	keys := elicitrt.RandomKeyring()
-	rows := hosttable.HostRows(t, func(h hosttest.Host, transport, era string) string {
+	rows := hosttest.HostRows(t, func(h hosttest.Host, transport, era string) string {
 		o := h.Options(deployPerson)
 		o.Command = func() *exec.Cmd {
 			cmd := exec.Command(serverBin, "-stdio")
@@ -46,5 +45,5 @@ func TestHostsDeploy(t *testing.T) {
 		}
 		return sees
 	})
-	hosttable.HostTable(t, "../..", "deploy", rows)
+	hosttest.HostTable(t, "../../docs/hosts.md", "deploy", rows)
 }

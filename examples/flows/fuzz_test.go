@@ -3,11 +3,11 @@ package flows
 import (
 	"testing"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/formcheck"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/formcheck"
 )
 
 // FuzzDecodeEverything fuzzes the decoder of the form of the hostile-answer
-// table against the independent validator of internal/testkit/formcheck.
+// table against the independent validator of runtime/elicittest/formcheck.
 func FuzzDecodeEverything(f *testing.F) {
 	formcheck.Fuzz[Everything](f, Everything{}.ElicitSchema(),
 		`{"count":5,"favorite":"red"}`,

@@ -9,7 +9,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/hosttable"
 	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 	"github.com/elicitgen/elicitgen/runtime/serve"
 )
@@ -52,7 +51,7 @@ func surveyPerson(p *mcp.ElicitParams) *mcp.ElicitResult {
 // (Codex) approves those forms with no field: the colours take their
 // defaults, and the rating, re-asked, ends in the handler's fallback.
 func TestHostsSurvey(t *testing.T) {
-	rows := hosttable.HostRows(t, func(h hosttest.Host, transport, era string) string {
+	rows := hosttest.HostRows(t, func(h hosttest.Host, transport, era string) string {
 		o := h.Options(surveyPerson)
 		o.Command = func() *exec.Cmd {
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -63,5 +62,5 @@ func TestHostsSurvey(t *testing.T) {
 		res, err := hosttest.CallTool(t.Context(), cs, o.User, &mcp.CallToolParams{Name: "survey", Arguments: map[string]any{"topic": "tea"}})
 		return hosttest.Sees(o.User, res, err)
 	})
-	hosttable.HostTable(t, "../..", "survey", rows)
+	hosttest.HostTable(t, "../../docs/hosts.md", "survey", rows)
 }

@@ -3,11 +3,11 @@ package forms
 import (
 	"testing"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/formcheck"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/formcheck"
 )
 
 // FuzzDecodeProfile decodes fuzzed JSON content with the generated decoder
-// of the form with every property kind; internal/testkit/formcheck is the
+// of the form with every property kind; runtime/elicittest/formcheck is the
 // independent validator (the published schema through jsonschema-go, plus
 // standard-library format checks).
 func FuzzDecodeProfile(f *testing.F) {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/hosttable"
 	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
 
@@ -27,7 +26,7 @@ func reportPerson(p *mcp.ElicitParams) *mcp.ElicitResult {
 // work; the table of docs/hosts.md is generated from it.
 func TestHostsReport(t *testing.T) {
 	bin := reportBinary(t)
-	rows := hosttable.HostRows(t, func(h hosttest.Host, transport, era string) string {
+	rows := hosttest.HostRows(t, func(h hosttest.Host, transport, era string) string {
 		o := h.Options(reportPerson)
 		o.Command = func() *exec.Cmd {
 			cmd := exec.Command(bin, "-stdio")
@@ -38,5 +37,5 @@ func TestHostsReport(t *testing.T) {
 		res, err := hosttest.CallTool(t.Context(), cs, o.User, &mcp.CallToolParams{Name: "report", Arguments: map[string]any{"topic": "Q3", "seconds": 1}})
 		return hosttest.Sees(o.User, res, err)
 	})
-	hosttable.HostTable(t, "../..", "report", rows)
+	hosttest.HostTable(t, "../../docs/hosts.md", "report", rows)
 }

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/elicitgen/elicitgen/internal/format"
-	"github.com/elicitgen/elicitgen/internal/testkit/formcheck"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/formcheck"
 )
 
 // The format checks are held to an independent implementation: the
-// regular expressions of internal/testkit/formcheck, transcribed from the RFCs'
+// regular expressions of runtime/elicittest/formcheck, transcribed from the RFCs'
 // ABNF (the oracle of the decoder fuzz targets too). The corpora below say
 // what each format must accept and refuse, with the reason where it is not
 // plain; the tests check both implementations against them, then against

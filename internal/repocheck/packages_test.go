@@ -71,6 +71,8 @@ var packages = map[string]row{
 	"runtime/elicittest": {testKit, 6, []string{sdk}},
 	// The kit's low level: hosts, transports and raw answers.
 	"runtime/elicittest/hosttest": {testKit, 6, []string{sdk}},
+	// The kit's independent validator of a generated decoder, for fuzzing.
+	"runtime/elicittest/formcheck": {testKit, 6, []string{jsonschema}},
 
 	// The adapters' public test helpers, and the repository's own kit.
 	"runtime/redisstore/redistest":          {testKit, -1, nil},

@@ -5,59 +5,12 @@
 package hosttable
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
-
-// HostRow is one row of a table of docs/hosts.md: what a person of Host
-// sees of one call on Era, the same over each of Transports.
-type HostRow struct {
-	Host       hosttest.Host
-	Era        string
-	Transports []string
-	Sees       string
-}
-
-// HostRows runs sees for every host of Hosts on each of its eras, over
-// each transport of that era, fails the test where two transports of one
-// era differ, and returns a row per host and era.
-func HostRows(t *testing.T, sees func(h hosttest.Host, transport, era string) string) []HostRow {
-	t.Helper()
-	var rows []HostRow
-	for _, h := range hosttest.Hosts {
-		for _, s := range h.Sessions {
-			var first string
-			for i, transport := range s.Transports {
-				got := sees(h, transport, s.Era)
-				if i == 0 {
-					first = got
-				} else if got != first {
-					t.Errorf("%s on %s: over %s %q, over %s %q", h.Name, s.Era, s.Transports[0], first, transport, got)
-				}
-			}
-			rows = append(rows, HostRow{Host: h, Era: s.Era, Transports: s.Transports, Sees: first})
-		}
-	}
-	return rows
-}
-
-// HostTable holds the table named name of docs/hosts.md (between
-// "<!-- hosts: NAME -->" and "<!-- /hosts: NAME -->") to rows: the test
-// fails when they differ, and ELICITGEN_UPDATE_HOSTS=1 rewrites it.
-func HostTable(t *testing.T, root, name string, rows []HostRow) {
-	t.Helper()
-	var b strings.Builder
-	b.WriteString("| host | version | era | over | declares | what the person sees |\n|---|---|---|---|---|---|\n")
-	for _, r := range rows {
-		cells := []string{r.Host.Name, r.Host.Version, hosttest.EraName(r.Era), strings.Join(r.Transports, ", "), r.Host.Declares(), r.Sees}
-		writeRow(&b, cells)
-	}
-	HoldSection(t, root, name, b.String())
-}
 
 // MatrixTable holds the table "matrix" of docs/hosts.md to Hosts: each
 // host's eras and transports, the modes it declares, the field kinds its
@@ -71,9 +24,9 @@ func MatrixTable(t *testing.T, root string) {
 		for _, s := range h.Sessions {
 			eras = append(eras, hosttest.EraName(s.Era)+" over "+strings.Join(s.Transports, ", "))
 		}
-		writeRow(&b, []string{h.Name, h.Version, strings.Join(eras, "; "), h.Declares(), fieldsShown(h), also(h), h.Source + ", " + h.Date})
+		hosttest.WriteRow(&b, []string{h.Name, h.Version, strings.Join(eras, "; "), h.Declares(), fieldsShown(h), also(h), h.Source + ", " + h.Date})
 	}
-	HoldSection(t, root, "matrix", b.String())
+	hosttest.HoldSection(t, filepath.Join(root, "docs", "hosts.md"), "matrix", b.String())
 }
 
 // fieldsShown says which field kinds h's forms show.
@@ -109,41 +62,4 @@ func also(h hosttest.Host) string {
 		notes = append(notes, "may send `server/discover` before `initialize`")
 	}
 	return strings.Join(notes, "; ")
-}
-
-func writeRow(b *strings.Builder, cells []string) {
-	for i, c := range cells {
-		// A re-asked form's message has its reasons on lines of their own.
-		cells[i] = strings.ReplaceAll(strings.Join(strings.Fields(c), " "), "|", "\\|")
-	}
-	b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
-}
-
-// HoldSection holds the section named name of docs/hosts.md (between
-// "<!-- hosts: NAME -->" and "<!-- /hosts: NAME -->") to want: the test
-// fails when they differ, and ELICITGEN_UPDATE_HOSTS=1 rewrites it.
-func HoldSection(t *testing.T, root, name, want string) {
-	t.Helper()
-	path := filepath.Join(root, "docs", "hosts.md")
-	doc, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	begin, end := "<!-- hosts: "+name+" -->\n", "<!-- /hosts: "+name+" -->"
-	i, j := strings.Index(string(doc), begin), strings.Index(string(doc), end)
-	if i < 0 || j < i {
-		t.Fatalf("docs/hosts.md has no table %s", name)
-	}
-	have := string(doc[i+len(begin) : j])
-	if have == want {
-		return
-	}
-	if os.Getenv("ELICITGEN_UPDATE_HOSTS") == "1" {
-		out := string(doc[:i+len(begin)]) + want + string(doc[j:])
-		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Errorf("docs/hosts.md, table %s, is not what the hosts see (ELICITGEN_UPDATE_HOSTS=1 go test rewrites it):\nhave:\n%s\nwant:\n%s", name, have, want)
 }

@@ -4,6 +4,10 @@
 // them against the form's published requestedSchema with jsonschema-go plus
 // its own format checks (jsonschema-go ignores formats): regular
 // expressions transcribed from the RFCs' ABNF, in formats.go.
+//
+// A user fuzzes the decoder of each form with Fuzz, in a FuzzX function
+// of their package's tests: a decoded value the validator refuses, or an
+// accepted one that does not read back as what was sent, fails the fuzz.
 package formcheck
 
 import (
