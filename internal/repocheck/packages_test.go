@@ -67,8 +67,10 @@ var packages = map[string]row{
 	"runtime/serve":      {user, 5, []string{sdk}},
 	"runtime/signin":     {user, 5, nil},
 	"runtime/elicitimpl": {generated, 5, []string{sdk}},
-	// Layer 6: the public test kit, on top of the entry points.
-	"runtime/elicittest": {testKit, 6, []string{sdk}},
+	// Layers 6 and 7: the public test kit, on top of the entry points:
+	// its low level (hosts, transports, the fuzz validator), then the
+	// scripted client on it.
+	"runtime/elicittest": {testKit, 7, []string{sdk}},
 	// The kit's low level: hosts, transports and raw answers.
 	"runtime/elicittest/hosttest": {testKit, 6, []string{sdk}},
 	// The kit's independent validator of a generated decoder, for fuzzing.

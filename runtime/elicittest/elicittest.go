@@ -11,6 +11,7 @@ import (
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/backend"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
 
 // Era is a protocol revision the client speaks.
@@ -68,6 +69,12 @@ type Options struct {
 	// optional task tool runs in the foreground. 2025-11-25 clients never
 	// get tasks: there it changes nothing.
 	Tasks bool
+	// Transport is how the client reaches the server: "memory" (in-memory
+	// transports, the default when empty) or "http" (streamable HTTP on
+	// 127.0.0.1 through runtime/serve's dual-era handler, as a deployed
+	// server is served: the same script then proves the conversation over
+	// the wire). See hosttest.Transport.
+	Transport string
 	// TaskWait bounds how long Call follows a task (real time, not the
 	// clock's) before it fails the test and cancels the task; 0 means
 	// DefaultTaskWait.
@@ -94,6 +101,8 @@ type Client struct {
 	wire     *wire                 // tools/call and tasks/* with the Tasks extension
 	taskWait time.Duration
 	tasks    *taskLog // the server's task store, as the kit wraps it
+	// transport is Options.Transport, "memory" when it is empty.
+	transport string
 }
 
 // Start builds a server with newServer, given the ToolOptions that o and
@@ -104,7 +113,10 @@ func Start(t testing.TB, newServer func(*elicitrt.ToolOptions) *mcp.Server, o *O
 	if o == nil {
 		o = &Options{}
 	}
-	c := &Client{t: t, era: o.Era, hooks: &keyHooks{}, taskWait: o.TaskWait}
+	c := &Client{t: t, era: o.Era, hooks: &keyHooks{}, taskWait: o.TaskWait, transport: o.Transport}
+	if c.transport == "" {
+		c.transport = "memory"
+	}
 	if c.taskWait <= 0 {
 		c.taskWait = DefaultTaskWait
 	}
@@ -114,20 +126,16 @@ func Start(t testing.TB, newServer func(*elicitrt.ToolOptions) *mcp.Server, o *O
 	server := newServer(c.toolOptions(o))
 	copts := c.clientOptions(o)
 	if o.Tasks && c.era == Modern {
-		c.wire = dialWire(t, server, copts.Capabilities, c.implementation(o))
+		c.wire = dialWire(t, hosttest.Transport(t, server, c.transport), copts.Capabilities, c.implementation(o))
 	}
 	c.session = c.connect(server, mcp.NewClient(c.implementation(o), copts))
 	return c
 }
 
-// connect connects client to server in memory, until the test ends.
+// connect connects client to server over the client's transport, until
+// the test ends.
 func (c *Client) connect(server *mcp.Server, client *mcp.Client) *mcp.ClientSession {
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := server.Connect(context.Background(), st, nil)
-	if err != nil {
-		c.t.Fatalf("elicittest: server: %v", err)
-	}
-	c.t.Cleanup(func() { ss.Close() })
+	ct := hosttest.Transport(c.t, server, c.transport)
 	client.AddReceivingMiddleware(keepRaw)
 	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: string(c.era)})
 	if err != nil {

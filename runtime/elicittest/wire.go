@@ -18,7 +18,7 @@ import (
 // CreateTaskResult, and has no tasks/get or tasks/update. A client that
 // declares the extension (Options.Tasks, 2026-07-28) sends its tools/call
 // requests, and the tasks/* requests of the tasks they start, over a wire
-// of its own: a second in-memory connection to the same server, speaking
+// of its own: a second connection to the same server, speaking
 // JSON-RPC with the 2026-07-28 per-request _meta (protocol version,
 // capabilities with the extension, client info), as a host that speaks
 // the extension does.
@@ -31,18 +31,14 @@ type wire struct {
 	id   int64
 }
 
-// dialWire connects to server in memory; the connection ends with t.
-func dialWire(t testing.TB, server *mcp.Server, caps *mcp.ClientCapabilities, impl *mcp.Implementation) *wire {
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := server.Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatalf("elicittest: server: %v", err)
-	}
+// dialWire connects over ct, the client's end of a transport to the
+// server; the connection ends with t.
+func dialWire(t testing.TB, ct mcp.Transport, caps *mcp.ClientCapabilities, impl *mcp.Implementation) *wire {
 	conn, err := ct.Connect(context.Background())
 	if err != nil {
 		t.Fatalf("elicittest: client: %v", err)
 	}
-	t.Cleanup(func() { conn.Close(); ss.Wait() })
+	t.Cleanup(func() { conn.Close() })
 	withTasks := *caps
 	withTasks.Extensions = maps.Clone(caps.Extensions)
 	withTasks.AddExtension(machine.TasksExtension, nil)

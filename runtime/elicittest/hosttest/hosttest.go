@@ -14,17 +14,21 @@
 package hosttest
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -237,27 +241,13 @@ func Connect(t testing.TB, newServer func() *mcp.Server, transport, era string, 
 	}
 	client := mcp.NewClient(impl, copts)
 	var ct mcp.Transport
-	switch transport {
-	case "memory":
-		st, c := mcp.NewInMemoryTransports()
-		ss, err := newServer().Connect(ctx, st, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ss.Close() })
-		ct = c
-	case "stdio":
+	if transport == "stdio" {
 		if o.Command == nil {
 			t.Fatal("stdio transport without a command")
 		}
 		ct = &mcp.CommandTransport{Command: o.Command()}
-	case "http":
-		server := newServer()
-		srv := httptest.NewServer(serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
-		t.Cleanup(srv.Close)
-		ct = &mcp.StreamableClientTransport{Endpoint: srv.URL}
-	default:
-		t.Fatalf("unknown transport %q", transport)
+	} else {
+		ct = Transport(t, newServer(), transport)
 	}
 	var sopts *mcp.ClientSessionOptions
 	if era == "legacy" {
@@ -269,6 +259,62 @@ func Connect(t testing.TB, newServer func() *mcp.Server, transport, era string, 
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
+}
+
+// Transport serves server over transport, "memory" (in-memory
+// transports) or "http" (streamable HTTP on 127.0.0.1 through
+// runtime/serve's dual-era handler, as a deployed server is served), and
+// returns the client's end; both end with the test. The public kit's
+// scripted client (runtime/elicittest, Options.Transport) connects
+// through it too.
+func Transport(t testing.TB, server *mcp.Server, transport string) mcp.Transport {
+	t.Helper()
+	switch transport {
+	case "memory":
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := server.Connect(context.Background(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ss.Close() })
+		return ct
+	case "http":
+		srv := httptest.NewServer(serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+		t.Cleanup(srv.Close)
+		return &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: taskNames{}}}
+	}
+	t.Fatalf("unknown transport %q", transport)
+	return nil
+}
+
+// taskNames sends each request as a host that speaks the Tasks extension
+// does: a tasks/* request over HTTP carries its taskId in the Mcp-Name
+// header, which the Go SDK's client sets only for tools, resources and
+// prompts.
+type taskNames struct{}
+
+func (taskNames) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body == nil || req.Method != http.MethodPost {
+		return http.DefaultTransport.RoundTrip(req)
+	}
+	body, err := io.ReadAll(req.Body)
+	req.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	var msg struct {
+		Method string `json:"method"`
+		Params struct {
+			TaskID string `json:"taskId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &msg) == nil && strings.HasPrefix(msg.Method, "tasks/") && msg.Params.TaskID != "" {
+		req = req.Clone(req.Context())
+		req.Header.Set("Mcp-Name", msg.Params.TaskID)
+	}
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	req.ContentLength = int64(len(body))
+	return http.DefaultTransport.RoundTrip(req)
 }
 
 // Text returns the single text content of a result, or "" if it has none.
