@@ -51,7 +51,7 @@ func CallTool(ctx context.Context, cs *mcp.ClientSession, u *User, p *mcp.CallTo
 	}
 }
 
-// HostRow is one row of a table of docs/hosts.md: what a person of Host
+// HostRow is one row of a table of docs/results/hosts.md: what a person of Host
 // sees of one call on Era, the same over each of Transports.
 type HostRow struct {
 	Host       Host
@@ -83,7 +83,7 @@ func HostRows(t *testing.T, sees func(h Host, transport, era string) string) []H
 	return rows
 }
 
-// HostTable holds the table named name of docs/hosts.md (between
+// HostTable holds the table named name of docs/results/hosts.md (between
 // "<!-- hosts: NAME -->" and "<!-- /hosts: NAME -->") to rows: the test
 // fails when they differ, and ELICITGEN_UPDATE_HOSTS=1 rewrites it.
 func HostTable(t *testing.T, root, name string, rows []HostRow) {
@@ -97,7 +97,7 @@ func HostTable(t *testing.T, root, name string, rows []HostRow) {
 	HoldSection(t, root, name, b.String())
 }
 
-// MatrixTable holds the table "matrix" of docs/hosts.md to Hosts: each
+// MatrixTable holds the table "matrix" of docs/results/hosts.md to Hosts: each
 // host's eras and transports, the modes it declares, the field kinds its
 // forms show, what else it does, and where and when that is documented.
 func MatrixTable(t *testing.T, root string) {
@@ -157,12 +157,12 @@ func writeRow(b *strings.Builder, cells []string) {
 	b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 }
 
-// HoldSection holds the section named name of docs/hosts.md (between
+// HoldSection holds the section named name of docs/results/hosts.md (between
 // "<!-- hosts: NAME -->" and "<!-- /hosts: NAME -->") to want: the test
 // fails when they differ, and ELICITGEN_UPDATE_HOSTS=1 rewrites it.
 func HoldSection(t *testing.T, root, name, want string) {
 	t.Helper()
-	path := filepath.Join(root, "docs", "hosts.md")
+	path := filepath.Join(root, "docs", "results", "hosts.md")
 	doc, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +170,7 @@ func HoldSection(t *testing.T, root, name, want string) {
 	begin, end := "<!-- hosts: "+name+" -->\n", "<!-- /hosts: "+name+" -->"
 	i, j := strings.Index(string(doc), begin), strings.Index(string(doc), end)
 	if i < 0 || j < i {
-		t.Fatalf("docs/hosts.md has no table %s", name)
+		t.Fatalf("docs/results/hosts.md has no table %s", name)
 	}
 	have := string(doc[i+len(begin) : j])
 	if have == want {
@@ -183,7 +183,7 @@ func HoldSection(t *testing.T, root, name, want string) {
 		}
 		return
 	}
-	t.Errorf("docs/hosts.md, table %s, is not what the hosts see (ELICITGEN_UPDATE_HOSTS=1 go test rewrites it):\nhave:\n%s\nwant:\n%s", name, have, want)
+	t.Errorf("docs/results/hosts.md, table %s, is not what the hosts see (ELICITGEN_UPDATE_HOSTS=1 go test rewrites it):\nhave:\n%s\nwant:\n%s", name, have, want)
 }
 
 // Sees is what a person of one host saw of one call: each question
