@@ -4,7 +4,7 @@
 # streamable HTTP on 127.0.0.1, and prints each by name. Every version is
 # pinned in .ci/conformance/package.json and its lock file. Exits non-zero
 # on any failure, except the scenarios listed in `known` below, which must
-# fail with exactly the error given there (docs/conformance.md says why).
+# fail with exactly the error given there (docs/design/conformance.md says why).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -70,7 +70,7 @@ for s in "${scenarios[@]}"; do
 	elif [ -n "${known[$s]:-}" ] && [ "$(sed 's/\x1b\[[0-9;]*m//g' "$work/$s.log" | grep -c '^ *Error: ')" -eq 1 ] &&
 		sed 's/\x1b\[[0-9;]*m//g' "$work/$s.log" | grep -qxF "    ${known[$s]}"; then
 		expected=$((expected + 1))
-		echo "out  $s (sampling/roots, docs/conformance.md): $(sed 's/\x1b\[[0-9;]*m//g' "$work/$s.log" | grep -m1 'Passed:') ${known[$s]}"
+		echo "out  $s (sampling/roots, docs/design/conformance.md): $(sed 's/\x1b\[[0-9;]*m//g' "$work/$s.log" | grep -m1 'Passed:') ${known[$s]}"
 	else
 		failed=$((failed + 1))
 		echo "FAIL $s"

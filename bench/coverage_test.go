@@ -69,7 +69,7 @@ func TestEveryExampleFormIsBenchmarked(t *testing.T) {
 	}
 }
 
-// TestEveryGeneratedFormIsFuzzed keeps docs/security.md's "FuzzDecode*,
+// TestEveryGeneratedFormIsFuzzed keeps docs/security/guarantees.md's "FuzzDecode*,
 // one per generated form of the repository" true: every form of the
 // examples and of bench/forms (a type with a generated DecodeElicit) has
 // a fuzz target of its package that runs formcheck.Fuzz on it.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs elicitgen's benchmarks, each case against its baseline in the same
-# run, and prints the table of ratios of docs/performance-micro.md.
+# run, and prints the table of ratios of docs/results/performance-micro.md.
 #
 #   bash bench/run.sh              COUNT=6 rounds, each running every benchmark once
 #   COUNT=10 bash bench/run.sh     more rounds
@@ -35,7 +35,7 @@ for round in $(seq "$COUNT"); do
 	run -bench 'RoundTrip' ./examples/deploy
 	# One deploy round over streamable HTTP on loopback, three server
 	# processes (hand-written go-sdk, examples/deploy, floor) at
-	# concurrency 1, 8 and 32 (bench/e2e; docs/performance.md).
+	# concurrency 1, 8 and 32 (bench/e2e; docs/results/performance.md).
 	ELICITGEN_E2E_ROTATE=$round run -bench 'E2E' ./bench/e2e
 	# The generator on 500 forms against a bare packages.Load (each run is slow).
 	run -bench 'Generate' -benchtime 10x ./gen

@@ -61,7 +61,7 @@ require (
 )
 
 // In-repo development: each module of this repository builds against
-// the others at the same commit (docs/modules.md).
+// the others at the same commit (docs/design/modules.md).
 replace github.com/elicitgen/elicitgen v0.0.0-00010101000000-000000000000 => ..
 
 replace github.com/elicitgen/elicitgen/runtime/redisstore v0.0.0-00010101000000-000000000000 => ../runtime/redisstore

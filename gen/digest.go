@@ -8,7 +8,7 @@ import (
 )
 
 // stepDigest is the digest of what the person is shown at step s and what
-// their answer means (docs/deploys.md): its key and mode, its static
+// their answer means (docs/guide/deploys.md): its key and mode, its static
 // message or the fact that the handler writes it, its form's
 // requestedSchema, and the options that change where an answer comes
 // from or what it means (confirm, once, during, prefill, ask=handler, the

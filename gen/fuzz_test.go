@@ -8,7 +8,7 @@ import (
 // FuzzParseStructTag runs the tag reader (readTag) on arbitrary struct
 // tags: it must never panic, every problem must have a message and an
 // offset inside the value, and what it accepts must be well formed. (Its
-// name is the one docs/security.md gives; the corpus of FuzzReadTag, its
+// name is the one docs/security/guarantees.md gives; the corpus of FuzzReadTag, its
 // name for a while, moved under it.)
 func FuzzParseStructTag(f *testing.F) {
 	for _, s := range []string{

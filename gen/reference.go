@@ -13,7 +13,7 @@ import (
 )
 
 // ReferenceVersion is the version of the reference's JSON schema
-// (docs/reference-docs.md): it changes only with a change a reader of
+// (docs/reference/reference-docs.md): it changes only with a change a reader of
 // version 1 would misread.
 const ReferenceVersion = 1
 

@@ -17,7 +17,7 @@ import (
 	"github.com/elicitgen/elicitgen/internal/testkit/testmod"
 )
 
-var screenshot = flag.Bool("screenshot", false, "rewrite docs/reference-html.png from headless chromium")
+var screenshot = flag.Bool("screenshot", false, "rewrite docs/reference/reference-html.png from headless chromium")
 
 // gallerySrc declares a tool with every kind of field and a URL step.
 const gallerySrc = `package gallery
@@ -118,7 +118,7 @@ func TestReferenceInBrowser(t *testing.T) {
 		t.Errorf("the proxy counted no connection for a page that loads an image: the check above cannot fail")
 	}
 	if *screenshot {
-		out, _ := filepath.Abs(filepath.Join("..", "docs", "reference-html.png"))
+		out, _ := filepath.Abs(filepath.Join("..", "docs", "reference", "reference-html.png"))
 		runChromium(t, chromium, "--screenshot="+out, "--window-size=1000,1950", "file://"+path)
 	}
 }

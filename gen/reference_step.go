@@ -90,7 +90,7 @@ func refField(f *fieldModel) RefField {
 }
 
 // withoutPerson is what the model gets at step s when the request cannot
-// show it (internal/machine; docs/grammar.md, fallback=).
+// show it (internal/machine; docs/reference/grammar.md, fallback=).
 func withoutPerson(t *toolModel, s *stepModel) string {
 	var pre string
 	if s.Prefill && len(s.PrefillNeeds) > 0 {

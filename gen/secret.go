@@ -9,7 +9,7 @@ import (
 // secretWords are the words that make a field look secret when they occur,
 // as whole words, in its Go name, property name, title or type name. Names
 // are split into words at camelCase, snake_case, kebab-case, spaces and
-// digits. docs/grammar.md lists them.
+// digits. docs/reference/grammar.md lists them.
 var secretWords = []string{
 	"password", "passwd", "passphrase", "passcode",
 	"secret", "token", "apikey", "credential",

@@ -18,7 +18,7 @@ const elicittestPath = "github.com/elicitgen/elicitgen/runtime/elicittest"
 // once step; URL steps signed in, denied and through their link; a task
 // tool as a task. It returns the package directory and the gofmt-clean
 // source; it never writes. The test fails until newXHandler builds the
-// handler and the handler answers each path (docs/testing.md).
+// handler and the handler answers each path (docs/guide/testing.md).
 func StubTest(cfg Config, tool string) (dir string, src []byte, diags Diagnostics, err error) {
 	p, _, t, diags, err := findDecl(cfg, tool)
 	if err != nil || len(diags) > 0 {
@@ -31,9 +31,9 @@ func StubTest(cfg Config, tool string) (dir string, src []byte, diags Diagnostic
 	return p.Dir, src, nil, err
 }
 
-// testingDoc is the section of docs/testing.md that says what the
+// testingDoc is the section of docs/guide/testing.md that says what the
 // written test covers, and what to write by hand beyond it.
-const testingDoc = "docs/testing.md#the-test-elicitgen-stub---test-writes"
+const testingDoc = "docs/guide/testing.md#the-test-elicitgen-stub---test-writes"
 
 // testable says why stub --test writes no test for t, if it does not.
 func testable(t *toolModel) error {

@@ -377,7 +377,7 @@ type tagSpec struct {
 }
 
 // formGrammar lists every option of a form field's tag, with whether it
-// takes a value. docs/grammar.md documents this table.
+// takes a value. docs/reference/grammar.md documents this table.
 var formGrammar = grammar{
 	what: "elicit",
 	options: map[string]bool{

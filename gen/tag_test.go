@@ -219,7 +219,7 @@ func TestTagOptionsTable(t *testing.T) {
 		}
 	}
 	if len(formGrammar.options) != 9 {
-		t.Errorf("formGrammar has %d options; update this test and docs/grammar.md", len(formGrammar.options))
+		t.Errorf("formGrammar has %d options; update this test and docs/reference/grammar.md", len(formGrammar.options))
 	}
 }
 

@@ -113,7 +113,7 @@ const DefaultMaxRequestBodyBytes = 256 << 10
 const DefaultSessionTimeout = 10 * time.Minute
 
 // Bounds on the legacy (2025-11-25) sessions an HTTPHandler holds. Each is
-// what its HTTPOptions field means when zero; docs/hardening-http.md says
+// what its HTTPOptions field means when zero; docs/security/hardening-http.md says
 // how they were sized: an idle session that only initialized holds a
 // goroutine and about 9 KiB of heap and stack (measured on
 // examples/deploy: 10,000 of them, 72 MiB), more once it is used.

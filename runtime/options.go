@@ -11,7 +11,7 @@ import (
 )
 
 // ToolOptions configure the generated tools, prompts and resources of a
-// server: keys, stores, clock, limits, logger, hooks (docs/runtime.md).
+// server: keys, stores, clock, limits, logger, hooks (docs/reference/runtime.md).
 // The zero value is usable; instances of one server share the keys, the
 // stores and the Audience.
 type ToolOptions struct {
@@ -101,7 +101,7 @@ type ToolOptions struct {
 	// Hooks receive what the machine does: the requests it serves, the
 	// questions, answers and their outcomes, re-asks, fallbacks,
 	// single-use claims, store errors and task status changes (names
-	// only: docs/observability.md). Nil reports nothing;
+	// only: docs/guide/observability.md). Nil reports nothing;
 	// runtime/otelelicit adapts them to OpenTelemetry.
 	Hooks backend.Hooks
 }

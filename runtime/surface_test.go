@@ -107,7 +107,13 @@ func readUses(t *testing.T) (code, docs string) {
 	}
 	read(&c, "example_test.go")
 	read(&c, "../gen/stub.go")
-	pages, _ := filepath.Glob("../docs/*.md")
+	var pages []string
+	_ = filepath.WalkDir("../docs", func(path string, e fs.DirEntry, err error) error {
+		if err == nil && !e.IsDir() && strings.HasSuffix(path, ".md") {
+			pages = append(pages, path)
+		}
+		return err
+	})
 	for _, path := range append(pages, "../README.md") {
 		read(&d, path)
 	}

@@ -10,7 +10,7 @@ import (
 // the questions it may ask (Ask, which the generated AskStep methods
 // call). In the foreground (a client without the tasks extension) it has
 // no ID, Progress does nothing and Ask returns the answers given before
-// Run (docs/tasks.md).
+// Run (docs/guide/tasks.md).
 type Task interface {
 	// ID is the task id, "" in the foreground.
 	ID() string

@@ -20,7 +20,7 @@
 //
 // Run it with go vet -vettool=$(command -v elicitgen) (which editors run
 // on save), with elicitgen vet, or in golangci-lint as a module plugin
-// (package vet/golangcilint): docs/vet.md. The package is apart from
+// (package vet/golangcilint): docs/reference/vet.md. The package is apart from
 // gen so that a program embedding the analyzer (a multichecker, a
 // golangci-lint plugin) imports one small API; it links the generator, and
 // no server runtime.
@@ -48,7 +48,7 @@ Reports what elicitgen reports when it generates (forms, tools, prompts and
 resources declared wrong), a generated x_elicit.go that is not what
 elicitgen would write now, and a package that declares forms, tools,
 prompts or resources with no //go:generate line running elicitgen.`,
-	URL: "https://github.com/elicitgen/elicitgen/blob/main/docs/vet.md",
+	URL: "https://github.com/elicitgen/elicitgen/blob/main/docs/reference/vet.md",
 	Run: run,
 	// A stale generated file may no longer compile: the declarations are
 	// still checked (gen.Vet analyses no other ill-typed package).

@@ -23,7 +23,7 @@ can be asked, and what each host of the host matrix shows for it.
 
 --format md (the default) is for a README or a pull request; html renders
 every form as a host shows it, in one self-contained page; json is the
-versioned schema of docs/reference-docs.md, the same as the elicit.contract.json
+versioned schema of docs/reference/reference-docs.md, the same as the elicit.contract.json
 that elicitgen writes beside each package's generated code.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

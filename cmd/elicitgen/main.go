@@ -33,7 +33,7 @@
 // every diagnostic above, a generated file that is not what elicitgen would
 // write now, and a package with no //go:generate line running elicitgen.
 // The binary is also a go vet tool: go vet -vettool=$(go tool -n elicitgen)
-// ./... (docs/vet.md).
+// ./... (docs/reference/vet.md).
 //
 // Flags:
 //
@@ -46,8 +46,8 @@
 //
 // Exit status: 0 success, 1 diagnostics or a failed --check, 2 usage or
 // another error. elicitgen --help describes the declarations, with an
-// example; the grammar is in docs/grammar.md and the generated API in
-// docs/generated-api.md.
+// example; the grammar is in docs/reference/grammar.md and the generated API in
+// docs/reference/generated-api.md.
 package main
 
 import (

@@ -337,7 +337,7 @@ func TestHelp(t *testing.T) {
 	}
 	for _, want := range []string{
 		`elicit:"NAME,OPTION,..."`, "//elicit:form", "//elicit:title", "//elicit:tool NAME", "//elicit:annotations",
-		"elicitrt.URLStep", "fallback=", "//elicit:prompt NAME", "//elicit:resource URI", "docs/declarations.md",
+		"elicitrt.URLStep", "fallback=", "//elicit:prompt NAME", "//elicit:resource URI", "docs/guide/declarations.md",
 		"Exit status:", "  0  success", "  1  diagnostics", "  2  a usage error",
 		"//go:generate go tool elicitgen", "elicitgen --check ./...", "elicitgen stub deploy", "elicitgen stub --test deploy",
 		"-q, --quiet", "stub        Write a handler skeleton",
@@ -387,7 +387,7 @@ func TestSummaryLine(t *testing.T) {
 	}
 }
 
-// TestStaleTagBuildsOnlyCheckFails holds docs/generated-api.md to what it
+// TestStaleTagBuildsOnlyCheckFails holds docs/reference/generated-api.md to what it
 // says of a stale file: a tag edited without regenerating still builds (and
 // would serve the old schema); only --check reports it.
 func TestStaleTagBuildsOnlyCheckFails(t *testing.T) {

@@ -85,7 +85,7 @@ Prompts and resources: a struct type marked //elicit:prompt NAME (served by
 prompts/get; Args holds its string arguments) or //elicit:resource URI
 [MIME-TYPE] (served by resources/read; a URI with a {variable} is a
 template), with steps as a tool's. Generated: the same, with the kind's
-request and result types (docs/declarations.md).
+request and result types (docs/guide/declarations.md).
 
 On success elicitgen prints one line (files written, unchanged, removed)
 unless -q. Problems are reported all at once as file:line:col: message, and
@@ -110,7 +110,7 @@ Examples:
   elicitgen diff base.json elicit.contract.json    exit 1 on a breaking change
   go vet -vettool=$(go tool -n elicitgen) ./...   the same, run by go vet
 
-The grammar: docs/grammar.md; the generated API: docs/generated-api.md.`
+The grammar: docs/reference/grammar.md; the generated API: docs/reference/generated-api.md.`
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	var (

@@ -38,7 +38,7 @@ answered no; URL steps signed in, denied and through their link; a task
 tool as a task; a client that cannot ask (its fallbacks, a preview and
 its token); the replay of a once step. It fails until newXHandler (in the
 test) builds the handler and the handler answers each path; where it
-stops, docs/testing.md says what to write by hand.`,
+stops, docs/guide/testing.md says what to write by hand.`,
 		Args: stubArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			wd, err := os.Getwd()

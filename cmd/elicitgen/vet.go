@@ -60,7 +60,7 @@ decline only, a URL step without a fallback on hosts with no URL mode) and
 what the person gets there instead: the notes of elicitgen docs.
 
 The same binary is a go vet tool: go vet -vettool=$(go tool -n elicitgen) ./...
-(and gopls, and golangci-lint as a module plugin: docs/vet.md).`,
+(and gopls, and golangci-lint as a module plugin: docs/reference/vet.md).`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			wd, err := os.Getwd()
@@ -86,7 +86,7 @@ The same binary is a go vet tool: go vet -vettool=$(go tool -n elicitgen) ./...
 		},
 	}
 	cmd.Flags().StringVar(&tags, "tags", "", "comma-separated build tags")
-	cmd.Flags().BoolVar(&hosts, "hosts", false, "also report, at each step, what a host of the host matrix cannot show and what its person gets instead (docs/vet.md)")
+	cmd.Flags().BoolVar(&hosts, "hosts", false, "also report, at each step, what a host of the host matrix cannot show and what its person gets instead (docs/reference/vet.md)")
 	return cmd
 }
 

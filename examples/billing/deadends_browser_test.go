@@ -18,7 +18,7 @@ import (
 // on another site, through the four places that used to strand a person,
 // and checks that each page says what happened and offers the next step
 // (screenshots of each, at desktop and phone widths, as
-// TestSignInPagesInBrowser takes them; docs/signin.md):
+// TestSignInPagesInBrowser takes them; docs/reference/signin.md):
 //   - Deny, then Back and Allow: the done page says the Deny ended the
 //     sign-in and the Allow changed nothing (not "You didn't allow
 //     access"); no grant, and the retry over MCP declines;

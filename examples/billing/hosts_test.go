@@ -9,12 +9,12 @@ import (
 	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
 
-// TestHostsBilling: what a person of each host of docs/hosts.md sees of
+// TestHostsBilling: what a person of each host of docs/results/hosts.md sees of
 // list_invoices for a user with no grant, emulated on the wire against
 // the billing binary over stdio and the site over HTTP on 127.0.0.1,
 // which agree: a host that can show URL mode shows the sign-in (the person
 // here dismisses it), any other gets the link in the result; the table of
-// docs/hosts.md is generated from it.
+// docs/results/hosts.md is generated from it.
 func TestHostsBilling(t *testing.T) {
 	s := startSite(t)
 	dismiss := func(*mcp.ElicitParams) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "cancel"} }
@@ -26,5 +26,5 @@ func TestHostsBilling(t *testing.T) {
 		res, err := list(cs, "", nil)
 		return hosttest.Sees(o.User, res, err)
 	})
-	hosttest.HostTable(t, "../../docs/hosts.md", "billing", rows)
+	hosttest.HostTable(t, "../../docs/results/hosts.md", "billing", rows)
 }

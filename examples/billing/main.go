@@ -11,7 +11,7 @@
 //	                               grant store is per process: a real server
 //	                               shares one GrantStore between the two.
 //
-// Stand-ins, to replace in a real server (see docs/url-steps.md):
+// Stand-ins, to replace in a real server (see docs/guide/url-steps.md):
 //   - MCP authentication: a bearer token is taken as the user id
 //     (BILLING_DEMO_AUTH); use your authorization server's verifier;
 //   - site login: a POST of /login (GET shows the form) with user=NAME
@@ -25,14 +25,14 @@
 //     back with error=access_denied; use the provider's OAuth endpoints.
 //
 // The sign-in pages are branded with ConnectOptions (service, provider and
-// account names; the login and sign-out pages); see docs/signin.md.
+// account names; the login and sign-out pages); see docs/reference/signin.md.
 //
 // ELICITGEN_STATE_KEYS holds the state keys (base64, comma-separated).
 // -redis redis://HOST:PORT/DB (or ELICITGEN_REDIS_URL) keeps the sign-in
 // records and grants in Redis, shared by every instance and by a -stdio
-// process with the -http one serving the pages (docs/many-instances.md).
+// process with the -http one serving the pages (docs/guide/many-instances.md).
 //
-// Telemetry (docs/observability.md), as deploy's: -metrics 127.0.0.1:9464
+// Telemetry (docs/guide/observability.md), as deploy's: -metrics 127.0.0.1:9464
 // serves Prometheus text at /metrics; OTEL_TRACES_EXPORTER=otlp|console|none
 // sends traces over OTLP/HTTP or to stderr; -log json logs JSON. Without
 // them, no telemetry. The wiring is
@@ -41,7 +41,7 @@
 //
 // On SIGTERM or SIGINT the server stops taking connections and lets the
 // requests in progress finish for -drain (default 10s), then closes the
-// rest (serve.Shutdown; docs/tasks.md#leases-and-shutdown).
+// rest (serve.Shutdown; docs/guide/tasks.md#leases-and-shutdown).
 package main
 
 import (

@@ -176,7 +176,7 @@ var screens = []struct {
 
 // screenshots saves the tab's page at every width, as
 // NAME-desktop.png and NAME-phone.png in the test's artifact directory
-// (go test -artifacts keeps them; see docs/signin.md). On the phone, the
+// (go test -artifacts keeps them; see docs/reference/signin.md). On the phone, the
 // page must not be wider than the screen.
 func screenshots(t *testing.T, tab context.Context, name string) {
 	t.Helper()

@@ -6,7 +6,7 @@ package main
 // Capabilities asks one question of a client that may not be able to
 // show it (scenario capability-check): the suite declares sampling only,
 // and the machine answers -32021 naming the elicitation capability, as the
-// spec requires (docs/conformance.md).
+// spec requires (docs/design/conformance.md).
 //
 //elicit:tool test_input_required_result_capabilities
 type Capabilities struct {

@@ -520,7 +520,7 @@ func RegisterCapabilities(server *mcp.Server, h CapabilitiesHandler, opts *elici
 			IdempotentHint:  false,
 			ReadOnlyHint:    false,
 		},
-		Description: "Asks one question of a client that may not be able to show it (scenario capability-check): the suite declares sampling only, and the machine answers -32021 naming the elicitation capability, as the spec requires (docs/conformance.md).",
+		Description: "Asks one question of a client that may not be able to show it (scenario capability-check): the suite declares sampling only, and the machine answers -32021 naming the elicitation capability, as the spec requires (docs/design/conformance.md).",
 		InputSchema: elicitimpl.MustInputSchema("test_input_required_result_capabilities", base, err, nil),
 		Name:        "test_input_required_result_capabilities",
 	}, m)

@@ -91,7 +91,7 @@ func TestMultipleInputsOneRound(t *testing.T) {
 
 // TestCapabilityCheck: a client that declares no elicitation gets -32021
 // naming form-mode elicitation (the spec's rule; the suite's scenario
-// expects sampling requests instead: docs/conformance.md).
+// expects sampling requests instead: docs/design/conformance.md).
 func TestCapabilityCheck(t *testing.T) {
 	for _, era := range hosttest.Eras {
 		cs := connect(t, "http", era, hosttest.Options{})

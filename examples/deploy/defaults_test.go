@@ -18,7 +18,7 @@ import (
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
-// The defaults of a call (docs/runtime.md, "Defaults of this call"): a
+// The defaults of a call (docs/reference/runtime.md, "Defaults of this call"): a
 // partial prefill and a re-ask's valid answers become the form's defaults,
 // and the answer's values when the person leaves them out.
 

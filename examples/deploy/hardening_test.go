@@ -45,7 +45,7 @@ func TestOversizedAnswersAreNotKept(t *testing.T) {
 	if err != nil || onlyKey(t, again) != "target.2" {
 		t.Fatalf("retry with a 50 kB action: %+v %v", again, err)
 	}
-	// The reason is cut at its bound, 256 bytes (docs/security.md), to
+	// The reason is cut at its bound, 256 bytes (docs/security/guarantees.md), to
 	// the byte.
 	msg := again.InputRequests["target.2"].(*mcp.ElicitParams).Message
 	_, reason, _ := strings.Cut(msg, "\n\nPlease correct: ")

@@ -20,11 +20,11 @@ func deployPerson(p *mcp.ElicitParams) *mcp.ElicitResult {
 	return hosttest.Accept(map[string]any{"confirm": true})
 }
 
-// TestHostsDeploy: what a person of each host of docs/hosts.md sees of
+// TestHostsDeploy: what a person of each host of docs/results/hosts.md sees of
 // deploy {"service":"api"}, emulated on the wire (the era, the declared
 // modes, declining or answering for the person) against the deploy binary
 // over stdio and in-process over HTTP on 127.0.0.1, which agree; the
-// table of docs/hosts.md is generated from it. A host with no elicitation
+// table of docs/results/hosts.md is generated from it. A host with no elicitation
 // gets the missing argument named, and, called again with it as a model
 // does, the preview and its token.
 func TestHostsDeploy(t *testing.T) {
@@ -45,5 +45,5 @@ func TestHostsDeploy(t *testing.T) {
 		}
 		return sees
 	})
-	hosttest.HostTable(t, "../../docs/hosts.md", "deploy", rows)
+	hosttest.HostTable(t, "../../docs/results/hosts.md", "deploy", rows)
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // The deploy tool's conversations, written with the public test kit
-// (docs/testing.md): each runs in memory over the real SDK on both
+// (docs/guide/testing.md): each runs in memory over the real SDK on both
 // protocol eras, the person's answers typed as the generated forms.
 
 var (

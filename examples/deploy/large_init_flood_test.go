@@ -16,7 +16,7 @@ import (
 
 // largeInitRSSBound is the resident memory the deploy binary may reach
 // with the bound's anonymous sessions open, each from the largest
-// initialize the body limit allows (docs/hardening-http.md).
+// initialize the body limit allows (docs/security/hardening-http.md).
 const largeInitRSSBound = 200 << 20
 
 // largeInitialize is a 2025-11-25 initialize of exactly size bytes that

@@ -18,9 +18,9 @@
 //
 // -redis redis://HOST:PORT/DB (or ELICITGEN_REDIS_URL) keeps the replay
 // guard of the production confirmation in Redis, shared by every instance
-// (docs/many-instances.md); without it the guard is in this process.
+// (docs/guide/many-instances.md); without it the guard is in this process.
 //
-// Telemetry (docs/observability.md): -metrics 127.0.0.1:9464 serves
+// Telemetry (docs/guide/observability.md): -metrics 127.0.0.1:9464 serves
 // Prometheus text at /metrics; OTEL_TRACES_EXPORTER=otlp|console|none
 // sends traces over OTLP/HTTP (the OTEL_EXPORTER_OTLP_* settings) or to
 // stderr; -log json logs JSON. Without them, no telemetry. The wiring is
@@ -29,7 +29,7 @@
 //
 // On SIGTERM or SIGINT the server stops taking connections and lets the
 // requests in progress finish for -drain (default 10s), then closes the
-// rest (serve.Shutdown; docs/tasks.md#leases-and-shutdown).
+// rest (serve.Shutdown; docs/guide/tasks.md#leases-and-shutdown).
 package main
 
 import (

@@ -18,7 +18,7 @@ import (
 // Probe, then initialize: hosts of the 2025-11-25 era that know of
 // 2026-07-28 (Claude Code 2.1.280, GitHub Copilot CLI 1.0.8x) send
 // server/discover first and then initialize anyway, on one connection
-// (docs/hosts.md).
+// (docs/results/hosts.md).
 
 const (
 	probeDiscover    = `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}`

@@ -305,7 +305,7 @@ func TestMemoryInstancesOnceRace(t *testing.T) {
 }
 
 // onceDown is the tool error of a once flow's completion while Redis is
-// down (docs/many-instances.md, "How it fails").
+// down (docs/guide/many-instances.md, "How it fails").
 const onceDown = "elicitgen: the flow's single use cannot be checked: the shared store (Redis) is unavailable; try again later"
 
 // TestRedisInstancesRedisDown kills Redis with 40 production flows waiting
@@ -528,7 +528,7 @@ func TestRedisInstancesKilledUnderLoad(t *testing.T) {
 	// Replays of the flows completed on the restarted server are refused.
 	// (Those completed before the kill were claimed in the Redis that died
 	// without persistence, which the test turns off: a replay of those can
-	// complete again. Run Redis with appendonly yes: docs/many-instances.md.)
+	// complete again. Run Redis with appendonly yes: docs/guide/many-instances.md.)
 	replays := 0
 	for n, f := range pending {
 		if completedAt[n].Before(up) {

@@ -26,7 +26,7 @@ import (
 const floodInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"flood","version":"0"}}}`
 
 // floodSessionBytes is the cost of one idle anonymous session that only
-// initialized (docs/hardening-http.md: about 9 KiB of heap and stack),
+// initialized (docs/security/hardening-http.md: about 9 KiB of heap and stack),
 // with room: the bound of the flood is this times
 // DefaultMaxAnonymousSessions.
 const floodSessionBytes = 16 << 10

@@ -42,11 +42,11 @@ func surveyPerson(p *mcp.ElicitParams) *mcp.ElicitResult {
 	return hosttest.Accept(map[string]any{"favorite": "blue", "also": []any{"red"}})
 }
 
-// TestHostsSurvey: what a person of each host of docs/hosts.md sees of
+// TestHostsSurvey: what a person of each host of docs/results/hosts.md sees of
 // survey {"topic":"tea"}: a form with a multi-select field, one with an
 // integer and one with strings, emulated on the wire against this test
 // binary serving over stdio and the server in-process over HTTP on
-// 127.0.0.1, which agree on each era; the table of docs/hosts.md is
+// 127.0.0.1, which agree on each era; the table of docs/results/hosts.md is
 // generated from it. A host that shows no integer or multi-select field
 // (Codex) approves those forms with no field: the colours take their
 // defaults, and the rating, re-asked, ends in the handler's fallback.
@@ -62,5 +62,5 @@ func TestHostsSurvey(t *testing.T) {
 		res, err := hosttest.CallTool(t.Context(), cs, o.User, &mcp.CallToolParams{Name: "survey", Arguments: map[string]any{"topic": "tea"}})
 		return hosttest.Sees(o.User, res, err)
 	})
-	hosttest.HostTable(t, "../../docs/hosts.md", "survey", rows)
+	hosttest.HostTable(t, "../../docs/results/hosts.md", "survey", rows)
 }

@@ -16,7 +16,7 @@ import (
 )
 
 // Tasks belong to users, and the bounds on them are per user and per
-// process (docs/tasks.md#bounds): the built binary over HTTP on 127.0.0.1,
+// process (docs/guide/tasks.md#bounds): the built binary over HTTP on 127.0.0.1,
 // with users told apart by their bearer tokens, in memory and on a real
 // redis-server.
 

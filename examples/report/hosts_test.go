@@ -18,12 +18,12 @@ func reportPerson(p *mcp.ElicitParams) *mcp.ElicitResult {
 	return hosttest.Accept(map[string]any{"include": false})
 }
 
-// TestHostsReport: what a person of each host of docs/hosts.md sees of
+// TestHostsReport: what a person of each host of docs/results/hosts.md sees of
 // report {"topic":"Q3","seconds":1}, emulated on the wire against the
 // report binary over stdio and in-process over HTTP on 127.0.0.1, which
 // agree. None of these hosts declares the tasks extension, so the report
 // runs in the foreground and its during question is asked before the
-// work; the table of docs/hosts.md is generated from it.
+// work; the table of docs/results/hosts.md is generated from it.
 func TestHostsReport(t *testing.T) {
 	bin := reportBinary(t)
 	rows := hosttest.HostRows(t, func(h hosttest.Host, transport, era string) string {
@@ -37,5 +37,5 @@ func TestHostsReport(t *testing.T) {
 		res, err := hosttest.CallTool(t.Context(), cs, o.User, &mcp.CallToolParams{Name: "report", Arguments: map[string]any{"topic": "Q3", "seconds": 1}})
 		return hosttest.Sees(o.User, res, err)
 	})
-	hosttest.HostTable(t, "../../docs/hosts.md", "report", rows)
+	hosttest.HostTable(t, "../../docs/results/hosts.md", "report", rows)
 }

@@ -17,7 +17,7 @@
 // real server verifies it with its authorization server's verifier. Over
 // stdio there is one user, whoever started the process.
 //
-// Bounds (docs/tasks.md#bounds): -max-tasks-per-user (tasks running or
+// Bounds (docs/guide/tasks.md#bounds): -max-tasks-per-user (tasks running or
 // waiting for an answer, per user; default 100) and -max-running-tasks (in
 // this process, every user's, whatever the store; default 4,096). A
 // refused tools/call gets JSON-RPC error -32029 naming the bound.
@@ -28,17 +28,17 @@
 //
 // -redis redis://HOST:PORT/DB (or ELICITGEN_REDIS_URL) keeps the tasks in
 // Redis, shared by every instance: any of them answers tasks/get and
-// tasks/update for a task another one runs (docs/many-instances.md);
+// tasks/update for a task another one runs (docs/guide/many-instances.md);
 // without it tasks live in this process.
 //
-// Telemetry (docs/observability.md), as deploy's: -metrics 127.0.0.1:9464
+// Telemetry (docs/guide/observability.md), as deploy's: -metrics 127.0.0.1:9464
 // serves Prometheus text at /metrics; OTEL_TRACES_EXPORTER=otlp|console|none
 // sends traces over OTLP/HTTP or to stderr; -log json logs JSON. Without
 // them, no telemetry. The wiring is
 // runtime/otelelicit/otelsetup's, which reads the rest of the OTEL_*
 // environment too (OTEL_METRICS_EXPORTER, OTEL_SERVICE_NAME).
 //
-// On SIGTERM or SIGINT (docs/tasks.md#leases-and-shutdown) the server
+// On SIGTERM or SIGINT (docs/guide/tasks.md#leases-and-shutdown) the server
 // stops taking connections and new tasks, lets running tasks finish for
 // -drain (default 10s), then hands the rest back (their leases released:
 // another instance on the same Redis takes them over at the next

@@ -17,7 +17,7 @@ import (
 	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
 
-// Redis as operators run it (docs/many-instances.md): report processes on
+// Redis as operators run it (docs/guide/many-instances.md): report processes on
 // a three-master Redis Cluster, with an ACL user and its password, over
 // TLS with the CA named by ELICITGEN_REDIS_CA, and presenting the client
 // certificate that ELICITGEN_REDIS_CERT and ELICITGEN_REDIS_KEY name.
@@ -168,7 +168,7 @@ func runFailing(t *testing.T, args, env []string) (int, string) {
 // test. 40 tasks wait for their answer at once; they are answered one
 // after the other, 50 ms apart. It checks that every answer is taken and
 // every task completes, and logs the percentiles (no bound on time: the
-// figures are in docs/many-instances.md).
+// figures are in docs/guide/many-instances.md).
 func TestTaskUpdateLatency(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Redis servers and server processes")

@@ -6,6 +6,6 @@
 // one key ring, as instances behind one address do during a deploy.
 // Release 2 never takes release 1's answers for answers to its own
 // questions: it asks again from the first step, saying the tool changed
-// (docs/deploys.md). A tool that changed only in what no person sees (its
+// (docs/guide/deploys.md). A tool that changed only in what no person sees (its
 // description, its handler's code) keeps its in-flight flows.
 package upgrade

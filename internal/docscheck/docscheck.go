@@ -1,5 +1,5 @@
 // Package docscheck reads the repository's Markdown documentation
-// (README.md and docs/*.md) for its tests: every relative link must
+// (README.md and docs/**/*.md) for its tests: every relative link must
 // resolve, to a file and, where a link names one, to a heading of a
 // Markdown file; a link whose text is a test's name must point at the file
 // that declares the test; every test, fuzz target or benchmark named in a

@@ -1,6 +1,7 @@
 package docscheck
 
 import (
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -8,18 +9,25 @@ import (
 	"github.com/elicitgen/elicitgen/internal/testkit/testmod"
 )
 
-// markdown returns README.md and docs/*.md of the repository.
+// markdown returns README.md and every Markdown page under docs/ (its
+// folders too) of the repository.
 func markdown(t *testing.T) []string {
 	t.Helper()
 	root := testmod.Root(t)
-	files, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	if err != nil {
-		t.Fatal(err)
+	files := []string{filepath.Join(root, "README.md")}
+	err := filepath.WalkDir(filepath.Join(root, "docs"), func(path string, e fs.DirEntry, err error) error {
+		if err == nil && !e.IsDir() && filepath.Ext(path) == ".md" {
+			files = append(files, path)
+		}
+		return err
+	})
+	if err != nil || len(files) < 20 {
+		t.Fatalf("found %d pages under docs/ (%v)", len(files)-1, err)
 	}
-	return append([]string{filepath.Join(root, "README.md")}, files...)
+	return files
 }
 
-// TestLinks: every relative link of README.md and docs/*.md resolves, to a
+// TestLinks: every relative link of README.md and docs/**/*.md resolves, to a
 // file or directory and, with a fragment, to a heading of that Markdown
 // file; a link whose text is a test's name points at the file declaring it.
 func TestLinks(t *testing.T) {
@@ -35,7 +43,7 @@ func TestLinks(t *testing.T) {
 	}
 }
 
-// TestExcerptsMatch: every code block of README.md and docs/*.md marked
+// TestExcerptsMatch: every code block of README.md and docs/**/*.md marked
 // <!-- excerpt: PATH --> is lines of that file, in order (blank lines
 // aside): a declaration quoted "from examples/deploy/tool.go" is what the
 // file declares; a block that drifted, or whose lines are out of order,

@@ -140,7 +140,7 @@ func TestQuickStart(t *testing.T) {
 // moduleGraphIsSmall: the quick start's module, which imports runtime and
 // runs the generator as a tool, has in its module graph only the go-sdk's
 // modules and the generator's (graphModules), and no heavy adapter's
-// dependency in go.sum (docs/modules.md).
+// dependency in go.sum (docs/design/modules.md).
 func moduleGraphIsSmall(t *testing.T, dir string) {
 	t.Helper()
 	cmd := exec.Command("go", "list", "-m", "-f", "{{.Path}}", "all")
@@ -152,7 +152,7 @@ func moduleGraphIsSmall(t *testing.T, dir string) {
 	mods := strings.Fields(string(out))
 	for _, m := range mods[1:] { // the first is the module itself
 		if !slices.Contains(graphModules, m) {
-			t.Errorf("the quick start's module graph has %s, which neither the go-sdk nor the generator brings (docs/modules.md)", m)
+			t.Errorf("the quick start's module graph has %s, which neither the go-sdk nor the generator brings (docs/design/modules.md)", m)
 		}
 	}
 	if len(mods) < 20 {
@@ -189,7 +189,7 @@ var graphModules = []string{
 }
 
 // heavyModules are the dependencies that only the adapters, the examples
-// and the lint plugin may bring in (docs/modules.md).
+// and the lint plugin may bring in (docs/design/modules.md).
 var heavyModules = []string{"go.opentelemetry.io/", "github.com/prometheus/", "github.com/redis/", "github.com/chromedp/", "github.com/golangci/"}
 
 // goCmd runs the go command in dir, failing the test on an error.
@@ -440,6 +440,6 @@ func postMCP(t *testing.T, endpoint, body string, status int) []byte {
 		}
 		return msg
 	}
-	t.Fatalf("status %d with Content-Type %q: README.md (quick start) and docs/runtime.md (response framing) say a result is one text/event-stream event and an HTTP error plain application/json; fix the code or both docs\n%s", resp.StatusCode, ct, data)
+	t.Fatalf("status %d with Content-Type %q: README.md (quick start) and docs/reference/runtime.md (response framing) say a result is one text/event-stream event and an HTTP error plain application/json; fix the code or both docs\n%s", resp.StatusCode, ct, data)
 	return nil
 }

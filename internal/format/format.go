@@ -11,7 +11,7 @@ import (
 )
 
 // The format checks below are each exactly one production of the RFC that
-// JSON Schema names for the format. docs/formats.md lists them, with the
+// JSON Schema names for the format. docs/reference/formats.md lists them, with the
 // choices the RFCs leave open and the examples that tell them apart from
 // other validators; runtime/elicittest/formcheck holds an independent implementation
 // of each, as regular expressions transcribed from the ABNF, and the tests

@@ -5,7 +5,7 @@
 // each host shows" notes of elicitgen docs and its contract) and the host
 // emulation tests read, so the notes and the emulation cannot disagree.
 // Each row carries its public source and the date it was read; update a
-// row there (and docs/hosts.md) when a host changes.
+// row there (and docs/results/hosts.md) when a host changes.
 package hostmatrix
 
 // Field kinds, as Host.Cannot names them: the JSON Schema shape of a form
@@ -61,7 +61,7 @@ type Host struct {
 	Source, Date string
 }
 
-// Hosts are the hosts of docs/hosts.md, in its order. The host emulation
+// Hosts are the hosts of docs/results/hosts.md, in its order. The host emulation
 // (runtime/elicittest/hosttest) builds its hosts from these rows.
 var Hosts = []Host{
 	{Name: "Claude Code", Version: "≥ 2.1.232", Eras: []string{Modern, Legacy}, Form: true, Discovers: true,

@@ -41,7 +41,7 @@ import (
 //
 // What it saves per call: the SDK's decode of the arguments into a map
 // through a decoder that allocates a 32 KiB buffer, the re-marshal of the
-// map, and a second such decode (docs/performance.md measures it).
+// map, and a second such decode (docs/results/performance.md measures it).
 type argsDecoder[A any] struct {
 	resolved *jsonschema.Resolved
 	// hasDefaults: the schema may hold a default, so defaults are applied

@@ -20,7 +20,7 @@ import (
 )
 
 // Arguments that fail a tool's input schema are worded as the form
-// decoders word a form's content (docs/runtime.md): "invalid arguments:
+// decoders word a form's content (docs/reference/runtime.md): "invalid arguments:
 // property: reason; ...", in schema order. The schema library still
 // decides what is valid (the SDK's outcome); argWords only says why, so a
 // model can act on it.

@@ -225,7 +225,7 @@ func (c *call) complete() (mcp.Result, error) {
 		if m.run != nil && c.task {
 			// The bounds admit the task before the flow is claimed: a
 			// refusal spends no claim, so that the same retry works once
-			// there is room (docs/tasks.md#bounds). Claiming first made
+			// there is room (docs/guide/tasks.md#bounds). Claiming first made
 			// every refused retry of a once flow "requestState already
 			// used" for good. runTask takes the ticket; any other end of
 			// the call gives it back.

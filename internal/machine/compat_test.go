@@ -18,7 +18,7 @@ import (
 // TestPreviousReleaseStateAsksAgain: during a rolling upgrade, a retry
 // sealed by a release before questions digests (whose payload names no
 // digest) lands on this one. Its answer is not taken: nothing says which
-// questions it answered (docs/deploys.md). The call asks the first
+// questions it answered (docs/guide/deploys.md). The call asks the first
 // question again, saying why, under its first key, and that answer
 // completes.
 func TestPreviousReleaseStateAsksAgain(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 // uses the process key ring. With ELICITGEN_STATE_KEYS malformed, building
 // it panics (when it is built, never at a call) with LoadKeyring's one
 // line: the variable and the entry at fault, never the value; with the
-// variable well formed, it builds (docs/runtime.md, keys and rotation).
+// variable well formed, it builds (docs/reference/runtime.md, keys and rotation).
 // Each case is a child process, since the variable is read once per
 // process.
 func TestOptionsWithoutKeysPanic(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
-// The defaults of this call (docs/runtime.md, "Defaults of this call"): a
+// The defaults of this call (docs/reference/runtime.md, "Defaults of this call"): a
 // form asked with values already in hand asks with them as the defaults of
 // its properties, and takes them for the properties its answer leaves out.
 // They are the prefilled properties the model supplied when they do not

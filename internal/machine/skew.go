@@ -8,7 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// Releases side by side (docs/deploys.md): a state, a confirmation token
+// Releases side by side (docs/guide/deploys.md): a state, a confirmation token
 // or a task record opens as answers only under the questions it was
 // sealed for. Each step of a generated table carries the digest of what
 // the person is shown and what the answer means (Step.Digest, computed by

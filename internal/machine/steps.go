@@ -56,7 +56,7 @@ type Step struct {
 	// Key names the step; it is the input request key (see inputKey).
 	Key string
 	// Digest is the digest of what the person is shown at the step and
-	// what the answer means, computed by the generator (docs/deploys.md):
+	// what the answer means, computed by the generator (docs/guide/deploys.md):
 	// the machine opens no state, token or task record sealed for other
 	// questions (skew.go).
 	Digest string

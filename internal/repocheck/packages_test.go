@@ -25,7 +25,7 @@ const (
 
 type row struct {
 	audience string
-	layer    int      // a package servers link: its layer (docs/design.md#layers); -1 for the others
+	layer    int      // a package servers link: its layer (docs/design/design.md#layers); -1 for the others
 	external []string // module path prefixes it may import besides the standard library
 }
 
@@ -33,7 +33,7 @@ type row struct {
 // by path from the root module; a path ending in "/" is every package
 // under it. TestImportsPointDown reads the layers, TestGeneratorSharesOnlyLeaves
 // the generator, TestTestkitOnlyInTests the test kits, and
-// TestDesignPictureIsTheTable holds docs/design.md's picture to it.
+// TestDesignPictureIsTheTable holds docs/design/design.md's picture to it.
 var packages = map[string]row{
 	// Layer 0, leaves: the generator shares format, contract, hostmatrix and
 	// templates; seal is the key ring and sealed states; backend the
@@ -178,12 +178,12 @@ func TestEveryPackageHasARow(t *testing.T) {
 
 var pictureLayer = regexp.MustCompile(`^\s*layer (\d)\s+(.*)$`)
 
-// TestDesignPictureIsTheTable: each "layer N" line of docs/design.md's
+// TestDesignPictureIsTheTable: each "layer N" line of docs/design/design.md's
 // picture names packages of that layer in the table, and every package of
 // layers 0 to 5 is named on its line: the picture cannot drift from the
 // rule the tests hold.
 func TestDesignPictureIsTheTable(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "design.md"))
+	data, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "design", "design.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,14 +198,14 @@ func TestDesignPictureIsTheTable(t *testing.T) {
 			if r, ok := packages[word]; ok {
 				drawn[word] = n
 				if r.layer != n {
-					t.Errorf("docs/design.md draws %s in layer %d; the table says %d", word, n, r.layer)
+					t.Errorf("docs/design/design.md draws %s in layer %d; the table says %d", word, n, r.layer)
 				}
 			}
 		}
 	}
 	for p, r := range packages {
 		if _, ok := drawn[p]; !ok && r.layer >= 0 && r.layer <= 5 {
-			t.Errorf("docs/design.md's picture has no %s (layer %d)", p, r.layer)
+			t.Errorf("docs/design/design.md's picture has no %s (layer %d)", p, r.layer)
 		}
 	}
 }

@@ -20,7 +20,7 @@ import (
 
 // TestWorkspaceListsEveryModule: every go.mod of the repository (outside
 // testdata) is a module of go.work, so that the README's test command,
-// which names the workspace's modules, runs every test (docs/modules.md).
+// which names the workspace's modules, runs every test (docs/design/modules.md).
 func TestWorkspaceListsEveryModule(t *testing.T) {
 	root := testmod.Root(t)
 	data, err := os.ReadFile(filepath.Join(root, "go.work"))

@@ -9,7 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// Bounds on tasks (docs/tasks.md#bounds). A task that runs is two
+// Bounds on tasks (docs/guide/tasks.md#bounds). A task that runs is two
 // goroutines, one that waits for an answer one, in the process whose
 // tools/call created it,
 // whatever the TaskStore, so the bounds are the process's: TaskLimits

@@ -19,7 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Tests of docs/tasks.md#bounds beside those of task_test.go.
+// Tests of docs/guide/tasks.md#bounds beside those of task_test.go.
 
 // One status stream follows at most machine.MaxListenTaskIDs (64) tasks:
 // a listen naming 65 is refused with -32602 saying so, and opens no

@@ -16,7 +16,7 @@ import (
 )
 
 // TestTaskWaitingGoroutines counts the goroutines that a task nobody
-// answers holds while it waits (docs/tasks.md, TTL): those whose stack
+// answers holds while it waits (docs/guide/tasks.md, TTL): those whose stack
 // runs, or was started by, a method of its taskrun.Job. Eight tasks wait
 // for their answer; each holds one, its work, parked in Run's Ask (which
 // watches for a cancel meanwhile: no watcher beside it), counted from the

@@ -6,5 +6,5 @@
 // It imports internal/machine and nothing above it: the machine's
 // LegacyAsks hook is how a legacy session ends the questions asked on it,
 // and the tasks' status streams plug in through Hooks, which runtime's
-// NewHTTPHandler wires (docs/shape.md#tasks-and-transports).
+// NewHTTPHandler wires (docs/design/history.md#tasks-and-transports).
 package transport

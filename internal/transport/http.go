@@ -133,7 +133,7 @@ type HTTPHandler struct {
 // say), and one of those in a batch. On the legacy route it also refuses,
 // with 400 and -32602, a logging/setLevel of a level MCP does not name
 // (the SDK would keep it for the session's life). See
-// docs/hardening-http.md.
+// docs/security/hardening-http.md.
 //
 // The routes never change how the SDK treats a request once it is chosen:
 // each inner handler checks Content-Type, Accept, the body limit, Host and

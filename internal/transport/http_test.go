@@ -472,7 +472,7 @@ func (b httpTBearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// ---- SDK behaviour the state machine design depends on (docs/sdk-notes.md).
+// ---- SDK behaviour the state machine design depends on (docs/design/sdk-notes.md).
 // These pin go-sdk v1.8.0; a failure after an SDK upgrade means the notes
 // need revisiting.
 

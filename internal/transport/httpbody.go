@@ -23,7 +23,7 @@ import (
 // it is read by exactMember, which refuses a body where encoding/json
 // and the SDK could disagree. A body that the version header routes is
 // decoded only when it may hold a request the router checks
-// (mayHoldCheckedMethod). See docs/hardening-http.md.
+// (mayHoldCheckedMethod). See docs/security/hardening-http.md.
 
 // errAmbiguous is the error of a body in which a member the router reads
 // appears twice, or again in another letter case: HTTP 400, -32602.

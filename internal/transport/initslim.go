@@ -26,7 +26,7 @@ import (
 // (the fallback log) and _meta's traceparent and tracestate (telemetry of
 // the initialize itself). So the router hands the SDK an initialize whose
 // params hold only those, the strings cut to fixed lengths, and its
-// session keeps nothing else. See docs/hardening-http.md.
+// session keeps nothing else. See docs/security/hardening-http.md.
 
 // Lengths, in bytes, of what a session keeps of its initialize's strings.
 const (

@@ -65,22 +65,22 @@ func CharCountWithin(s string, lo, hi int) bool {
 }
 
 // IsEmail reports whether s is an RFC 5321 Mailbox, JSON Schema's "email"
-// (docs/formats.md).
+// (docs/reference/formats.md).
 func IsEmail(s string) bool { return format.IsEmail(s) }
 
 // IsAbsoluteURI reports whether s is an RFC 3986 absolute URI, JSON
-// Schema's "uri" (docs/formats.md).
+// Schema's "uri" (docs/reference/formats.md).
 func IsAbsoluteURI(s string) bool { return format.IsAbsoluteURI(s) }
 
 // ParseDate parses an RFC 3339 full-date, JSON Schema's "date", at UTC
-// midnight (docs/formats.md).
+// midnight (docs/reference/formats.md).
 func ParseDate(s string) (time.Time, bool) { return format.ParseDate(s) }
 
 // IsDate reports whether s is an RFC 3339 full-date.
 func IsDate(s string) bool { return format.IsDate(s) }
 
 // ParseDateTime parses an RFC 3339 date-time, JSON Schema's "date-time"
-// (docs/formats.md).
+// (docs/reference/formats.md).
 func ParseDateTime(s string) (time.Time, bool) { return format.ParseDateTime(s) }
 
 func integer(v any) (int64, string) {

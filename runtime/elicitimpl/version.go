@@ -25,7 +25,7 @@ import "github.com/elicitgen/elicitgen/internal/contract"
 // the version lock no longer is: such code fails to build at its version
 // line, under the comment that says to regenerate); 4, Step.Digest (what
 // the person is shown, so that no release opens another's states as
-// answers: docs/deploys.md), without which the runtime refuses to build
+// answers: docs/guide/deploys.md), without which the runtime refuses to build
 // code of 3.
 const (
 	// GenVersion is the version of the code the current elicitgen writes.

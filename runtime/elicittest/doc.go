@@ -13,5 +13,5 @@
 //
 // A script that does not match what was asked fails the test with a
 // message naming the step, what was asked and what the script expected.
-// docs/testing.md describes the kit.
+// docs/guide/testing.md describes the kit.
 package elicittest

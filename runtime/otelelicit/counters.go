@@ -9,7 +9,7 @@ import (
 	"github.com/elicitgen/elicitgen/runtime/backend"
 )
 
-// A counter for every outcome (docs/observability.md, Metrics): each event
+// A counter for every outcome (docs/guide/observability.md, Metrics): each event
 // kind but the task statuses' gauge and the store errors counts in a
 // series of its own. Every attribute comes from a closed set: a tool,
 // prompt or resource and a step are names the server declared (the

@@ -1,7 +1,7 @@
 // Package otelelicit reports what elicitgen's runtime does as
 // OpenTelemetry traces and metrics, following the OpenTelemetry semantic
 // conventions for MCP, plus what only elicitation has: the person's side
-// of the conversation (docs/observability.md).
+// of the conversation (docs/guide/observability.md).
 //
 //	hooks, err := otelelicit.New(nil) // the global providers
 //	opts := &elicitrt.ToolOptions{Hooks: hooks}
@@ -109,7 +109,7 @@ func (h *Hooks) instruments(m metric.Meter) (err error) {
 	return err
 }
 
-// Attribute keys beyond the MCP conventions' (docs/observability.md).
+// Attribute keys beyond the MCP conventions' (docs/guide/observability.md).
 const (
 	keyMethod   = "mcp.method.name"
 	keyProtocol = "mcp.protocol.version"

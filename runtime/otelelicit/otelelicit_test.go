@@ -21,7 +21,7 @@ import (
 // tracestate only (the span continues the client's trace; the client's
 // baggage, which may name a user, is not taken in), and the trace context
 // a task's record keeps is traceparent and tracestate, never the baggage
-// of the creating call's context (docs/observability.md).
+// of the creating call's context (docs/guide/observability.md).
 func TestNeverBaggage(t *testing.T) {
 	tp := sdktrace.NewTracerProvider()
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })

@@ -13,7 +13,7 @@ import (
 
 // Records of format v1, as this release wrote them into Redis (sealed with
 // testKeys' key, expiring in 2126). Later releases must go on reading them
-// (docs/many-instances.md, "Formats and upgrades"): do not regenerate
+// (docs/guide/many-instances.md, "Formats and upgrades"): do not regenerate
 // these; add the next format's records beside them.
 const (
 	v1GrantKey = "elicitgen:grant:qID4vgyzvR-zTs98_2V8aDUM8qqh7baZdrq_RGzqzKM" // alice, billing

@@ -424,7 +424,7 @@ func TestNewClientURL(t *testing.T) {
 // TestKilledRedisKeepsClaimsOnlyWithPersistence: a claim survives a
 // SIGKILL and restart of a Redis with the append-only file fsynced on
 // every write; without persistence the restarted Redis has forgotten it
-// (the flow could complete again), which is why docs/many-instances.md
+// (the flow could complete again), which is why docs/guide/many-instances.md
 // asks for appendonly.
 func TestKilledRedisKeepsClaimsOnlyWithPersistence(t *testing.T) {
 	ctx := context.Background()

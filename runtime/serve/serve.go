@@ -19,13 +19,13 @@ import (
 // HTTPHandler is one MCP streamable HTTP endpoint that serves clients of
 // both protocol eras: each request goes to a stateless handler for the
 // 2026-07-28 protocol or to a session of the 2025-11-25 one
-// (docs/runtime.md#http).
+// (docs/reference/runtime.md#http).
 type HTTPHandler struct {
 	h *transport.HTTPHandler
 }
 
 // NewHTTPHandler serves the server getServer returns for a request over
-// streamable HTTP (docs/runtime.md#http). opts may be nil.
+// streamable HTTP (docs/reference/runtime.md#http). opts may be nil.
 func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts *elicitrt.HTTPOptions) *HTTPHandler {
 	// The task status streams plug into the transport's hook: the
 	// transport does not import the tasks.

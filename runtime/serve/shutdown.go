@@ -13,7 +13,7 @@ import (
 // stops taking connections and finishes the requests in progress, while
 // the tasks running under limits (nil: runtime.DefaultTaskLimits) get the
 // drain period to finish; then the tasks still running fail with
-// a JSON-RPC error saying the server shut down (docs/tasks.md#leases-and-shutdown) and the connections
+// a JSON-RPC error saying the server shut down (docs/guide/tasks.md#leases-and-shutdown) and the connections
 // still open (status streams, 2025-11-25 sessions) are closed. It returns
 // the number of tasks failed. srv may be nil (a stdio server): then only
 // the tasks are drained.

@@ -53,7 +53,7 @@ const stdioReadBuffer = 64 << 10
 // that the session keeps only what the server reads of them (the
 // protocol version, the elicitation modes, the tasks extension, the
 // client's name and version cut to 64 and 32 bytes): see
-// docs/hardening-http.md.
+// docs/security/hardening-http.md.
 //
 // JSON-RPC batches (a line holding an array) are answered -32600 and
 // skipped: MCP removed batching in protocol 2025-06-18, and both protocol

@@ -65,7 +65,7 @@ type ConnectOptions struct {
 	// NonceCookie.
 	Secure bool
 
-	// The pages a person sees (see docs/signin.md).
+	// The pages a person sees (see docs/reference/signin.md).
 
 	// ServiceName names your service on the pages, e.g. "Billing
 	// assistant"; "" means the request's host.
@@ -135,7 +135,7 @@ type ConnectOptions struct {
 // ConnectOptions.Pages, branded with the options' names. Every response
 // is sent with Cache-Control: no-store, Referrer-Policy: no-referrer,
 // X-Content-Type-Options: nosniff, and may not be framed (X-Frame-Options:
-// DENY, CSP frame-ancestors 'none'). See docs/signin.md.
+// DENY, CSP frame-ancestors 'none'). See docs/reference/signin.md.
 type ConnectHandlers struct {
 	// Connect serves the link the tool sends (?flow=TOKEN): it verifies the
 	// token, checks that the signed-in browser user is the user who started

@@ -17,7 +17,7 @@ import (
 )
 
 // golangciVersion is the golangci-lint the plugin is built into: the one
-// docs/vet.md is written against.
+// docs/reference/vet.md is written against.
 const golangciVersion = "v2.15.0"
 
 // TestGolangciLintCustom builds a golangci-lint with the plugin in it, as

@@ -29,7 +29,7 @@
 // The analyzer reads types (it runs elicitgen's Check), so the plugin asks
 // for register.LoadModeTypesInfo. It takes no settings: New fails on any
 // (a misspelt or imagined option is an error, not silently ignored).
-// docs/vet.md says what is tested, and how.
+// docs/reference/vet.md says what is tested, and how.
 package golangcilint
 
 import (

@@ -80,8 +80,8 @@ func TestSettings(t *testing.T) {
 		}
 		msg := err.Error()
 		if !strings.Contains(msg, "the elicitgen linter takes no settings, but linters.settings.custom.elicitgen."+c.want) ||
-			!strings.Contains(msg, "docs/vet.md") {
-			t.Errorf("New(%#v): %q, want it to say %q and point at docs/vet.md", c.settings, msg, c.want)
+			!strings.Contains(msg, "docs/reference/vet.md") {
+			t.Errorf("New(%#v): %q, want it to say %q and point at docs/reference/vet.md", c.settings, msg, c.want)
 		}
 	}
 }

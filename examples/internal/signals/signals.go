@@ -1,6 +1,6 @@
 // Package signals runs an example's HTTP server until SIGTERM or SIGINT,
 // then shuts it down gracefully with serve.Shutdown, as a server of
-// elicitgen would (docs/tasks.md#leases-and-shutdown): one wiring for
+// elicitgen would (docs/guide/tasks.md#leases-and-shutdown): one wiring for
 // every example.
 package signals
 

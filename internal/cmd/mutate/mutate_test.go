@@ -27,7 +27,7 @@ func TestMutationsApply(t *testing.T) {
 	}
 }
 
-// TestTableIsCurrent: docs/mutations.md is what go run ./internal/cmd/mutate
+// TestTableIsCurrent: docs/results/mutations.md is what go run ./internal/cmd/mutate
 // -write writes for .ci/mutations.
 func TestTableIsCurrent(t *testing.T) {
 	root := testmod.Root(t)
@@ -35,15 +35,15 @@ func TestTableIsCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile(filepath.Join(root, "docs", "mutations.md"))
+	got, err := os.ReadFile(filepath.Join(root, "docs", "results", "mutations.md"))
 	if err != nil || string(got) != Table(ms) {
-		t.Fatalf("docs/mutations.md is not current (%v): run go run ./internal/cmd/mutate -write", err)
+		t.Fatalf("docs/results/mutations.md is not current (%v): run go run ./internal/cmd/mutate -write", err)
 	}
 }
 
 // TestGuaranteesNamePages: every mutation names the page of its
-// guarantee, which exists: "security: ROW" (a row of security.md) or
-// "PAGE.md, SECTION" (docs/PAGE.md).
+// guarantee, which exists: "security: ROW" (a section of docs/security/guarantees.md)
+// or "FOLDER/PAGE.md, SECTION" (docs/FOLDER/PAGE.md).
 func TestGuaranteesNamePages(t *testing.T) {
 	root := testmod.Root(t)
 	ms, err := Load(filepath.Join(root, ".ci", "mutations"))
@@ -53,7 +53,7 @@ func TestGuaranteesNamePages(t *testing.T) {
 	for _, m := range ms {
 		page, _, ok := strings.Cut(m.Guarantee, ", ")
 		if strings.HasPrefix(m.Guarantee, "security: ") {
-			page, ok = "security.md", true
+			page, ok = "security/guarantees.md", true
 		}
 		if _, err := os.Stat(filepath.Join(root, "docs", page)); !ok || !strings.HasSuffix(page, ".md") || err != nil {
 			t.Errorf("%s: guarantee %q names no page of docs/ (%v)", m.File, m.Guarantee, err)

@@ -1,4 +1,4 @@
-// Package hosttable writes and holds the generated tables of docs/hosts.md
+// Package hosttable writes and holds the generated tables of docs/results/hosts.md
 // from the public kit's host emulation (runtime/elicittest/hosttest): the
 // matrix of hosts, and a table per example of what a person of each host
 // sees. It is the repository's own: no conversation is here.
@@ -12,7 +12,7 @@ import (
 	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
 
-// MatrixTable holds the table "matrix" of docs/hosts.md to Hosts: each
+// MatrixTable holds the table "matrix" of docs/results/hosts.md to Hosts: each
 // host's eras and transports, the modes it declares, the field kinds its
 // forms show, what else it does, and where and when that is documented.
 func MatrixTable(t *testing.T, root string) {
@@ -26,7 +26,7 @@ func MatrixTable(t *testing.T, root string) {
 		}
 		hosttest.WriteRow(&b, []string{h.Name, h.Version, strings.Join(eras, "; "), h.Declares(), fieldsShown(h), also(h), h.Source + ", " + h.Date})
 	}
-	hosttest.HoldSection(t, filepath.Join(root, "docs", "hosts.md"), "matrix", b.String())
+	hosttest.HoldSection(t, filepath.Join(root, "docs", "results", "hosts.md"), "matrix", b.String())
 }
 
 // fieldsShown says which field kinds h's forms show.

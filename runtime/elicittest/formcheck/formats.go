@@ -12,7 +12,7 @@ import (
 // scanners: each is a regular expression transcribed from the RFC's ABNF,
 // rule by rule (the names below are the RFC's), plus what a grammar cannot
 // say, checked with the time package: the days of a month, and where a
-// leap second may stand. docs/formats.md says which production each format
+// leap second may stand. docs/reference/formats.md says which production each format
 // is and every choice made where the RFCs leave one.
 
 // Rules shared by the grammars (RFC 5234 core rules, ASCII only).
@@ -65,7 +65,7 @@ var mailbox = func() *regexp.Regexp {
 			ipv6 = append(ipv6, groups(before)+`::`+tail)
 		}
 	}
-	// General-address-literal is left out: see docs/formats.md.
+	// General-address-literal is left out: see docs/reference/formats.md.
 	addressLiteral := `\[(?:` + ipv4 + `|(?i:IPv6:)(?:` + strings.Join(ipv6, `|`) + `))\]`
 	return regexp.MustCompile(`^(` + localPart + `)@(?:` + domain + `|` + addressLiteral + `)$`)
 }()

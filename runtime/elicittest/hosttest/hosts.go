@@ -50,7 +50,7 @@ var NotEmulated = map[string]string{}
 var FieldKinds = []string{hostmatrix.String, hostmatrix.Enum, hostmatrix.TitledEnum, hostmatrix.Boolean,
 	hostmatrix.Integer, hostmatrix.Number, hostmatrix.Multi}
 
-// Hosts are the hosts docs/hosts.md describes, in its order: one per
+// Hosts are the hosts docs/results/hosts.md describes, in its order: one per
 // row of hostmatrix.Hosts not NotEmulated.
 var Hosts = emulate(hostmatrix.Hosts)
 
@@ -212,7 +212,7 @@ func FirstOptions(p *mcp.ElicitParams) *mcp.ElicitResult {
 	return Accept(content)
 }
 
-// Declares names the elicitation modes h declares, as docs/hosts.md says.
+// Declares names the elicitation modes h declares, as docs/results/hosts.md says.
 func (h Host) Declares() string {
 	switch {
 	case h.URL:

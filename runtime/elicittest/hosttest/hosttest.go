@@ -2,7 +2,7 @@
 // client connects in memory, over streamable HTTP on 127.0.0.1 (through
 // runtime/serve's dual-era handler) or over stdio to a built binary, on
 // protocol 2026-07-28 or 2025-11-25, with a User answering each raw
-// elicitation. Hosts emulates the hosts of docs/hosts.md (their
+// elicitation. Hosts emulates the hosts of docs/results/hosts.md (their
 // capabilities, era and what they do with a question); Options.Manual
 // turns off the SDK client's multi round-trip loop, so that a test sees
 // and sends each input_required round itself.
@@ -10,7 +10,7 @@
 // It is the low level of the public kit, for what a conversation script
 // cannot say: hostile content, raw rounds, a host's own behaviour. The
 // package above it, runtime/elicittest, plays scripts on the same
-// connections (Options.Transport). docs/testing.md describes both.
+// connections (Options.Transport). docs/guide/testing.md describes both.
 package hosttest
 
 import (

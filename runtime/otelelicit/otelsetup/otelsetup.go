@@ -14,7 +14,7 @@
 //
 // It is opt-in: runtime/otelelicit links the OpenTelemetry API only, and
 // this package is what links the SDK, the exporters and the Prometheus
-// client (docs/observability.md#telemetry-in-five-lines-otelsetup).
+// client (docs/guide/observability.md#telemetry-in-five-lines-otelsetup).
 //
 // It logs the endpoints it serves and the exporters it chose, by name:
 // never an OTLP endpoint or header, which may carry a token. A metrics
@@ -144,7 +144,7 @@ func (t *Telemetry) Shutdown(ctx context.Context) error {
 }
 
 // Start sets up the telemetry c and the OTEL_* environment describe
-// (docs/observability.md#telemetry-in-five-lines-otelsetup): the logger,
+// (docs/guide/observability.md#telemetry-in-five-lines-otelsetup): the logger,
 // then metrics as Prometheus text (c.MetricsAddr, or
 // OTEL_METRICS_EXPORTER=prometheus at OTEL_EXPORTER_PROMETHEUS_HOST and
 // _PORT), with the Go runtime's and the process's collectors, and traces
