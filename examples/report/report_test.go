@@ -15,8 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/rawrpc"
 	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/rawrpc"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
