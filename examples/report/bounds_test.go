@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/taskrun"
 	"github.com/elicitgen/elicitgen/internal/testkit/rss"
 	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
@@ -23,6 +22,14 @@ import (
 // long is how many seconds the tasks of these tests work: still running
 // when the test ends.
 const long = 60
+
+// A task bound's refusal as a client sees it: JSON-RPC error -32029 with
+// the bound's name in data.limit (docs/tasks.md).
+const (
+	codeTaskLimit     = -32029
+	limitPerPrincipal = "tasksPerPrincipal"
+	limitRunning      = "runningTasks"
+)
 
 var boundKeys = base64.StdEncoding.EncodeToString([]byte("report-bounds-key-0123456789abcd"))
 
@@ -59,7 +66,7 @@ func refusedAs(t *testing.T, p *reportInstance, user, limit, todo string) {
 	var data struct {
 		Limit string `json:"limit"`
 	}
-	if err == nil || err.Code != taskrun.CodeTaskLimit || json.Unmarshal(err.Data, &data) != nil || data.Limit != limit || !strings.Contains(err.Message, todo) {
+	if err == nil || err.Code != codeTaskLimit || json.Unmarshal(err.Data, &data) != nil || data.Limit != limit || !strings.Contains(err.Message, todo) {
 		t.Fatalf("a task as %s on %s: %v %v, want the %s refusal saying %q", user, p.name, created, err, limit, todo)
 	}
 }
@@ -103,13 +110,13 @@ func TestReportBoundPerUser(t *testing.T) {
 	p := startReport(t, "A", boundKeys, "", "-max-tasks-per-user", "2")
 	first := createAs(t, p, "alice", long)
 	createAs(t, p, "alice", long)
-	refusedAs(t, p, "alice", taskrun.LimitTasksPerPrincipal, "tasks/cancel")
+	refusedAs(t, p, "alice", limitPerPrincipal, "tasks/cancel")
 	createAs(t, p, "bob", long)
 	if _, err := p.callAs("alice", "tasks/cancel", map[string]any{"taskId": first}); err != nil {
 		t.Fatalf("tasks/cancel: %v", err)
 	}
 	createAs(t, p, "alice", long)
-	refusedAs(t, p, "alice", taskrun.LimitTasksPerPrincipal, "tasks/cancel")
+	refusedAs(t, p, "alice", limitPerPrincipal, "tasks/cancel")
 }
 
 // TestReportRunningBoundOnRedis: finding 2 of issue 24 from outside. With
@@ -126,7 +133,7 @@ func TestReportRunningBoundOnRedis(t *testing.T) {
 	b := startReport(t, "B", boundKeys, srv.URL, "-max-running-tasks", "2")
 	mine := createAs(t, a, "alice", long)
 	createAs(t, a, "bob", long)
-	refusedAs(t, a, "carol", taskrun.LimitRunningTasks, "call again later")
+	refusedAs(t, a, "carol", limitRunning, "call again later")
 	createAs(t, b, "carol", long)
 	if _, err := b.callAs("alice", "tasks/cancel", map[string]any{"taskId": mine}); err != nil {
 		t.Fatalf("tasks/cancel on B: %v", err)
@@ -139,11 +146,11 @@ func TestReportRunningBoundOnRedis(t *testing.T) {
 		if err == nil && created["resultType"] == "task" {
 			break
 		}
-		if err == nil || err.Code != taskrun.CodeTaskLimit || time.Now().After(deadline) {
+		if err == nil || err.Code != codeTaskLimit || time.Now().After(deadline) {
 			t.Fatalf("carol's task on A after alice's ended: %v %v", created, err)
 		}
 	}
-	refusedAs(t, a, "dave", taskrun.LimitRunningTasks, "call again later")
+	refusedAs(t, a, "dave", limitRunning, "call again later")
 }
 
 // BenchmarkWaitingTaskRSS measures a waiting task as an attacker from

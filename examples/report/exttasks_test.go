@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/syncbuf"
 	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
 
@@ -47,7 +46,7 @@ func TestExtTasksClient(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 45*time.Second)
 	defer cancel()
 	server := exec.Command(exe, "-http", addr)
-	var serverLog syncbuf.Buffer
+	var serverLog hosttest.LogBuffer
 	server.Stdout, server.Stderr = &serverLog, &serverLog
 	if err := server.Start(); err != nil {
 		t.Fatalf("start the example: %v", err)

@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/syncbuf"
 	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
@@ -69,7 +68,7 @@ type reportInstance struct {
 	name   string
 	url    string
 	cmd    *exec.Cmd
-	log    *syncbuf.Buffer
+	log    *hosttest.LogBuffer
 	exited chan struct{}
 	err    error // the process's exit, once exited is closed
 	id     atomic.Int64
@@ -91,7 +90,7 @@ func (p *reportInstance) alive() bool {
 func startReport(t testing.TB, name, keys, redisURL string, flags ...string) *reportInstance {
 	t.Helper()
 	addr := freeAddr(t)
-	p := &reportInstance{t: t, name: name, url: "http://" + addr + "/mcp", log: &syncbuf.Buffer{}, exited: make(chan struct{})}
+	p := &reportInstance{t: t, name: name, url: "http://" + addr + "/mcp", log: &hosttest.LogBuffer{}, exited: make(chan struct{})}
 	args := append([]string{"-http", addr}, flags...)
 	if redisURL != "" {
 		args = append(args, "-redis", redisURL)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/syncbuf"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 	"github.com/elicitgen/elicitgen/runtime/redisstore"
 	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
@@ -145,7 +145,7 @@ func runFailing(t *testing.T, args, env []string) (int, string) {
 	t.Helper()
 	cmd := exec.Command(reportBinary(t), append([]string{"-http", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(append(os.Environ(), "ELICITGEN_REDIS_URL=", "ELICITGEN_STATE_KEYS="+opsKeyring()), env...)
-	var stderr syncbuf.Buffer
+	var stderr hosttest.LogBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -15,9 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/rawrpc"
-	"github.com/elicitgen/elicitgen/internal/testkit/syncbuf"
 	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/rawrpc"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
@@ -223,7 +222,7 @@ func TestReportTaskOverStdio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr := &syncbuf.Buffer{}
+	stderr := &hosttest.LogBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

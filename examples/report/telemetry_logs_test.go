@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/elicitgen/elicitgen/runtime/backend"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/syncbuf"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/otelelicit/oteltest"
 )
@@ -36,7 +36,7 @@ func (f *flakyTasks) Update(ctx context.Context, id string, change func(*backend
 func TestTelemetryTaskLogs(t *testing.T) {
 	t.Parallel()
 	rec := oteltest.New(t)
-	var logs syncbuf.Buffer
+	var logs hosttest.LogBuffer
 	w := memoryWire(t, newServer(&elicitrt.ToolOptions{Keys: reportKeys, Hooks: rec.Hooks,
 		Tasks:  &flakyTasks{TaskStore: &backend.MemoryTaskStore{}},
 		Logger: slog.New(slog.NewJSONHandler(&logs, nil))}))

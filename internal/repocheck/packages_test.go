@@ -75,6 +75,9 @@ var packages = map[string]row{
 	"runtime/elicittest/hosttest": {testKit, 6, []string{sdk}},
 	// The kit's independent validator of a generated decoder, for fuzzing.
 	"runtime/elicittest/formcheck": {testKit, 6, []string{jsonschema}},
+	// The kit's raw JSON-RPC client, for what an SDK client would not send;
+	// it imports no elicitgen package, so the runtime's own tests use it too.
+	"runtime/elicittest/rawrpc": {testKit, -1, []string{sdk}},
 
 	// The adapters' public test helpers, and the repository's own kit.
 	"runtime/redisstore/redistest":          {testKit, -1, nil},

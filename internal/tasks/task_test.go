@@ -27,8 +27,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitgen/elicitgen/internal/testkit/httpt"
-	"github.com/elicitgen/elicitgen/internal/testkit/rawrpc"
 	"github.com/elicitgen/elicitgen/internal/testkit/rss"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/rawrpc"
 )
 
 // The tests of MCP Tasks (task.go, taskwire.go, taskstore.go) drive a

@@ -5,7 +5,8 @@
 // elicitation. Hosts emulates the hosts of docs/results/hosts.md (their
 // capabilities, era and what they do with a question); Options.Manual
 // turns off the SDK client's multi round-trip loop, so that a test sees
-// and sends each input_required round itself.
+// and sends each input_required round itself. A LogBuffer holds a
+// server's log or a process's stderr while the test reads it.
 //
 // It is the low level of the public kit, for what a conversation script
 // cannot say: hostile content, raw rounds, a host's own behaviour. The

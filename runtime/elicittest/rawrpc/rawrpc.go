@@ -1,8 +1,9 @@
 // Package rawrpc is a raw JSON-RPC client of a real SDK server over the
 // in-memory transport, for tests that must send what an SDK client would
 // not (the Tasks wire, hostile params): one request at a time, its
-// response back as it came. It imports no elicitgen package, so the
-// runtime's own tests can use it.
+// response back as it came. It is the public kit's client for the hostile
+// cases, beside runtime/elicittest/hosttest's SDK clients; it imports no
+// elicitgen package, so the runtime's own tests can use it too.
 package rawrpc
 
 import (
