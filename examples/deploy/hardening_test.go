@@ -8,7 +8,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
@@ -122,7 +121,7 @@ func TestConfirmationIsAskedOnce(t *testing.T) {
 }
 
 func isReplayed(err error) bool {
-	return err != nil && strings.Contains(err.Error(), machine.ErrReplayed.Message)
+	return err != nil && strings.Contains(err.Error(), "requestState already used")
 }
 
 // TestPreviewTokenAndFormConfirmOnce: one confirmation, one effect. A

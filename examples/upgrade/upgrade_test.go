@@ -10,10 +10,13 @@ import (
 
 	"github.com/elicitgen/elicitgen/examples/upgrade/v1"
 	"github.com/elicitgen/elicitgen/examples/upgrade/v2"
-	"github.com/elicitgen/elicitgen/internal/machine"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
+
+// toolChangedNote is the text a person sees before the first question of a
+// flow that started again because its tool changed (the wire's literal).
+const toolChangedNote = "This tool changed while you were answering, so its questions start again.\n\n"
 
 // releases connects a client to each release, both sealing and opening
 // with one key ring, over transport on era; a client of era "legacy"
@@ -117,7 +120,7 @@ func TestSkewAsksAgain(t *testing.T) {
 				}
 				res = call(t, two, c.tool, res.RequestState, c.one[len(c.one)-1])
 				q := asked(res)
-				if len(q) != 1 || !strings.HasPrefix(q[c.first], machine.ToolChangedNote) {
+				if len(q) != 1 || !strings.HasPrefix(q[c.first], toolChangedNote) {
 					t.Fatalf("release 2 after release 1's round: %s %v, want %q asked again with the note", hosttest.Text(res), q, c.first)
 				}
 				for _, a := range c.two {
