@@ -1430,3 +1430,33 @@ func TestTaskToolsShareTheirStore(t *testing.T) {
 	}()
 	brewTool(machine.TaskOptional, &elicitrt.ToolOptions{Tasks: &backend.MemoryTaskStore{}, TaskLimits: limits}, nil)(srv)
 }
+
+// TestTaskBoundPerProcessSharedStore: the running bound is the process's
+// whatever the store. Two instances share one store (behind a wrapper, so
+// not the memory store's own type) and the keys, each with MaxRunning 2:
+// alice's and bob's tasks fill A, carol is refused there and served by B;
+// once alice cancels hers through B, A learns it from the store and runs
+// carol's. examples/report holds the same from outside, on redis-server.
+func TestTaskBoundPerProcessSharedStore(t *testing.T) {
+	store := &flakyStore{TaskStore: &backend.MemoryTaskStore{}}
+	keys := elicitrt.RandomKeyring()
+	limitsA := &elicitrt.TaskLimits{MaxRunning: 2}
+	instance := func(limits *elicitrt.TaskLimits) string {
+		return httpTServeAuth(t, brewTool(machine.TaskOptional, &elicitrt.ToolOptions{Keys: keys, Tasks: store, TaskLimits: limits, Logger: discardLogger()}, nil))
+	}
+	a, b := instance(limitsA), instance(&elicitrt.TaskLimits{MaxRunning: 2})
+	mine := startBrew(t, httpWireAt(t, a, capsTasks, "tok-alice"), map[string]any{})["taskId"].(string)
+	startBrew(t, httpWireAt(t, a, capsTasks, "tok-bob"), map[string]any{})
+	_, err := createBrew(t, httpWireAt(t, a, capsTasks, "tok-carol"), map[string]any{})
+	refusedBy(t, err, taskrun.LimitRunningTasks, "call again later")
+	if got := startBrew(t, httpWireAt(t, b, capsTasks, "tok-carol"), map[string]any{}); got["resultType"] != "task" {
+		t.Fatalf("carol's task on B: %v", got)
+	}
+	httpWireAt(t, b, capsTasks, "tok-alice").must(taskrun.MethodTasksCancel, map[string]any{"taskId": mine})
+	waitRunning(t, limitsA, 1)
+	if got := startBrew(t, httpWireAt(t, a, capsTasks, "tok-carol"), map[string]any{}); got["resultType"] != "task" {
+		t.Fatalf("carol's task on A once alice's ended: %v", got)
+	}
+	_, err = createBrew(t, httpWireAt(t, a, capsTasks, "tok-dave"), map[string]any{})
+	refusedBy(t, err, taskrun.LimitRunningTasks, "call again later")
+}
