@@ -1,4 +1,4 @@
-package main
+package machine_test
 
 import (
 	"context"
@@ -12,11 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/runtime/backend"
-
-	"github.com/elicitgen/elicitgen/runtime/serve"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/runtime/backend"
+	"github.com/elicitgen/elicitgen/runtime/serve"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
@@ -79,7 +78,7 @@ func postDeployAs(h http.Handler, caps, args, state, inputResponses string) (res
 func FuzzConfirmOnce(f *testing.F) {
 	const args, prefilled = `{"service":"api"}`, `{"service":"api","environment":"prod"}`
 	guard := &execGuard{}
-	server := newServer(&elicitrt.ToolOptions{Keys: keys, Replay: guard})
+	server := deployServer(&elicitrt.ToolOptions{Keys: deployKeys, Replay: guard}, deployer{})
 	h := serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, &elicitrt.HTTPOptions{JSONResponse: true})
 	// flow gives the server a new guard, starts a production flow and
 	// returns its two states.
