@@ -210,15 +210,20 @@ func retry(cs *mcp.ClientSession, args map[string]any, state string, responses m
 	return cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "deploy", Arguments: args, RequestState: state, InputResponses: responses})
 }
 
-// callDeploy calls deploy with args and returns its one text.
+// callDeploy calls deploy with args and returns its text, failing the
+// test unless a result has exactly one content.
 func callDeploy(t *testing.T, cs *mcp.ClientSession, args map[string]any) (string, *mcp.CallToolResult, error) {
 	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "deploy", Arguments: args})
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: args})
+	if err == nil && len(res.Content) != 1 {
+		t.Fatalf("want one content, got %+v", res)
+	}
 	if err != nil {
 		return "", nil, err
 	}
-	if len(res.Content) != 1 {
-		t.Fatalf("want one content, got %+v", res)
+	_, isText := res.Content[0].(*mcp.TextContent)
+	if !isText {
+		t.Fatalf("want a text content, got %+v", res.Content[0])
 	}
-	return res.Content[0].(*mcp.TextContent).Text, res, nil
+	return hosttest.Text(res), res, nil
 }

@@ -36,12 +36,12 @@ func TestOversizedAnswersAreNotKept(t *testing.T) {
 
 	// Without a state nothing was asked: the answer is ignored.
 	first, err := retry(cs, args, "", padded)
-	if err != nil || onlyKey(t, first) != "target" {
+	if err != nil || hosttest.OnlyKey(t, first) != "target" {
 		t.Fatalf("first call with an unasked, oversized answer: %+v %v", first, err)
 	}
 	// Asked, the valid answer is kept without the undeclared "pad".
 	second, err := retry(cs, args, first.RequestState, padded)
-	if err != nil || onlyKey(t, second) != "confirm" {
+	if err != nil || hosttest.OnlyKey(t, second) != "confirm" {
 		t.Fatalf("retry with an oversized undeclared property: %+v %v", second, err)
 	}
 	if n := len(second.RequestState); n > 1024 {
@@ -50,7 +50,7 @@ func TestOversizedAnswersAreNotKept(t *testing.T) {
 
 	// A 50 kB action is an invalid answer: asked again, with a bounded reason.
 	again, err := retry(cs, args, first.RequestState, mcp.InputResponseMap{"target": &mcp.ElicitResult{Action: pad}})
-	if err != nil || onlyKey(t, again) != "target.2" {
+	if err != nil || hosttest.OnlyKey(t, again) != "target.2" {
 		t.Fatalf("retry with a 50 kB action: %+v %v", again, err)
 	}
 	// The reason is cut at its bound, 256 bytes (docs/security/guarantees.md), to
@@ -110,7 +110,7 @@ func TestConfirmationIsAskedOnce(t *testing.T) {
 			// unasked confirmation is ignored and asked.
 			prefilled := map[string]any{"service": "api", "environment": "prod"}
 			res, err := retry(cs, prefilled, "", confirm)
-			if err != nil || onlyKey(t, res) != "confirm" {
+			if err != nil || hosttest.OnlyKey(t, res) != "confirm" {
 				t.Fatalf("an unasked confirmation was taken: %+v %v", res, err)
 			}
 			// A confirmation is never taken from the arguments (the SDK
@@ -124,11 +124,11 @@ func TestConfirmationIsAskedOnce(t *testing.T) {
 			args := map[string]any{"service": "api"}
 			target := mcp.InputResponseMap{"target": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"environment": "prod"}}}
 			round1, err := retry(cs, args, "", nil)
-			if err != nil || onlyKey(t, round1) != "target" {
+			if err != nil || hosttest.OnlyKey(t, round1) != "target" {
 				t.Fatalf("round 1: %+v %v", round1, err)
 			}
 			round2, err := retry(cs, args, round1.RequestState, target)
-			if err != nil || onlyKey(t, round2) != "confirm" {
+			if err != nil || hosttest.OnlyKey(t, round2) != "confirm" {
 				t.Fatalf("round 2: %+v %v", round2, err)
 			}
 			done, err := retry(cs, args, round2.RequestState, confirm)
@@ -141,7 +141,7 @@ func TestConfirmationIsAskedOnce(t *testing.T) {
 				t.Fatalf("replayed confirmation: %v", err)
 			}
 			replay, err := retry(cs, args, round1.RequestState, target)
-			if err != nil || onlyKey(t, replay) != "confirm" {
+			if err != nil || hosttest.OnlyKey(t, replay) != "confirm" {
 				t.Fatalf("replayed round 1: %+v %v", replay, err)
 			}
 			if _, err := retry(cs, args, replay.RequestState, confirm); !isReplayed(err) {

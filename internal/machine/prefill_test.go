@@ -165,26 +165,13 @@ func TestReaskCarriesValidAnswers(t *testing.T) {
 }
 
 // rawAnswers connects a 2025-11-25 client over transport to deploy whose
-// answers reach the server as answer writes them: the Go SDK client would
-// check them against the schema and fill in its defaults first.
+// answers reach the server as answer writes them (legacyClient): the Go
+// SDK client would check them against the schema and fill in its defaults
+// first.
 func rawAnswers(t *testing.T, transport string, answer func(*mcp.ElicitParams) *mcp.ElicitResult) *mcp.ClientSession {
 	t.Helper()
-	client := mcp.NewClient(&mcp.Implementation{Name: "raw", Version: "v0"}, &mcp.ClientOptions{
-		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return nil, nil },
-	})
-	client.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if er, ok := req.(*mcp.ElicitRequest); ok {
-				return answer(er.Params), nil
-			}
-			return next(ctx, method, req)
-		}
-	})
 	ct := hosttest.Transport(t, deployServer(&elicitrt.ToolOptions{Keys: deployKeys}, deployer{}), transport)
-	cs, err := client.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := legacyClientOver(t, ct, func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) { return answer(p), nil })
 	t.Cleanup(func() { cs.Close() })
 	return cs
 }

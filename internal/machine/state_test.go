@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitgen/elicitgen/internal/machine"
 	"github.com/elicitgen/elicitgen/internal/seal"
 	"github.com/elicitgen/elicitgen/runtime/backend"
 	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
@@ -26,15 +27,12 @@ import (
 // shares the key ring, single-use where it confirms; and the rounds and
 // answers it carries, checked and bounded.
 
-func onlyKey(t *testing.T, res *mcp.CallToolResult) string {
-	t.Helper()
-	return hosttest.OnlyKey(t, res)
-}
-
+// wantInvalidState fails unless err is the refusal of a requestState as a
+// client receives it: -32602, "invalid or expired requestState", no data.
 func wantInvalidState(t *testing.T, what string, err error) {
 	t.Helper()
-	var werr *jsonrpc.Error
-	if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || werr.Message != "invalid or expired requestState" || len(werr.Data) != 0 {
+	var rpcErr *jsonrpc.Error
+	if !machine.IsInvalidState(err) || !errors.As(err, &rpcErr) || rpcErr.Data != nil {
 		t.Errorf("%s: want -32602 without detail, got %v", what, err)
 	}
 }
@@ -48,7 +46,7 @@ func TestStateIsSealedAndBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := onlyKey(t, first)
+	key := hosttest.OnlyKey(t, first)
 	if key != "target" {
 		t.Fatalf("key %q", key)
 	}
@@ -78,7 +76,7 @@ func TestStateIsSealedAndBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k := onlyKey(t, second); k != "confirm" {
+	if k := hosttest.OnlyKey(t, second); k != "confirm" {
 		t.Fatalf("second round key %q", k)
 	}
 	// The state is ciphertext: what it carries (the answer "prod", the
@@ -139,7 +137,7 @@ func TestAnswersAreCheckedAndReasked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k := onlyKey(t, again); k != "target.2" {
+	if k := hosttest.OnlyKey(t, again); k != "target.2" {
 		t.Fatalf("re-ask key %q", k)
 	}
 	// Invalid content is asked again with the reason.
@@ -147,7 +145,7 @@ func TestAnswersAreCheckedAndReasked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := onlyKey(t, bad)
+	k := hosttest.OnlyKey(t, bad)
 	msg := bad.InputRequests[k].(*mcp.ElicitParams).Message
 	if k != "target.3" || !strings.Contains(msg, "environment: must be one of Development, Staging, Production") {
 		t.Fatalf("re-ask: %q %q", k, msg)
@@ -160,7 +158,7 @@ func TestAnswersAreCheckedAndReasked(t *testing.T) {
 	// Bounded: after three invalid answers, a tool error.
 	state := stale.RequestState
 	for i := 0; ; i++ {
-		key := onlyKey(t, stale)
+		key := hosttest.OnlyKey(t, stale)
 		res, err := retry(cs, args, state, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"environment": 1.0}}})
 		if err != nil {
 			t.Fatal(err)
@@ -190,7 +188,7 @@ func TestLoadShedding(t *testing.T) {
 	}
 	shed = false
 	next, err := retry(cs, map[string]any{"service": "api"}, res.RequestState, nil)
-	if err != nil || onlyKey(t, next) != "target" {
+	if err != nil || hosttest.OnlyKey(t, next) != "target" {
 		t.Fatalf("after shedding: %+v %v", next, err)
 	}
 }
@@ -204,7 +202,7 @@ func TestStateBoundToPrincipal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	answer := mcp.InputResponseMap{onlyKey(t, first): &mcp.ElicitResult{Action: "accept", Content: map[string]any{"environment": "dev"}}}
+	answer := mcp.InputResponseMap{hosttest.OnlyKey(t, first): &mcp.ElicitResult{Action: "accept", Content: map[string]any{"environment": "dev"}}}
 	_, err = retry(manual(t, as("bob")), args, first.RequestState, answer)
 	wantInvalidState(t, "other principal", err)
 	res, err := retry(manual(t, as("alice")), args, first.RequestState, answer)
@@ -225,7 +223,7 @@ func TestStateBoundToAudience(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	answer := mcp.InputResponseMap{onlyKey(t, first): &mcp.ElicitResult{Action: "accept", Content: map[string]any{"environment": "dev"}}}
+	answer := mcp.InputResponseMap{hosttest.OnlyKey(t, first): &mcp.ElicitResult{Action: "accept", Content: map[string]any{"environment": "dev"}}}
 	for _, other := range []string{"https://staging.deploy.example", ""} {
 		_, err = retry(manual(t, at(other)), args, first.RequestState, answer)
 		wantInvalidState(t, "audience "+other, err)
@@ -248,7 +246,7 @@ func TestConfirmationIsSingleUse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := onlyKey(t, first)
+	key := hosttest.OnlyKey(t, first)
 	confirm := mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}}
 	done, err := retry(cs, args, first.RequestState, confirm)
 	if err != nil || done.NeedsInput() || !strings.HasPrefix(hosttest.Text(done), "Deploying api to prod") {
