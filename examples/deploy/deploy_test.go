@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -103,51 +102,6 @@ func TestDeployFlows(t *testing.T) {
 					if c.asks == 2 && u.Asked[1].Message != "Deploy api to production now?" {
 						t.Errorf("%s: confirm message %q", c.name, u.Asked[1].Message)
 					}
-				}
-			})
-		}
-	}
-}
-
-func TestNoElicitation(t *testing.T) {
-	for _, transport := range transports {
-		for _, era := range hosttest.Eras {
-			t.Run(transport+"/"+era, func(t *testing.T) {
-				cs := session(t, transport, era, nil)
-				got, res, err := call(t, cs, map[string]any{"service": "api"})
-				if err != nil || !res.IsError || got != "environment is required: one of dev, staging, prod" {
-					t.Fatalf("fallback=arguments: %q %v %v", got, res, err)
-				}
-				got, _, err = call(t, cs, map[string]any{"service": "api", "environment": "staging"})
-				if err != nil || got != "Deploying api to staging without notifying." {
-					t.Fatalf("prefilled without elicitation: %q %v", got, err)
-				}
-				// Production needs a confirmation nobody can give here: a
-				// preview and a token, then the same call with the token.
-				prod := map[string]any{"service": "api", "environment": "prod"}
-				preview, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: prod})
-				if err != nil || preview.IsError || len(preview.Content) != 2 ||
-					preview.Content[0].(*mcp.TextContent).Text != "Preview: this deploys api to production without notifying." {
-					t.Fatalf("preview: %+v %v", preview, err)
-				}
-				token := tokenOf(t, preview)
-				confirmed := map[string]any{"service": "api", "environment": "prod", elicitrt.PreviewTokenArgument: token}
-				if got, _, err := call(t, cs, confirmed); err != nil || got != "Deploying api to prod without notifying." {
-					t.Fatalf("confirmed with the token: %q %v", got, err)
-				}
-				if got, res, err := call(t, cs, confirmed); err != nil || !res.IsError || !strings.Contains(got, "new preview") {
-					t.Fatalf("the token used again: %q %v", got, err)
-				}
-				staging := map[string]any{"service": "api", "environment": "staging", elicitrt.PreviewTokenArgument: token}
-				if got, res, err := call(t, cs, staging); err != nil || res.IsError || got != "Deploying api to staging without notifying." {
-					t.Fatalf("a token where no confirmation is asked is ignored: %q %v", got, err)
-				}
-				// Invalid prefilled arguments are a tool error naming them (the
-				// SDK validates them against the input schema, which carries the
-				// form's enum, before the machine does).
-				got, res, err = call(t, cs, map[string]any{"service": "api", "environment": "moon"})
-				if err != nil || !res.IsError || !strings.Contains(got, "environment") {
-					t.Fatalf("invalid argument: %q %v", got, err)
 				}
 			})
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"sync/atomic"
 	"testing"
 
@@ -24,6 +25,18 @@ const (
 	kitConfirmMessage = "Deploy api to production now?"
 	kitNotConfirmed   = "Nothing was deployed: api to production was not confirmed."
 )
+
+// countingDeployer is the example's handler with its effect counted: every
+// call of Complete is a deploy.
+type countingDeployer struct {
+	deployer
+	deploys *atomic.Int32
+}
+
+func (d countingDeployer) Complete(ctx context.Context, req *mcp.CallToolRequest, args DeployArgs, answers DeployAnswers) (*mcp.CallToolResult, error) {
+	d.deploys.Add(1)
+	return d.deployer.Complete(ctx, req, args, answers)
+}
 
 // kitStart connects a client on era to the deploy server with the
 // counting handler: deploys counts the calls of Complete.

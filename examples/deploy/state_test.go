@@ -1,25 +1,28 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/elicitgen/elicitgen/runtime/backend"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/seal"
 	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
+	"github.com/elicitgen/elicitgen/runtime/serve"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
+
+// The rounds of deploy driven by hand, for the example's tests that see
+// each input_required result: the request-state guarantees themselves
+// are proved in internal/machine (state_test.go there).
 
 // manual connects a client over HTTP that does not run the MRTR loop
 // itself, so the test sees each input_required result and sends each retry
@@ -46,248 +49,85 @@ func wantInvalidState(t *testing.T, what string, err error) {
 	}
 }
 
-func TestStateIsSealedAndBound(t *testing.T) {
-	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	clock := func() time.Time { return now }
-	cs := manual(t, &elicitrt.ToolOptions{Keys: keys, Now: clock})
-	args := map[string]any{"service": "api"}
-	first, err := retry(cs, args, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := onlyKey(t, first)
-	if key != "target" {
-		t.Fatalf("key %q", key)
-	}
-	answer := mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"environment": "prod"}}}
-
-	// A state from another tool's flow, other arguments, tampered or
-	// truncated: all rejected alike.
-	s := first.RequestState
-	_, err = retry(cs, map[string]any{"service": "web"}, s, answer)
-	wantInvalidState(t, "other arguments", err)
-	_, err = retry(cs, args, s[:len(s)-1]+string("AB"[len(s)%2]), answer)
-	wantInvalidState(t, "tampered", err)
-	_, err = retry(cs, args, s[:len(s)/2], answer)
-	wantInvalidState(t, "truncated", err)
-	_, err = retry(cs, args, s+"-TAMPERED", answer)
-	wantInvalidState(t, "suffix", err)
-
-	// Expired: the same state after the TTL.
-	now = now.Add(elicitrt.DefaultStateTTL + time.Second)
-	_, err = retry(cs, args, s, answer)
-	wantInvalidState(t, "expired", err)
-	now = now.Add(-elicitrt.DefaultStateTTL - time.Second)
-
-	// Another server instance with the same key serves the retry.
-	other := manual(t, &elicitrt.ToolOptions{Keys: keys, Now: clock})
-	second, err := retry(other, args, s, answer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if k := onlyKey(t, second); k != "confirm" {
-		t.Fatalf("second round key %q", k)
-	}
-	// The state is ciphertext: what it carries (the answer "prod", the
-	// flow's identity), read back by opening it, is nowhere in its bytes.
-	wantSealed(t, second.RequestState, seal.Binding{Tool: "deploy", ArgsDigest: seal.DigestArguments(json.RawMessage(`{"service":"api"}`))}, now, `"environment":"prod"`)
-	// An instance with a different key cannot open it.
-	stranger, _ := elicitrt.NewKeyring([]byte("fedcba9876543210fedcba9876543210"))
-	_, err = retry(manual(t, &elicitrt.ToolOptions{Keys: stranger, Now: clock}), args, s, answer)
-	wantInvalidState(t, "other key", err)
-
-	// Rotation: a ring with a new first key still opens the old state, and
-	// its own states do not open on the old ring.
-	rotated, _ := elicitrt.NewKeyring([]byte("fedcba9876543210fedcba9876543210"), []byte("0123456789abcdef0123456789abcdef"))
-	rot := manual(t, &elicitrt.ToolOptions{Keys: rotated, Now: clock})
-	third, err := retry(rot, args, second.RequestState, mcp.InputResponseMap{"confirm": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}})
-	if err != nil || third.NeedsInput() || third.Content[0].(*mcp.TextContent).Text != "Deploying api to prod without notifying." {
-		t.Fatalf("rotated ring: %+v %v", third, err)
-	}
-	fresh, err := retry(rot, args, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = retry(cs, args, fresh.RequestState, mcp.InputResponseMap{"target": answer[key]})
-	wantInvalidState(t, "new key on old ring", err)
+// isReplayed reports whether err is the refusal of a requestState used
+// before.
+func isReplayed(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "requestState already used")
 }
 
-// wantSealed opens state under b and fails unless its payload holds want
-// (so that the check proves something) and no 8 bytes of the payload in a
-// row appear in the state's bytes, base64-decoded: what a client reading
-// the state would see of the payload.
-func wantSealed(t *testing.T, state string, b seal.Binding, now time.Time, want string) {
+// postDeployAs posts one tools/call of deploy through the HTTP handler,
+// from a client declaring caps, with arguments and inputResponses spliced
+// in as they are; it returns the JSON-RPC reply's result or error, or ok
+// false when the body was not JSON.
+func postDeployAs(h http.Handler, caps, args, state, inputResponses string) (res *mcp.CallToolResult, rpcErr map[string]any, ok bool) {
+	params := `"name":"deploy","arguments":` + args
+	if state != "" {
+		params += `,"requestState":` + strconv.Quote(state)
+	}
+	if inputResponses != "" {
+		params += `,"inputResponses":` + inputResponses
+	}
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + params + `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}}}`
+	req := httptest.NewRequest("POST", "/", strings.NewReader(body))
+	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "deploy"} {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	raw, _ := io.ReadAll(rec.Result().Body)
+	var reply struct {
+		Result json.RawMessage `json:"result"`
+		Error  map[string]any  `json:"error"`
+	}
+	if json.Unmarshal(raw, &reply) != nil {
+		return nil, nil, false
+	}
+	if reply.Error != nil {
+		return nil, reply.Error, true
+	}
+	res = new(mcp.CallToolResult)
+	if json.Unmarshal(reply.Result, res) != nil {
+		return nil, nil, false
+	}
+	return res, nil, true
+}
+
+// rawAnswersTo connects a 2025-11-25 client to the server made with opts
+// whose answers reach the server as answer writes them: the Go SDK client
+// would check them against the schema and fill in its defaults first.
+func rawAnswersTo(t *testing.T, transport string, opts *elicitrt.ToolOptions, answer func(*mcp.ElicitParams) *mcp.ElicitResult) *mcp.ClientSession {
 	t.Helper()
-	_, payload, err := (*seal.Keyring)(keys).Open(b, state, now)
-	if err != nil || !bytes.Contains(payload, []byte(want)) {
-		t.Fatalf("opened state: %q %v; want a payload holding %s", payload, err, want)
-	}
-	enc, ok := strings.CutPrefix(state, "s2.")
-	raw, err := base64.RawURLEncoding.DecodeString(enc)
-	if !ok || err != nil {
-		t.Fatalf("state %.40q: not s2. and base64url: %v", state, err)
-	}
-	for i := 0; i+8 <= len(payload); i++ {
-		if bytes.Contains(raw, payload[i:i+8]) {
-			t.Fatalf("the state's bytes show its payload: %q of %q", payload[i:i+8], payload)
+	client := mcp.NewClient(&mcp.Implementation{Name: "raw", Version: "v0"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return nil, nil },
+	})
+	client.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if er, ok := req.(*mcp.ElicitRequest); ok {
+				return answer(er.Params), nil
+			}
+			return next(ctx, method, req)
 		}
-	}
-}
-
-func TestAnswersAreCheckedAndReasked(t *testing.T) {
-	cs := manual(t, &elicitrt.ToolOptions{Keys: keys})
-	args := map[string]any{"service": "api"}
-	first, err := retry(cs, args, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A missing answer (here: an unknown key only) is asked again, with a new key.
-	again, err := retry(cs, args, first.RequestState, mcp.InputResponseMap{"nope": &mcp.ElicitResult{Action: "accept"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if k := onlyKey(t, again); k != "target.2" {
-		t.Fatalf("re-ask key %q", k)
-	}
-	// Invalid content is asked again with the reason.
-	bad, err := retry(cs, args, again.RequestState, mcp.InputResponseMap{"target.2": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"environment": "moon"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := onlyKey(t, bad)
-	msg := bad.InputRequests[k].(*mcp.ElicitParams).Message
-	if k != "target.3" || !strings.Contains(msg, "environment: must be one of Development, Staging, Production") {
-		t.Fatalf("re-ask: %q %q", k, msg)
-	}
-	// An old key is not accepted in a later round.
-	stale, err := retry(cs, args, bad.RequestState, mcp.InputResponseMap{"target.2": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"environment": "dev"}}})
-	if err != nil || !stale.NeedsInput() {
-		t.Fatalf("old key accepted: %+v %v", stale, err)
-	}
-	// Bounded: after three invalid answers, a tool error.
-	state := stale.RequestState
-	for i := 0; ; i++ {
-		key := onlyKey(t, stale)
-		res, err := retry(cs, args, state, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"environment": 1.0}}})
+	})
+	server := newServer(opts)
+	var ct mcp.Transport
+	if transport == "http" {
+		srv := httptest.NewServer(serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+		t.Cleanup(srv.Close)
+		ct = &mcp.StreamableClientTransport{Endpoint: srv.URL}
+	} else {
+		st, c := mcp.NewInMemoryTransports()
+		ss, err := server.Connect(t.Context(), st, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !res.NeedsInput() {
-			if !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "gave up after 3 invalid answers") {
-				t.Fatalf("end: %+v", res)
-			}
-			break
-		}
-		if i > 3 {
-			t.Fatal("not bounded")
-		}
-		stale, state = res, res.RequestState
+		t.Cleanup(func() { ss.Close() })
+		ct = c
 	}
-}
-
-func TestLoadShedding(t *testing.T) {
-	shed := true
-	cs := manual(t, &elicitrt.ToolOptions{Keys: keys, Overloaded: func(context.Context) bool { return shed }})
-	res, err := retry(cs, map[string]any{"service": "api"}, "", nil)
+	cs, err := client.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.NeedsInput() || res.InputRequests == nil || len(res.InputRequests) != 0 || res.RequestState == "" {
-		t.Fatalf("want an empty input request map and a state: %+v", res)
-	}
-	shed = false
-	next, err := retry(cs, map[string]any{"service": "api"}, res.RequestState, nil)
-	if err != nil || onlyKey(t, next) != "target" {
-		t.Fatalf("after shedding: %+v %v", next, err)
-	}
-}
-
-func TestStateBoundToPrincipal(t *testing.T) {
-	as := func(user string) *elicitrt.ToolOptions {
-		return &elicitrt.ToolOptions{Keys: keys, Principal: func(*mcp.CallToolRequest) string { return user }}
-	}
-	args := map[string]any{"service": "api"}
-	first, err := retry(manual(t, as("alice")), args, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	answer := mcp.InputResponseMap{onlyKey(t, first): &mcp.ElicitResult{Action: "accept", Content: map[string]any{"environment": "dev"}}}
-	_, err = retry(manual(t, as("bob")), args, first.RequestState, answer)
-	wantInvalidState(t, "other principal", err)
-	res, err := retry(manual(t, as("alice")), args, first.RequestState, answer)
-	if err != nil || res.NeedsInput() {
-		t.Fatalf("same principal: %+v %v", res, err)
-	}
-}
-
-// TestStateBoundToAudience: two servers sharing a key ring under different
-// audiences do not take each other's states; two instances of one server
-// (one audience) do.
-func TestStateBoundToAudience(t *testing.T) {
-	at := func(audience string) *elicitrt.ToolOptions {
-		return &elicitrt.ToolOptions{Keys: keys, Audience: audience}
-	}
-	args := map[string]any{"service": "api"}
-	first, err := retry(manual(t, at("https://deploy.example")), args, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	answer := mcp.InputResponseMap{onlyKey(t, first): &mcp.ElicitResult{Action: "accept", Content: map[string]any{"environment": "dev"}}}
-	for _, other := range []string{"https://staging.deploy.example", ""} {
-		_, err = retry(manual(t, at(other)), args, first.RequestState, answer)
-		wantInvalidState(t, "audience "+other, err)
-	}
-	res, err := retry(manual(t, at("https://deploy.example")), args, first.RequestState, answer)
-	if err != nil || res.NeedsInput() {
-		t.Fatalf("same audience: %+v %v", res, err)
-	}
-}
-
-// TestConfirmationIsSingleUse replays the retry that confirmed a production
-// deploy: the second one is refused, on this instance and on another one
-// sharing the replay guard: Complete, which deploys, runs once.
-func TestConfirmationIsSingleUse(t *testing.T) {
-	guard := &backend.MemoryReplayGuard{}
-	opts := &elicitrt.ToolOptions{Keys: keys, Replay: guard}
-	cs := manual(t, opts)
-	args := map[string]any{"service": "api", "environment": "prod"}
-	first, err := retry(cs, args, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := onlyKey(t, first)
-	confirm := mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}}
-	done, err := retry(cs, args, first.RequestState, confirm)
-	if err != nil || done.NeedsInput() || !strings.HasPrefix(hosttest.Text(done), "Deploying api to prod") {
-		t.Fatalf("confirm: %+v %v", done, err)
-	}
-	for _, c := range []*mcp.ClientSession{cs, manual(t, opts)} {
-		res, err := retry(c, args, first.RequestState, confirm)
-		var werr *jsonrpc.Error
-		if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || werr.Message != "requestState already used" {
-			t.Fatalf("replay: %+v %v", res, err)
-		}
-	}
-}
-
-// TestRoundsAreBounded: a call takes at most DefaultMaxRounds rounds of
-// questions, missing answers included (they do not count as invalid ones),
-// and the call that would need one more ends in a tool error: the Go SDK's
-// client stops after ten attempts.
-func TestRoundsAreBounded(t *testing.T) {
-	cs := manual(t, &elicitrt.ToolOptions{Keys: keys})
-	args := map[string]any{"service": "api"}
-	res, err := retry(cs, args, "", nil)
-	for rounds := 1; err == nil && res.NeedsInput(); rounds++ {
-		if rounds > elicitrt.DefaultMaxRounds {
-			t.Fatalf("round %d asked", rounds)
-		}
-		res, err = retry(cs, args, res.RequestState, mcp.InputResponseMap{"nope": &mcp.ElicitResult{Action: "accept"}})
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "target: no answer after 9 rounds of questions") {
-		t.Fatalf("end: %+v", res)
-	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
 }

@@ -165,3 +165,57 @@ func TestConfirmStepNeverAnsweredForTheUser(t *testing.T) {
 		})
 	}
 }
+
+// TestAcceptedNoIsADecline: a production confirmation accepted with
+// {"confirm": false} is the confirm step's decline (Declined, nothing
+// deployed, not asked again), never Complete, in memory and over HTTP, on
+// both protocol eras, whether the target was asked or prefilled; true
+// deploys once.
+func TestAcceptedNoIsADecline(t *testing.T) {
+	target := hosttest.Accept(map[string]any{"environment": "prod"})
+	cases := []struct {
+		name    string
+		args    map[string]any
+		replies []*mcp.ElicitResult
+		want    string
+		deploys int
+	}{
+		{"no", map[string]any{"service": "api"},
+			[]*mcp.ElicitResult{target, hosttest.Accept(map[string]any{"confirm": false})},
+			"Nothing was deployed: api to production was not confirmed.", 0},
+		{"no, prefilled", map[string]any{"service": "api", "environment": "prod"},
+			[]*mcp.ElicitResult{hosttest.Accept(map[string]any{"confirm": false})},
+			"Nothing was deployed: api to production was not confirmed.", 0},
+		{"no, with more", map[string]any{"service": "api", "environment": "prod"},
+			[]*mcp.ElicitResult{hosttest.Accept(map[string]any{"confirm": false, "sure": true})},
+			"Nothing was deployed: api to production was not confirmed.", 0},
+		{"yes", map[string]any{"service": "api"},
+			[]*mcp.ElicitResult{target, hosttest.Accept(map[string]any{"confirm": true})},
+			"Deploying api to prod without notifying.", 1},
+	}
+	for _, transport := range hosttest.Transports {
+		for _, era := range hosttest.Eras {
+			t.Run(transport+"/"+era, func(t *testing.T) {
+				for _, c := range cases {
+					deploys := &counter{}
+					newServer := func() *mcp.Server { return deployServer(&elicitrt.ToolOptions{Keys: deployKeys}, deployer{deploys}) }
+					u := &hosttest.User{Replies: c.replies}
+					cs := hosttest.Connect(t, newServer, transport, era, hosttest.Options{User: u})
+					got, res, err := callDeploy(t, cs, c.args)
+					if err != nil {
+						t.Fatalf("%s: %v", c.name, err)
+					}
+					if got != c.want || res.IsError {
+						t.Errorf("%s: got %q (isError %v), want %q", c.name, got, res.IsError, c.want)
+					}
+					if n := deploys.get(); n != c.deploys {
+						t.Errorf("%s: Complete ran %d times, want %d", c.name, n, c.deploys)
+					}
+					if len(u.Asked) != len(c.replies) {
+						t.Errorf("%s: asked %d times, want %d (a no is not asked again)", c.name, len(u.Asked), len(c.replies))
+					}
+				}
+			})
+		}
+	}
+}

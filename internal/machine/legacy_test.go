@@ -70,6 +70,12 @@ func countServer(opts *elicitrt.ToolOptions) *mcp.Server {
 // as a client without one would send it.
 func legacyClient(t *testing.T, url string, answer func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)) *mcp.ClientSession {
 	t.Helper()
+	return legacyClientOver(t, &mcp.StreamableClientTransport{Endpoint: url}, answer)
+}
+
+// legacyClientOver is legacyClient over the client transport ct.
+func legacyClientOver(t *testing.T, ct mcp.Transport, answer func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)) *mcp.ClientSession {
+	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{
 		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return answer(ctx, req.Params)
@@ -83,8 +89,7 @@ func legacyClient(t *testing.T, url string, answer func(ctx context.Context, p *
 			return next(ctx, method, req)
 		}
 	})
-	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url},
-		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}

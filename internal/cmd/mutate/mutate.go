@@ -24,7 +24,7 @@
 //	guarantee: security: asked, once
 //	mutant: the replay guard says yes to every claim
 //	test: ./runtime TestMemoryReplayGuardOnce
-//	test: ./examples/deploy TestConfirmationIsAskedOnce
+//	test: ./internal/machine TestConfirmationIsAskedOnce
 //	-- find ./runtime (*MemoryReplayGuard).Claim --
 //	return false, nil
 //	-- replace --

@@ -1,66 +1,52 @@
-package main
+package machine_test
 
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/runtime/backend"
-
-	"github.com/elicitgen/elicitgen/runtime/serve"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/runtime/backend"
+	"github.com/elicitgen/elicitgen/runtime/serve"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
-// postDeploy posts one tools/call of deploy through the HTTP handler, with
-// arguments and inputResponses spliced in as they are; it returns the
-// JSON-RPC reply's result or error, or ok false when the body was not JSON.
-func postDeploy(h http.Handler, args, state, inputResponses string) (res *mcp.CallToolResult, rpcErr map[string]any, ok bool) {
-	return postDeployAs(h, `{"elicitation":{"form":{}}}`, args, state, inputResponses)
-}
-
-// postDeployAs is postDeploy from a client declaring caps.
-func postDeployAs(h http.Handler, caps, args, state, inputResponses string) (res *mcp.CallToolResult, rpcErr map[string]any, ok bool) {
-	params := `"name":"deploy","arguments":` + args
+// postDeploy posts one tools/call of deploy through the HTTP handler h,
+// on 2026-07-28 from a client that can show forms, with args and
+// inputResponses written into the body as they are, so that any bytes
+// reach the server. It returns the call's result (nil for a JSON-RPC
+// error), and ok false when the reply is neither a result nor an error.
+func postDeploy(h http.Handler, args, state, inputResponses string) (res *mcp.CallToolResult, ok bool) {
+	var body strings.Builder
+	body.WriteString(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy","arguments":` + args)
 	if state != "" {
-		params += `,"requestState":` + strconv.Quote(state)
+		quoted, _ := json.Marshal(state)
+		body.WriteString(`,"requestState":` + string(quoted))
 	}
 	if inputResponses != "" {
-		params += `,"inputResponses":` + inputResponses
+		body.WriteString(`,"inputResponses":` + inputResponses)
 	}
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + params + `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}}}`
-	req := httptest.NewRequest("POST", "/", strings.NewReader(body))
-	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-		"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "deploy"} {
-		req.Header.Set(k, v)
-	}
+	body.WriteString(`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}}`)
+	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body.String()))
+	req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
+		"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {"deploy"}}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
-	raw, _ := io.ReadAll(rec.Result().Body)
 	var reply struct {
-		Result json.RawMessage `json:"result"`
-		Error  map[string]any  `json:"error"`
+		Result *mcp.CallToolResult `json:"result"`
+		Error  json.RawMessage     `json:"error"`
 	}
-	if json.Unmarshal(raw, &reply) != nil {
-		return nil, nil, false
+	if json.Unmarshal(rec.Body.Bytes(), &reply) != nil {
+		return nil, false
 	}
-	if reply.Error != nil {
-		return nil, reply.Error, true
-	}
-	res = new(mcp.CallToolResult)
-	if json.Unmarshal(reply.Result, res) != nil {
-		return nil, nil, false
-	}
-	return res, nil, true
+	return reply.Result, reply.Result != nil || reply.Error != nil
 }
 
 // FuzzConfirmOnce posts any inputResponses to deploy, with the two states
@@ -79,17 +65,17 @@ func postDeployAs(h http.Handler, caps, args, state, inputResponses string) (res
 func FuzzConfirmOnce(f *testing.F) {
 	const args, prefilled = `{"service":"api"}`, `{"service":"api","environment":"prod"}`
 	guard := &execGuard{}
-	server := newServer(&elicitrt.ToolOptions{Keys: keys, Replay: guard})
+	server := deployServer(&elicitrt.ToolOptions{Keys: deployKeys, Replay: guard}, deployer{})
 	h := serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, &elicitrt.HTTPOptions{JSONResponse: true})
 	// flow gives the server a new guard, starts a production flow and
 	// returns its two states.
 	flow := func(tb testing.TB) [2]string {
 		guard.g.Store(&backend.MemoryReplayGuard{})
-		round1, _, _ := postDeploy(h, args, "", "")
+		round1, _ := postDeploy(h, args, "", "")
 		if round1 == nil || round1.RequestState == "" {
 			tb.Fatalf("round 1: %+v", round1)
 		}
-		round2, _, _ := postDeploy(h, args, round1.RequestState, `{"target":{"action":"accept","content":{"environment":"prod"}}}`)
+		round2, _ := postDeploy(h, args, round1.RequestState, `{"target":{"action":"accept","content":{"environment":"prod"}}}`)
 		if round2 == nil || round2.RequestState == "" || round2.InputRequests["confirm"] == nil {
 			tb.Fatalf("round 2: %+v", round2)
 		}
@@ -118,9 +104,9 @@ func FuzzConfirmOnce(f *testing.F) {
 			var ok bool
 			switch mode {
 			case 0:
-				res, _, ok = postDeploy(h, prefilled, "", inputResponses)
+				res, ok = postDeploy(h, prefilled, "", inputResponses)
 			default:
-				res, _, ok = postDeploy(h, args, states[mode-1], inputResponses)
+				res, ok = postDeploy(h, args, states[mode-1], inputResponses)
 			}
 			if !ok && json.Valid([]byte(`{"r":`+inputResponses+`}`)) {
 				t.Fatalf("no JSON-RPC reply to inputResponses %.200q", inputResponses)

@@ -1,15 +1,11 @@
-package main
+package machine_test
 
 import (
 	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/elicitgen/elicitgen/runtime/serve"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -18,9 +14,10 @@ import (
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
-// The defaults of a call (docs/reference/runtime.md, "Defaults of this call"): a
-// partial prefill and a re-ask's valid answers become the form's defaults,
-// and the answer's values when the person leaves them out.
+// The defaults of a call of the deploy tool (deployserver_test.go;
+// docs/reference/runtime.md, "Defaults of this call"): a partial prefill
+// and a re-ask's valid answers become the form's defaults, and the
+// answer's values when the person leaves them out.
 
 // property returns the schema of property name in a form's
 // requestedSchema.
@@ -44,7 +41,7 @@ func property(t *testing.T, p *mcp.ElicitParams, name string) map[string]any {
 // defaulting to true, and deploys
 // with notifying unless the person unchecks it.
 func TestPartialPrefillIsTheDefault(t *testing.T) {
-	for _, transport := range transports {
+	for _, transport := range hosttest.Transports {
 		for _, era := range hosttest.Eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
 				for _, c := range []struct {
@@ -54,9 +51,9 @@ func TestPartialPrefillIsTheDefault(t *testing.T) {
 					{map[string]any{"environment": "staging"}, "Deploying api to staging and posting in #deployments."},
 					{map[string]any{"environment": "staging", "notify": false}, "Deploying api to staging without notifying."},
 				} {
-					u := &user{Replies: []*mcp.ElicitResult{accept(c.reply)}}
-					cs := session(t, transport, era, u)
-					got, res, err := call(t, cs, map[string]any{"service": "api", "notify": true})
+					u := &hosttest.User{Replies: []*mcp.ElicitResult{hosttest.Accept(c.reply)}}
+					cs := deploySession(t, transport, era, u)
+					got, res, err := callDeploy(t, cs, map[string]any{"service": "api", "notify": true})
 					if err != nil || res.IsError || got != c.want {
 						t.Fatalf("reply %v: got %q %v, want %q", c.reply, got, err, c.want)
 					}
@@ -80,23 +77,23 @@ func TestPartialPrefillSurvivesOmission(t *testing.T) {
 	const want = "Deploying api to staging and posting in #deployments."
 	for _, transport := range hosttest.Transports {
 		t.Run(transport+"/modern", func(t *testing.T) {
-			cs := hosttest.Connect(t, func() *mcp.Server { return newServer(&elicitrt.ToolOptions{Keys: keys}) }, transport, "modern",
-				hosttest.Options{User: &user{}, Manual: true})
+			cs := hosttest.Connect(t, newDeploy(&elicitrt.ToolOptions{Keys: deployKeys}), transport, "modern",
+				hosttest.Options{User: &hosttest.User{}, Manual: true})
 			first, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: args})
 			if err != nil || hosttest.OnlyKey(t, first) != "target" {
 				t.Fatalf("first: %+v %v", first, err)
 			}
 			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: args, RequestState: first.RequestState,
-				InputResponses: mcp.InputResponseMap{"target": accept(map[string]any{"environment": "staging"})}})
+				InputResponses: mcp.InputResponseMap{"target": hosttest.Accept(map[string]any{"environment": "staging"})}})
 			if err != nil || hosttest.Text(res) != want {
 				t.Fatalf("got %+v %v, want %q", res, err, want)
 			}
 		})
 		t.Run(transport+"/legacy", func(t *testing.T) {
 			cs := rawAnswers(t, transport, func(*mcp.ElicitParams) *mcp.ElicitResult {
-				return accept(map[string]any{"environment": "staging"})
+				return hosttest.Accept(map[string]any{"environment": "staging"})
 			})
-			got, _, err := call(t, cs, args)
+			got, _, err := callDeploy(t, cs, args)
 			if err != nil || got != want {
 				t.Fatalf("got %q %v, want %q", got, err, want)
 			}
@@ -125,21 +122,21 @@ func TestReaskCarriesValidAnswers(t *testing.T) {
 	}
 	for _, transport := range hosttest.Transports {
 		t.Run(transport+"/modern", func(t *testing.T) {
-			cs := hosttest.Connect(t, func() *mcp.Server { return newServer(&elicitrt.ToolOptions{Keys: keys}) }, transport, "modern",
-				hosttest.Options{User: &user{}, Manual: true})
+			cs := hosttest.Connect(t, newDeploy(&elicitrt.ToolOptions{Keys: deployKeys}), transport, "modern",
+				hosttest.Options{User: &hosttest.User{}, Manual: true})
 			args := map[string]any{"service": "api"}
 			first, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: args})
 			if err != nil || hosttest.OnlyKey(t, first) != "target" {
 				t.Fatalf("first: %+v %v", first, err)
 			}
 			again, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: args, RequestState: first.RequestState,
-				InputResponses: mcp.InputResponseMap{"target": accept(bad)}})
+				InputResponses: mcp.InputResponseMap{"target": hosttest.Accept(bad)}})
 			if err != nil || hosttest.OnlyKey(t, again) != "target.2" {
 				t.Fatalf("again: %+v %v", again, err)
 			}
 			check(t, again.InputRequests["target.2"].(*mcp.ElicitParams))
 			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: args, RequestState: again.RequestState,
-				InputResponses: mcp.InputResponseMap{"target.2": accept(map[string]any{"environment": "staging"})}})
+				InputResponses: mcp.InputResponseMap{"target.2": hosttest.Accept(map[string]any{"environment": "staging"})}})
 			if err != nil || hosttest.Text(res) != want {
 				t.Fatalf("got %+v %v, want %q", res, err, want)
 			}
@@ -151,11 +148,11 @@ func TestReaskCarriesValidAnswers(t *testing.T) {
 				mu.Lock()
 				defer mu.Unlock()
 				if asked = append(asked, p); len(asked) == 1 {
-					return accept(bad)
+					return hosttest.Accept(bad)
 				}
-				return accept(map[string]any{"environment": "staging"})
+				return hosttest.Accept(map[string]any{"environment": "staging"})
 			})
-			got, _, err := call(t, cs, map[string]any{"service": "api"})
+			got, _, err := callDeploy(t, cs, map[string]any{"service": "api"})
 			if err != nil || got != want {
 				t.Fatalf("got %q %v, want %q", got, err, want)
 			}
@@ -167,47 +164,14 @@ func TestReaskCarriesValidAnswers(t *testing.T) {
 	}
 }
 
-// rawAnswers connects a 2025-11-25 client whose answers reach the server
-// as answer writes them: the Go SDK client would check them against the
-// schema and fill in its defaults first.
+// rawAnswers connects a 2025-11-25 client over transport to deploy whose
+// answers reach the server as answer writes them (legacyClient): the Go
+// SDK client would check them against the schema and fill in its defaults
+// first.
 func rawAnswers(t *testing.T, transport string, answer func(*mcp.ElicitParams) *mcp.ElicitResult) *mcp.ClientSession {
 	t.Helper()
-	return rawAnswersTo(t, transport, &elicitrt.ToolOptions{Keys: keys}, answer)
-}
-
-// rawAnswersTo is rawAnswers to a server with opts.
-func rawAnswersTo(t *testing.T, transport string, opts *elicitrt.ToolOptions, answer func(*mcp.ElicitParams) *mcp.ElicitResult) *mcp.ClientSession {
-	t.Helper()
-	client := mcp.NewClient(&mcp.Implementation{Name: "raw", Version: "v0"}, &mcp.ClientOptions{
-		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return nil, nil },
-	})
-	client.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if er, ok := req.(*mcp.ElicitRequest); ok {
-				return answer(er.Params), nil
-			}
-			return next(ctx, method, req)
-		}
-	})
-	server := newServer(opts)
-	var ct mcp.Transport
-	if transport == "http" {
-		srv := httptest.NewServer(serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
-		t.Cleanup(srv.Close)
-		ct = &mcp.StreamableClientTransport{Endpoint: srv.URL}
-	} else {
-		st, c := mcp.NewInMemoryTransports()
-		ss, err := server.Connect(t.Context(), st, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ss.Close() })
-		ct = c
-	}
-	cs, err := client.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ct := hosttest.Transport(t, deployServer(&elicitrt.ToolOptions{Keys: deployKeys}, deployer{}), transport)
+	cs := legacyClientOver(t, ct, func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) { return answer(p), nil })
 	t.Cleanup(func() { cs.Close() })
 	return cs
 }
