@@ -71,7 +71,7 @@ type Signup struct {
 	Colors Colors `elicit:"colors,message=Which colours?,together,fallback=defaults"`
 }
 
-// Everything has one property of every kind, for the hostile-answer table.
+// Everything has one property of every kind, for the decoder's fuzz target.
 type Everything struct {
 	Count    uint8   `elicit:"count,required,max=200"`
 	Big      int64   `elicit:"big"`

@@ -1,4 +1,4 @@
-package flows
+package machine_test
 
 import (
 	"encoding/json"
@@ -17,9 +17,9 @@ import (
 	"github.com/elicitgen/elicitgen/runtime/elicittest/formcheck"
 )
 
-// rpcReply is a JSON-RPC response to tools/call, as far as the fuzz target
+// flowsReply is a JSON-RPC response to tools/call, as far as the fuzz target
 // reads it.
-type rpcReply struct {
+type flowsReply struct {
 	Result *struct {
 		ResultType   string `json:"resultType"`
 		IsError      bool   `json:"isError"`
@@ -33,11 +33,11 @@ type rpcReply struct {
 	} `json:"error"`
 }
 
-// postToolCall posts one modern tools/call of tool to h, with requestState
+// flowsPost posts one modern tools/call of tool to h, with requestState
 // (omitted when empty) and inputResponses (raw JSON, omitted when empty),
 // and returns the HTTP status and the body's JSON-RPC message.
-func postToolCall(h http.Handler, tool, requestState, inputResponses string) (int, string) {
-	req := httptest.NewRequest("POST", "/", strings.NewReader(toolCallBody(tool, requestState, inputResponses)))
+func flowsPost(h http.Handler, tool, requestState, inputResponses string) (int, string) {
+	req := httptest.NewRequest("POST", "/", strings.NewReader(flowsCallBody(tool, requestState, inputResponses)))
 	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
 		"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": tool} {
 		req.Header.Set(k, v)
@@ -52,9 +52,9 @@ func postToolCall(h http.Handler, tool, requestState, inputResponses string) (in
 	return rec.Code, data
 }
 
-// toolCallBody is the JSON-RPC request of postToolCall. inputResponses is
+// flowsCallBody is the JSON-RPC request of flowsPost. inputResponses is
 // spliced in as it is.
-func toolCallBody(tool, requestState, inputResponses string) string {
+func flowsCallBody(tool, requestState, inputResponses string) string {
 	params := `"name":` + strconv.Quote(tool) + `,"arguments":{"topic":"t"}`
 	if requestState != "" {
 		params += `,"requestState":` + strconv.Quote(requestState)
@@ -66,31 +66,31 @@ func toolCallBody(tool, requestState, inputResponses string) string {
 		`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}`
 }
 
-// newFuzzHandler is the flows server behind the HTTP handler, answering
+// flowsHandler is the flows server behind the HTTP handler, answering
 // in plain JSON.
-func newFuzzHandler() http.Handler {
-	server := newServer()
+func flowsHandler() http.Handler {
+	server := newFlowsServer()
 	return serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, &elicitrt.HTTPOptions{JSONResponse: true})
 }
 
-// firstState is the requestState of tool's first round.
-func firstState(f *testing.F, h http.Handler, tool string) string {
-	_, data := postToolCall(h, tool, "", "")
-	var r rpcReply
+// flowsFirstState is the requestState of tool's first round.
+func flowsFirstState(f testing.TB, h http.Handler, tool string) string {
+	_, data := flowsPost(h, tool, "", "")
+	var r flowsReply
 	if err := json.Unmarshal([]byte(data), &r); err != nil || r.Result == nil || r.Result.RequestState == "" {
 		f.Fatalf("%s: first round: %s", tool, data)
 	}
 	return r.Result.RequestState
 }
 
-// completedCall posts a fuzzed retry of tool and checks the reply's shape:
+// flowsCompleted posts a fuzzed retry of tool and checks the reply's shape:
 // a JSON-RPC error or a result (HTTP 400 for a body that is not JSON). It
 // returns completed true for a completed result that is not a tool error,
 // with its text and the inputResponses as the SDK decodes them.
-func completedCall(t *testing.T, h http.Handler, tool, state, inputResponses string) (completed bool, text string, responses mcp.InputResponseMap) {
+func flowsCompleted(t *testing.T, h http.Handler, tool, state, inputResponses string) (completed bool, text string, responses mcp.InputResponseMap) {
 	t.Helper()
-	status, data := postToolCall(h, tool, state, inputResponses)
-	if !json.Valid([]byte(toolCallBody(tool, state, inputResponses))) {
+	status, data := flowsPost(h, tool, state, inputResponses)
+	if !json.Valid([]byte(flowsCallBody(tool, state, inputResponses))) {
 		// Not JSON at all: the streamable transport answers with HTTP 400
 		// and a plain-text reason, which the transport spec allows.
 		if status != http.StatusBadRequest {
@@ -98,7 +98,7 @@ func completedCall(t *testing.T, h http.Handler, tool, state, inputResponses str
 		}
 		return false, "", nil
 	}
-	var r rpcReply
+	var r flowsReply
 	if err := json.Unmarshal([]byte(data), &r); err != nil || (r.Result == nil) == (r.Error == nil) {
 		t.Fatalf("HTTP %d: neither a result nor an error: %q", status, data)
 	}
@@ -117,8 +117,8 @@ func completedCall(t *testing.T, h http.Handler, tool, state, inputResponses str
 	return true, text, responses
 }
 
-// addSeeds adds every seed with each of the target's states.
-func addSeeds(f *testing.F, states int, seeds ...string) {
+// flowsSeeds adds every seed with each of the target's states.
+func flowsSeeds(f *testing.F, states int, seeds ...string) {
 	for _, seed := range seeds {
 		for mode := range states {
 			f.Add(uint8(mode), seed)
@@ -136,8 +136,8 @@ func addSeeds(f *testing.F, states int, seeds ...string) {
 // accepted content there that the independent validator (formcheck)
 // accepts: never a completed call with invalid data.
 func FuzzStrictCall(f *testing.F) {
-	h := newFuzzHandler()
-	strictState, pollState := firstState(f, h, "strict"), firstState(f, h, "poll")
+	h := flowsHandler()
+	strictState, pollState := flowsFirstState(f, h, "strict"), flowsFirstState(f, h, "poll")
 	tampered := []byte(strictState)
 	if i := len(tampered) / 2; tampered[i] == 'A' {
 		tampered[i] = 'B'
@@ -145,12 +145,12 @@ func FuzzStrictCall(f *testing.F) {
 		tampered[i] = 'A'
 	}
 	states := []string{strictState, "", pollState, string(tampered)}
-	checker, err := formcheck.New(Everything{}.ElicitSchema())
+	checker, err := formcheck.New(flowsEverythingSchema)
 	if err != nil {
 		f.Fatal(err)
 	}
 
-	addSeeds(f, len(states),
+	flowsSeeds(f, len(states),
 		`{"everything":{"action":"accept","content":{"count":5,"favorite":"red"}}}`,
 		`{"everything":{"action":"accept","content":{"count":200,"favorite":"blue","picks":["red","green"],"day":"2024-02-29","at":"2026-01-01T00:00:00.5Z","site":"mailto:a@b.c","mail":"a@b.co","note":"hi","agree":true}}}`,
 		`{"everything":{"action":"accept","content":{"count":5.5,"favorite":"red"}}}`,
@@ -164,7 +164,7 @@ func FuzzStrictCall(f *testing.F) {
 		`{"everything":12345}`, `{"everything":null}`, `[1]`, `null`, `{}`, `{"everything":{"action":"accept","content":[]}}`)
 	f.Fuzz(func(t *testing.T, mode uint8, inputResponses string) {
 		state := states[int(mode)%len(states)]
-		completed, text, responses := completedCall(t, h, "strict", state, inputResponses)
+		completed, text, responses := flowsCompleted(t, h, "strict", state, inputResponses)
 		if !completed {
 			return
 		}
@@ -193,31 +193,31 @@ func FuzzStrictCall(f *testing.F) {
 // without one (nothing was asked); a tampered state or another tool's is a
 // JSON-RPC error.
 func TestStrictCallHarness(t *testing.T) {
-	h := newFuzzHandler()
-	read := func(status int, data string) rpcReply {
+	h := flowsHandler()
+	read := func(status int, data string) flowsReply {
 		t.Helper()
-		var r rpcReply
+		var r flowsReply
 		if err := json.Unmarshal([]byte(data), &r); err != nil {
 			t.Fatalf("HTTP %d: %q", status, data)
 		}
 		return r
 	}
-	first := read(postToolCall(h, "strict", "", ""))
-	poll := read(postToolCall(h, "poll", "", ""))
+	first := read(flowsPost(h, "strict", "", ""))
+	poll := read(flowsPost(h, "poll", "", ""))
 	if first.Result == nil || first.Result.ResultType != "input_required" || poll.Result == nil {
 		t.Fatalf("first rounds: %+v %+v", first, poll)
 	}
 	valid := `{"everything":{"action":"accept","content":{"count":5,"favorite":"red"}}}`
-	r := read(postToolCall(h, "strict", first.Result.RequestState, valid))
+	r := read(flowsPost(h, "strict", first.Result.RequestState, valid))
 	if r.Result == nil || r.Result.IsError || r.Result.ResultType == "input_required" || len(r.Result.Content) == 0 ||
 		!strings.HasPrefix(r.Result.Content[0].Text, "completed ") {
 		t.Errorf("a valid answer did not complete: %+v", r)
 	}
-	if r := read(postToolCall(h, "strict", "", valid)); r.Result == nil || r.Result.ResultType != "input_required" {
+	if r := read(flowsPost(h, "strict", "", valid)); r.Result == nil || r.Result.ResultType != "input_required" {
 		t.Errorf("an answer nobody asked for was taken: %+v", r)
 	}
 	for name, state := range map[string]string{"poll's state": poll.Result.RequestState, "tampered": first.Result.RequestState + "A"} {
-		if r := read(postToolCall(h, "strict", state, valid)); r.Error == nil || r.Error.Code != -32602 {
+		if r := read(flowsPost(h, "strict", state, valid)); r.Error == nil || r.Error.Code != -32602 {
 			t.Errorf("%s: want a -32602 error, got %+v", name, r)
 		}
 	}
@@ -228,12 +228,12 @@ func TestStrictCallHarness(t *testing.T) {
 // call without one, whose answers nobody asked for) completes only when every question's answer is valid, or
 // ends at the first question (in step order) declined or cancelled.
 func FuzzSignupCall(f *testing.F) {
-	h := newFuzzHandler()
-	states := []string{firstState(f, h, "signup"), ""}
+	h := flowsHandler()
+	states := []string{flowsFirstState(f, h, "signup"), ""}
 	steps := []struct {
 		key  string
 		form json.RawMessage
-	}{{"name", Name{}.ElicitSchema()}, {"rating", Rating{}.ElicitSchema()}, {"colors", Colors{}.ElicitSchema()}}
+	}{{"name", flowsNameSchema}, {"rating", flowsRatingSchema}, {"colors", flowsColorsSchema}}
 	checkers := make([]*formcheck.Checker, len(steps))
 	for i, s := range steps {
 		c, err := formcheck.New(s.form)
@@ -242,7 +242,7 @@ func FuzzSignupCall(f *testing.F) {
 		}
 		checkers[i] = c
 	}
-	addSeeds(f, len(states),
+	flowsSeeds(f, len(states),
 		`{"name":{"action":"accept","content":{"name":"Ada"}},"rating":{"action":"accept","content":{"stars":4}},"colors":{"action":"accept","content":{"favorite":"blue"}}}`,
 		`{"name":{"action":"accept","content":{"name":"Ada"}},"rating":{"action":"accept","content":{"stars":9}},"colors":{"action":"accept","content":{}}}`,
 		`{"name":{"action":"accept","content":{"name":""}},"rating":{"action":"decline"},"colors":{"action":"cancel"}}`,
@@ -250,7 +250,7 @@ func FuzzSignupCall(f *testing.F) {
 		`{"rating.2":{"action":"accept","content":{"stars":4}}}`)
 	f.Fuzz(func(t *testing.T, mode uint8, inputResponses string) {
 		state := states[int(mode)%len(states)]
-		completed, text, responses := completedCall(t, h, "signup", state, inputResponses)
+		completed, text, responses := flowsCompleted(t, h, "signup", state, inputResponses)
 		if !completed {
 			return
 		}
