@@ -7,6 +7,8 @@
 // 1's answers for answers to release 2's questions: release 2 asks again
 // from the first step, saying the tool changed (docs/guide/deploys.md). A
 // tool that changed only in what no person sees (its description, its
-// handler's code) keeps its in-flight flows. The tests that hold it run
-// the same two releases, written by hand, in internal/machine/skew_test.go.
+// handler's code) keeps its in-flight flows. upgrade_test.go is the check
+// to copy beside a server deployed while people answer; the tests that
+// hold every kind of change run the same two releases, written by hand, in
+// internal/machine/skew_test.go.
 package upgrade
