@@ -13,16 +13,17 @@ import (
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 	"github.com/elicitgen/elicitgen/runtime/redisstore"
+	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
 
 // TestRedisReplayClaimsHoldNoUserData: shared state at rest. Production
 // deploys of a distinctive service, for a distinctive user, through the
-// `once` confirmation, with the Redis replay guard, two fixture processes over HTTP: the form
-// on both eras, a confirmation token on both, and rounds sent by hand, whose
-// replay is refused. Then every key and value in Redis is read: there is
-// one replay claim per claimed flow, each PREFIX replay:DIGEST holding
-// v1:TOKEN with a TTL, and none holds the user, the service or an
-// answer.
+// `once` confirmation, on two fixture processes sharing the Redis replay
+// guard, over HTTP: the form on both eras, a confirmation token on both,
+// and rounds sent by hand, whose replay on the other instance is refused.
+// Then every key and value in Redis is read: there is one replay claim
+// per claimed flow, each PREFIX replay:DIGEST holding v1:TOKEN with a
+// TTL, and none holds the user, the service or an answer.
 func TestRedisReplayClaimsHoldNoUserData(t *testing.T) {
 	const (
 		principal = "user-q8z3k"
@@ -31,7 +32,8 @@ func TestRedisReplayClaimsHoldNoUserData(t *testing.T) {
 	)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	srv, procs, _ := twoRedisInstances(t, ctx, "-principal", principal)
+	srv := redistest.Start(t) // not skipped under -short, as when it ran in process
+	procs, _ := twoInstancesOn(t, ctx, srv.URL, "-principal", principal)
 	client, err := redisstore.NewClient(srv.URL)
 	if err != nil {
 		t.Fatal(err)

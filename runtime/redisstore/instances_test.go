@@ -145,15 +145,15 @@ func connectTo(t *testing.T, ctx context.Context, endpoint, era string, u *hostt
 }
 
 // twoRedisInstances starts a Redis and two fixture processes on it (one
-// told by -redis, the other by ELICITGEN_REDIS_URL) with flags, and
-// connects a client session to each.
-func twoRedisInstances(t *testing.T, ctx context.Context, flags ...string) (*redistest.Server, []*instance, []*mcp.ClientSession) {
+// told by -redis, the other by ELICITGEN_REDIS_URL), and connects a
+// client session to each.
+func twoRedisInstances(t *testing.T, ctx context.Context) (*redistest.Server, []*instance, []*mcp.ClientSession) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a redis-server and two server processes")
 	}
 	srv := redistest.Start(t)
-	procs, sessions := twoInstancesOn(t, ctx, srv.URL, flags...)
+	procs, sessions := twoInstancesOn(t, ctx, srv.URL)
 	return srv, procs, sessions
 }
 
