@@ -51,17 +51,28 @@ func BenchmarkProductionDeployGuard(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer cs.Close()
-			sessions := []*mcp.ClientSession{cs, cs}
 			b.ResetTimer()
 			for i := range b.N {
-				f, err := toConfirmation(ctx, sessions, i)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if ok, err := f.completed(f.confirm(ctx, cs)); !ok || err != nil {
-					b.Fatal(fmt.Errorf("%s: not completed (%v)", f.service, err))
-				}
+				productionDeploy(b, ctx, cs, fmt.Sprintf("svc-%03d", i))
 			}
 		})
+	}
+}
+
+// productionDeploy runs the three rounds of a production deploy of
+// service by hand: the call, the target, the confirmation, which must
+// complete it.
+func productionDeploy(b *testing.B, ctx context.Context, cs *mcp.ClientSession, service string) {
+	params := &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": service}}
+	for _, answer := range []map[string]any{{"environment": "prod"}, {"confirm": true}} {
+		res, err := cs.CallTool(ctx, params)
+		if err != nil {
+			b.Fatal(err)
+		}
+		params.RequestState, params.InputResponses = res.RequestState, mcp.InputResponseMap{hosttest.OnlyKey(b, res): hosttest.Accept(answer)}
+	}
+	res, err := cs.CallTool(ctx, params)
+	if want := "Deploying " + service + " to prod without notifying."; err != nil || hosttest.Text(res) != want {
+		b.Fatalf("%s: not completed: %+v %v", service, res, err)
 	}
 }

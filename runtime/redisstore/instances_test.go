@@ -1,12 +1,14 @@
-package main
+package redisstore_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,43 +17,68 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitgen/elicitgen/runtime/elicittest"
 	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
 
-// Many instances on one Redis: two deploy processes started with
-// -http 127.0.0.1:PORT -redis URL and the same ELICITGEN_STATE_KEYS, one
-// redis-server started by the test (runtime/redisstore/redistest), real SDK clients
-// over HTTP.
+// Many instances on one Redis: two processes of testdata/fixture (the
+// deploy tool written by hand as generated code would be, and the wiring
+// of a server on many instances: redisstore.ClientFromSettings,
+// NewReplayGuard, runtime/serve) started with -http 127.0.0.1:PORT
+// -redis URL and the same ELICITGEN_STATE_KEYS, one redis-server started
+// by the test (redistest), real SDK clients over HTTP.
 
-// redisInstance is one deploy process sharing a Redis.
-type redisInstance struct {
+// fixture is testdata/fixture built once for this test binary (in a
+// directory TestMain removes).
+var fixture struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fixture.dir != "" {
+		os.RemoveAll(fixture.dir)
+	}
+	os.Exit(code)
+}
+
+// fixtureBinary is the path of the built fixture.
+func fixtureBinary(t *testing.T) string {
+	t.Helper()
+	fixture.once.Do(func() {
+		if fixture.dir, fixture.err = os.MkdirTemp("", "redisstore-fixture-"); fixture.err == nil {
+			fixture.bin, fixture.err = hosttest.BuildBinary("./testdata/fixture", filepath.Join(fixture.dir, "fixture"))
+		}
+	})
+	if fixture.err != nil {
+		t.Fatal(fixture.err)
+	}
+	return fixture.bin
+}
+
+// stateKey is the requestState key every instance of a test shares.
+var stateKey = base64.StdEncoding.EncodeToString([]byte("redis-instances-key-0123456789ab"))
+
+// instance is one fixture process sharing a Redis.
+type instance struct {
 	endpoint string
 	cmd      *exec.Cmd
-	exited   chan struct{}
+	gone     atomic.Bool   // the process exited
+	exited   chan struct{} // closed once it has
 }
 
 // alive reports whether the process is still running.
-func (p *redisInstance) alive() bool {
-	select {
-	case <-p.exited:
-		return false
-	default:
-		return true
-	}
-}
+func (p *instance) alive() bool { return !p.gone.Load() }
 
-// startRedisInstance runs the deploy binary on a free port with keys and
-// the Redis at redisURL (passed as ELICITGEN_REDIS_URL when viaEnv).
-func startRedisInstance(t *testing.T, keys, redisURL string, viaEnv bool) *redisInstance {
+// startInstance runs the fixture on 127.0.0.1:0 with keys and the Redis
+// at redisURL (passed as ELICITGEN_REDIS_URL when viaEnv), and flags; the
+// fixture says on its first line of output the address it listens on.
+func startInstance(t *testing.T, keys, redisURL string, viaEnv bool, flags ...string) *instance {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	args := []string{"-http", addr}
+	args := append([]string{"-http", "127.0.0.1:0"}, flags...)
 	env := append(os.Environ(), "ELICITGEN_STATE_KEYS="+keys)
 	if viaEnv {
 		env = append(env, "ELICITGEN_REDIS_URL="+redisURL)
@@ -59,31 +86,68 @@ func startRedisInstance(t *testing.T, keys, redisURL string, viaEnv bool) *redis
 		env = append(env, "ELICITGEN_REDIS_URL=") // none inherited from the test's environment
 		args = append(args, "-redis", redisURL)
 	}
-	p := &redisInstance{endpoint: "http://" + addr + "/mcp", cmd: exec.Command(serverBin, args...), exited: make(chan struct{})}
+	p := &instance{cmd: exec.Command(fixtureBinary(t), args...), exited: make(chan struct{})}
 	p.cmd.Env = env
-	if err := p.cmd.Start(); err != nil {
+	r, w, err := os.Pipe()
+	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { p.cmd.Wait(); close(p.exited) }()
+	p.cmd.Stdout = w
+	err = p.cmd.Start()
+	w.Close()
+	if err != nil {
+		r.Close()
+		t.Fatal(err)
+	}
+	go func() { p.cmd.Wait(); p.gone.Store(true); close(p.exited) }()
 	t.Cleanup(func() { p.cmd.Process.Kill(); <-p.exited })
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-			return p
+	listening := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		r.Close()
+		listening <- strings.TrimSpace(line)
+	}()
+	select {
+	case addr := <-listening:
+		if addr == "" {
+			t.Fatal("the instance exited before it listened")
 		}
-		if !p.alive() || time.Now().After(deadline) {
-			t.Fatalf("instance at %s did not start", addr)
-		}
-		time.Sleep(20 * time.Millisecond)
+		p.endpoint = "http://" + addr + "/mcp"
+		return p
+	case <-time.After(10 * time.Second):
+		t.Fatal("the instance did not listen within 10 s")
+		return nil
 	}
 }
 
-// twoRedisInstances starts a Redis and two deploy processes on it (one
+// connectTo connects an SDK client to the instance at endpoint on era
+// ("modern" or "legacy"), closed when t ends: u answers elicitations (nil:
+// the client declares none), manual turns off the client's MRTR loop.
+func connectTo(t *testing.T, ctx context.Context, endpoint, era string, u *hosttest.User, manual bool) *mcp.ClientSession {
+	t.Helper()
+	opts := &mcp.ClientOptions{}
+	if u != nil {
+		opts.ElicitationHandler, opts.ElicitationCompleteHandler = u.Handle, u.HandleComplete
+	}
+	if manual {
+		opts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
+	}
+	var sopts *mcp.ClientSessionOptions
+	if era == "legacy" {
+		sopts = &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "load", Version: "v0"}, opts).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, sopts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// twoRedisInstances starts a Redis and two fixture processes on it (one
 // told by -redis, the other by ELICITGEN_REDIS_URL), and connects a
 // client session to each.
-func twoRedisInstances(t *testing.T, ctx context.Context) (*redistest.Server, []*redisInstance, []*mcp.ClientSession) {
+func twoRedisInstances(t *testing.T, ctx context.Context) (*redistest.Server, []*instance, []*mcp.ClientSession) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a redis-server and two server processes")
@@ -93,26 +157,38 @@ func twoRedisInstances(t *testing.T, ctx context.Context) (*redistest.Server, []
 	return srv, procs, sessions
 }
 
-// twoInstancesOn starts two deploy processes sharing a key and the Redis
-// at redisURL ("": each its own memory), and connects a session to each.
-func twoInstancesOn(t *testing.T, ctx context.Context, redisURL string) ([]*redisInstance, []*mcp.ClientSession) {
+// twoInstancesOn starts two fixture processes sharing a key and the Redis
+// at redisURL ("": each its own memory), and connects a session to each
+// that answers the forms itself, round by round.
+func twoInstancesOn(t *testing.T, ctx context.Context, redisURL string, flags ...string) ([]*instance, []*mcp.ClientSession) {
 	t.Helper()
-	key := base64.StdEncoding.EncodeToString([]byte("redis-instances-key-0123456789ab"))
-	procs := []*redisInstance{startRedisInstance(t, key, redisURL, false), startRedisInstance(t, key, redisURL, true)}
+	procs := []*instance{startInstance(t, stateKey, redisURL, false, flags...), startInstance(t, stateKey, redisURL, true, flags...)}
 	sessions := make([]*mcp.ClientSession, len(procs))
 	for i, p := range procs {
-		client := mcp.NewClient(&mcp.Implementation{Name: "load", Version: "v0"}, &mcp.ClientOptions{
-			MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
-			ElicitationHandler: (&hosttest.User{}).Handle,
-		})
-		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: p.endpoint}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cs.Close() })
-		sessions[i] = cs
+		sessions[i] = connectTo(t, ctx, p.endpoint, "modern", &hosttest.User{}, true)
 	}
 	return procs, sessions
+}
+
+// isReplayed reports whether err is the refusal of a used requestState.
+func isReplayed(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "requestState already used")
+}
+
+// previewToken calls deploy with args from blind, a client that cannot
+// ask: the call must complete with a preview, whose confirmation token
+// (read as the kit's Outcome.PreviewToken does) it returns.
+func previewToken(t *testing.T, ctx context.Context, blind *mcp.ClientSession, args map[string]any) string {
+	t.Helper()
+	preview, err := blind.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: args})
+	if err != nil || preview.IsError || len(preview.Content) != 2 {
+		t.Fatalf("preview: %+v %v", preview, err)
+	}
+	token := (&elicittest.Outcome{Result: preview}).PreviewToken()
+	if token == "" {
+		t.Fatalf("no token in %+v", preview)
+	}
+	return token
 }
 
 // prodFlow is a production deploy of service brought to its confirmation:
@@ -143,6 +219,21 @@ func toConfirmation(ctx context.Context, sessions []*mcp.ClientSession, n int) (
 	return f, nil
 }
 
+// toConfirmations brings production deploys 0 to flows-1 to their
+// confirmation, one after the other.
+func toConfirmations(t *testing.T, ctx context.Context, sessions []*mcp.ClientSession, flows int) []*prodFlow {
+	t.Helper()
+	pending := make([]*prodFlow, flows)
+	for n := range flows {
+		f, err := toConfirmation(ctx, sessions, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pending[n] = f
+	}
+	return pending
+}
+
 // confirm sends the confirmation of f to cs.
 func (f *prodFlow) confirm(ctx context.Context, cs *mcp.ClientSession) (*mcp.CallToolResult, error) {
 	return cs.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: f.args(), RequestState: f.state,
@@ -155,6 +246,19 @@ func (f *prodFlow) deployed() string {
 		return "Deploying " + f.service + " to prod and posting in #deployments."
 	}
 	return "Deploying " + f.service + " to prod without notifying."
+}
+
+// replay sends f's confirmation, already completed, again to cs: it
+// must be refused as already used. again reports a completion instead.
+func (f *prodFlow) replay(ctx context.Context, cs *mcp.ClientSession) (again bool, err error) {
+	res, err := f.confirm(ctx, cs)
+	if ok, _ := f.completed(res, err); ok {
+		return true, fmt.Errorf("%s completed again on replay", f.service)
+	}
+	if !isReplayed(err) {
+		return false, fmt.Errorf("%s replay: %+v %v, want %q", f.service, res, err, "requestState already used")
+	}
+	return false, nil
 }
 
 // completed reports whether a reply to f's confirmation is its
@@ -213,12 +317,12 @@ func TestRedisInstancesManyFlows(t *testing.T) {
 	for _, f := range flowsDone {
 		for _, cs := range sessions {
 			wg.Go(func() {
-				res, err := f.confirm(ctx, cs)
-				if ok, _ := f.completed(res, err); ok {
+				again, err := f.replay(ctx, cs)
+				if again {
 					completions.Add(1)
-					t.Errorf("%s completed again on replay", f.service)
-				} else if !isReplayed(err) {
-					t.Errorf("%s replay: %+v %v, want %q", f.service, res, err, "requestState already used")
+				}
+				if err != nil {
+					t.Error(err)
 				}
 			})
 		}
@@ -320,14 +424,7 @@ func TestRedisInstancesRedisDown(t *testing.T) {
 	srv, procs, sessions := twoRedisInstances(t, ctx)
 
 	const flows = 40
-	pending := make([]*prodFlow, flows)
-	for n := range flows {
-		f, err := toConfirmation(ctx, sessions, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pending[n] = f
-	}
+	pending := toConfirmations(t, ctx, sessions, flows)
 	// One flow completes before the outage.
 	if ok, err := pending[0].completed(pending[0].confirm(ctx, sessions[0])); !ok || err != nil {
 		t.Fatalf("before the outage: %v %v", ok, err)
@@ -387,49 +484,58 @@ func TestRedisInstancesRedisDown(t *testing.T) {
 	for n, f := range pending[1:] {
 		wg.Go(func() {
 			deadline := time.Now().Add(5 * time.Second)
-			for {
+			err := retryUntil(deadline, func() (bool, string, error) {
 				res, err := f.confirm(ctx, sessions[n%2])
 				ok, uerr := f.completed(res, err)
-				if uerr != nil {
-					t.Error(uerr)
-					return
-				}
-				if ok {
+				switch {
+				case uerr != nil:
+					return false, "", uerr
+				case ok:
 					completions.Add(1)
-					break
+					return true, "", nil
+				case isReplayed(err):
+					return false, "", fmt.Errorf("%s: refused as a replay without having completed", f.service)
 				}
-				if isReplayed(err) {
-					t.Errorf("%s: refused as a replay without having completed", f.service)
-					return
-				}
-				if time.Now().After(deadline) {
-					t.Errorf("%s: not served 5 s after Redis came back: %+v %v", f.service, res, err)
-					return
-				}
-				time.Sleep(50 * time.Millisecond)
+				return false, fmt.Sprintf("%s: not served 5 s after Redis came back: %+v %v", f.service, res, err), nil
+			})
+			if err != nil {
+				t.Error(err)
+				return
 			}
 			// The replay, on the other instance (which may also still be
 			// reconnecting: an error then, never a completion).
-			for {
+			err = retryUntil(deadline, func() (bool, string, error) {
 				res, err := f.confirm(ctx, sessions[(n+1)%2])
-				if isReplayed(err) {
-					break
-				}
 				if ok, _ := f.completed(res, err); ok {
-					t.Errorf("%s completed twice", f.service)
-					return
+					return false, "", fmt.Errorf("%s completed twice", f.service)
 				}
-				if time.Now().After(deadline) {
-					t.Errorf("%s: replay after the restart: %+v %v", f.service, res, err)
-					return
-				}
-				time.Sleep(50 * time.Millisecond)
+				return isReplayed(err), fmt.Sprintf("%s: replay after the restart: %+v %v", f.service, res, err), nil
+			})
+			if err != nil {
+				t.Error(err)
 			}
 		})
 	}
 	wg.Wait()
 	if n := completions.Load(); n != flows-1 {
 		t.Fatalf("%d of %d flows completed after the restart", n, flows-1)
+	}
+}
+
+// retryUntil calls try every 50 ms until it is done or fails; past
+// deadline it fails with what the last try saw.
+func retryUntil(deadline time.Time, try func() (done bool, saw string, err error)) error {
+	for {
+		done, saw, err := try()
+		switch {
+		case err != nil:
+			return err
+		case done:
+			return nil
+		case time.Now().After(deadline):
+			return errors.New(saw)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -454,14 +560,7 @@ func TestRedisInstancesKilledUnderLoad(t *testing.T) {
 	srv, procs, sessions := twoRedisInstances(t, ctx)
 
 	const flows, workers = 120, 8
-	pending := make([]*prodFlow, flows)
-	for n := range flows {
-		f, err := toConfirmation(ctx, sessions, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pending[n] = f
-	}
+	pending := toConfirmations(t, ctx, sessions, flows)
 
 	var mu sync.Mutex
 	var down, up time.Time // when Redis was gone, when it was started again
@@ -558,26 +657,21 @@ func TestRedisInstancesKilledUnderLoad(t *testing.T) {
 // line that names the setting and never repeats the URL (it may hold a
 // password).
 func TestBadRedisURLExitsWithOneLine(t *testing.T) {
-	key := base64.StdEncoding.EncodeToString([]byte("redis-instances-key-0123456789ab"))
 	const bad = "redis://user:hunter2@host:notaport/0"
 	for name, setting := range map[string]struct{ args, env []string }{
 		"flag": {args: []string{"-redis", bad}},
 		"env":  {env: []string{"ELICITGEN_REDIS_URL=" + bad}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			cmd := exec.Command(serverBin, append([]string{"-http", "127.0.0.1:0"}, setting.args...)...)
-			cmd.Env = append(append(os.Environ(), "ELICITGEN_REDIS_URL=", "ELICITGEN_STATE_KEYS="+key), setting.env...)
+			bin := fixtureBinary(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, bin, append([]string{"-http", "127.0.0.1:0"}, setting.args...)...)
+			cmd.Env = append(append(os.Environ(), "ELICITGEN_REDIS_URL=", "ELICITGEN_STATE_KEYS="+stateKey), setting.env...)
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
-			done := make(chan error, 1)
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			go func() { done <- cmd.Wait() }()
-			select {
-			case <-done:
-			case <-time.After(10 * time.Second):
-				cmd.Process.Kill()
+			cmd.Run() // its exit status is what the test reads
+			if ctx.Err() != nil {
 				t.Fatal("the server kept running with a malformed Redis URL")
 			}
 			out := strings.TrimSpace(stderr.String())
@@ -590,7 +684,7 @@ func TestBadRedisURLExitsWithOneLine(t *testing.T) {
 }
 
 // TestRedisPreviewTokenAfterFormOnOtherInstance: one confirmation, one
-// effect, across processes. Two deploy processes share a Redis: a client
+// effect, across processes. Two fixture processes share a Redis: a client
 // that cannot ask gets a preview token from one; a client that can ask
 // sends it to the other, is asked, and confirms (one production deploy);
 // the token then deploys nothing on the first.
@@ -598,17 +692,9 @@ func TestRedisPreviewTokenAfterFormOnOtherInstance(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	_, procs, sessions := twoRedisInstances(t, ctx)
-	blind, err := mcp.NewClient(&mcp.Implementation{Name: "blind", Version: "v0"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: procs[0].endpoint}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer blind.Close()
+	blind := connectTo(t, ctx, procs[0].endpoint, "modern", nil, false)
 	prod := map[string]any{"service": "api", "environment": "prod"}
-	preview, err := blind.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: prod})
-	if err != nil || len(preview.Content) != 2 {
-		t.Fatalf("preview: %+v %v", preview, err)
-	}
-	withToken := map[string]any{"service": "api", "environment": "prod", "confirmation_token": tokenOf(t, preview)}
+	withToken := map[string]any{"service": "api", "environment": "prod", "confirmation_token": previewToken(t, ctx, blind, prod)}
 
 	asked, err := sessions[1].CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: withToken})
 	if err != nil || !asked.NeedsInput() || asked.InputRequests["confirm"] == nil {
