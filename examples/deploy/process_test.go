@@ -54,16 +54,6 @@ type procServer struct {
 	logs    bytes.Buffer // stderr
 }
 
-// exited reports whether the process has ended.
-func (p *procServer) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
-
 func (p *procServer) stderr() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
