@@ -107,7 +107,9 @@ func Server(opts *elicitrt.ToolOptions) *mcp.Server {
 
 // ModernMeta is the _meta of a 2026-07-28 request from a client that can
 // be asked in form mode.
-const ModernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+const ModernMeta = `"_meta":` + modernMetaValue
+
+const modernMetaValue = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
 	`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}`
 
 // ListTools is a 2026-07-28 tools/list request of id.
@@ -115,15 +117,20 @@ func ListTools(id int) string {
 	return `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/list","params":{` + ModernMeta + `}}`
 }
 
-// Call is a 2026-07-28 tools/call of deploy (id 1) with args (raw JSON);
-// state is left out when "", and responses (raw JSON) too.
+// Call is a 2026-07-28 tools/call of deploy (id 1) with args (raw JSON,
+// kept as written, so that it may hold a %s to pad); state is left out
+// when "", and responses (raw JSON) too.
 func Call(args, state, responses string) string {
-	params := `"name":"deploy","arguments":` + args
+	params := map[string]any{"name": "deploy", "arguments": json.RawMessage(args), "_meta": json.RawMessage(modernMetaValue)}
 	if state != "" {
-		params += `,"requestState":` + strconv.Quote(state)
+		params["requestState"] = state
 	}
 	if responses != "" {
-		params += `,"inputResponses":` + responses
+		params["inputResponses"] = json.RawMessage(responses)
 	}
-	return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + params + "," + ModernMeta + "}}"
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+	if err != nil {
+		panic("procserver.Call: " + err.Error()) // a test's malformed raw JSON
+	}
+	return string(body)
 }
