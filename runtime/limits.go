@@ -36,7 +36,7 @@ func DefaultTaskLimits() *TaskLimits { return defaultTaskLimits }
 const (
 	// DefaultMaxRunningTasks bounds the tasks running or waiting in one
 	// process. A task waiting for an answer costs the process 23 to 27 KiB
-	// of resident memory over HTTP (examples/report
+	// of resident memory over HTTP (internal/tasks
 	// BenchmarkWaitingTaskRSS: VmRSS of the built server, 2,000 tasks), 26
 	// to 35 KiB in memory (BenchmarkWaitingTask; 6.4 to 6.8 KB of it live
 	// heap, 4.1 KB stack: one goroutine); so at the bound a flood of tasks holds

@@ -3,14 +3,12 @@ package main
 import (
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/rss"
 	"github.com/elicitgen/elicitgen/runtime/redisstore/redistest"
 )
 
@@ -151,53 +149,4 @@ func TestReportRunningBoundOnRedis(t *testing.T) {
 		}
 	}
 	refusedAs(t, a, "dave", limitRunning, "call again later")
-}
-
-// BenchmarkWaitingTaskRSS measures a waiting task as an attacker from
-// outside would: it creates b.N tasks over HTTP in the built binary, each
-// waiting for its salaries answer, and reports the resident memory they
-// add to that process (rss-KiB/task: VmRSS of /proc/PID/status, after
-// less before, the process's first task already waiting in the baseline).
-// The figure behind elicitrt.DefaultMaxRunningTasks is of
-// go test ./examples/report -run '^$' -bench WaitingTaskRSS -benchtime 2000x.
-func BenchmarkWaitingTaskRSS(b *testing.B) {
-	const unbounded = "1000000"
-	p := startReport(b, "A", boundKeys, "", "-max-tasks-per-user", unbounded, "-max-running-tasks", unbounded)
-	waitAsking(b, p, createAs(b, p, "alice", 1))
-	before := residentKiB(b, p.cmd.Process.Pid)
-	var last string
-	for b.Loop() {
-		last = createAs(b, p, "alice", 1) // asks after half a second
-	}
-	b.StopTimer()
-	waitAsking(b, p, last)
-	b.ReportMetric(float64(residentKiB(b, p.cmd.Process.Pid)-before)/float64(b.N), "rss-KiB/task")
-}
-
-// waitAsking waits (at most 10 s) until alice's task id on p asks its
-// salaries question.
-func waitAsking(tb testing.TB, p *reportInstance, id string) {
-	tb.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		got, err := p.callAs("alice", "tasks/get", map[string]any{"taskId": id})
-		if err == nil && asks("salaries")(got) {
-			return
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("task %s does not ask: %v %v", id, got, err)
-		}
-	}
-}
-
-// residentKiB is process pid's resident memory (VmRSS), in KiB.
-func residentKiB(tb testing.TB, pid int) int64 {
-	tb.Helper()
-	n, err := rss.KiB(pid)
-	if errors.Is(err, rss.ErrUnavailable) {
-		tb.Skip(err)
-	}
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return n
 }

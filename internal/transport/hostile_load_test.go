@@ -1,4 +1,4 @@
-package main
+package transport_test
 
 import (
 	"bytes"
@@ -13,17 +13,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/runtime/serve"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitgen/elicitgen/internal/tasks"
+	"github.com/elicitgen/elicitgen/internal/testkit/procserver"
+	"github.com/elicitgen/elicitgen/internal/transport"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
 // Memory under hostile load: 64 concurrent requests whose bodies are
 // exactly at the default body limit, of the shapes that used to crash the
-// server, sent to the deploy server (in this process) over HTTP on
-// 127.0.0.1, while a sampler records the peak of the heap.
+// server, sent to the handler serving the deploy tool (procserver.Server,
+// in this process) over HTTP on 127.0.0.1, while a sampler records the
+// peak of the heap.
 
 // loadConcurrency is the number of requests in flight at once.
 const loadConcurrency = 64
@@ -77,8 +80,8 @@ func (h *heapSampler) Stop() uint64 {
 	return h.peak
 }
 
-// loadTarget is the deploy server behind the runtime's HTTP handler with
-// default options, on 127.0.0.1, and the hostile bodies to send it, each
+// loadTarget is the deploy tool's server behind the HTTP handler (with
+// the tasks' hook, as serve.NewHTTPHandler wires it) with default options, on 127.0.0.1, and the hostile bodies to send it, each
 // exactly DefaultMaxRequestBodyBytes long.
 type loadTarget struct {
 	url    string
@@ -88,8 +91,8 @@ type loadTarget struct {
 
 func newLoadTarget(tb testing.TB) *loadTarget {
 	tb.Helper()
-	server := newServer(&elicitrt.ToolOptions{Keys: keys})
-	srv := httptest.NewServer(serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	server := procserver.Server(&elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring()})
+	srv := httptest.NewServer(transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil, transport.Hooks{Listen: tasks.ServeListen}))
 	tb.Cleanup(srv.Close)
 	lt := &loadTarget{url: srv.URL, client: &http.Client{
 		Timeout:   60 * time.Second,
@@ -97,18 +100,18 @@ func newLoadTarget(tb testing.TB) *loadTarget {
 	}}
 	tb.Cleanup(lt.client.CloseIdleConnections)
 
-	status, data := lt.post(tb, []byte(procCall(`{"service":"api"}`, "", "")))
-	res, _ := procJSONRPC(tb, "first round", data)
+	status, data := lt.post(tb, []byte(procserver.Call(`{"service":"api"}`, "", "")))
+	res, _ := procserver.Reply(tb, "first round", data)
 	state, _ := res["requestState"].(string)
 	if status != http.StatusOK || state == "" {
 		tb.Fatalf("first round: %d %.300s", status, data)
 	}
 	const limit = elicitrt.DefaultMaxRequestBodyBytes
 	formats := []string{
-		procCall(`{"service":"api"}`, state, `{"target":{"action":"accept","content":{"environment":"prod","pad":"%s"}}}`),
-		procCall(`{"service":"api"}`, "", `{"target":{"action":"accept","content":{"environment":"prod","pad":"%s"}}}`),
-		procCall(`{"service":"api"}`, state, `{"target":{"action":"%s"}}`),
-		procCall(`{"service":"%s"}`, "", ""),
+		procserver.Call(`{"service":"api"}`, state, `{"target":{"action":"accept","content":{"environment":"prod","pad":"%s"}}}`),
+		procserver.Call(`{"service":"api"}`, "", `{"target":{"action":"accept","content":{"environment":"prod","pad":"%s"}}}`),
+		procserver.Call(`{"service":"api"}`, state, `{"target":{"action":"%s"}}`),
+		procserver.Call(`{"service":"%s"}`, "", ""),
 	}
 	for _, f := range formats {
 		body := fmt.Sprintf(f, strings.Repeat("A", limit-len(fmt.Sprintf(f, ""))))

@@ -1,4 +1,4 @@
-package main
+package transport_test
 
 import (
 	"fmt"
@@ -9,12 +9,14 @@ import (
 	"testing"
 
 	"github.com/elicitgen/elicitgen/internal/testkit/httpt"
+	"github.com/elicitgen/elicitgen/internal/testkit/procserver"
 	"github.com/elicitgen/elicitgen/internal/testkit/rss"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 
-// largeInitRSSBound is the resident memory the deploy binary may reach
+// largeInitRSSBound is the resident memory the deploy command
+// (procserver/deploy) may reach
 // with the bound's anonymous sessions open, each from the largest
 // initialize the body limit allows (docs/security/hardening-http.md).
 const largeInitRSSBound = 200 << 20
@@ -39,7 +41,8 @@ func largeInitialize(t *testing.T, size int) string {
 }
 
 // TestLargeInitializeFloodMemoryIsBounded: issue 46, finding 1. The built
-// deploy binary, serving HTTP on 127.0.0.1 with default options, gets the
+// deploy command (procserver/deploy, as an example's main serves),
+// serving HTTP on 127.0.0.1 with default options, gets the
 // anonymous-session bound's 2048 initializes (64 from each of 32
 // addresses of 127.0.0.0/8 on one keep-alive connection each, four
 // addresses at a time), each exactly at the default body limit, its
@@ -58,8 +61,8 @@ func TestLargeInitializeFloodMemoryIsBounded(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector's instrumentation distorts the memory figures")
 	}
-	p := startProcServer(t)
-	pid := p.cmd.Process.Pid
+	p := procserver.Start(t, "deploy")
+	pid := p.Cmd.Process.Pid
 	base, err := rss.KiB(pid)
 	if err != nil {
 		t.Skip(err)
@@ -82,7 +85,7 @@ func TestLargeInitializeFloodMemoryIsBounded(t *testing.T) {
 				}
 				c := httpt.FromAddress(t, fmt.Sprintf("127.0.9.%d", 2+a))
 				for range perAddress {
-					status, header, _ := httpt.PostWith(t, c, p.url, nil, body)
+					status, header, _ := httpt.PostWith(t, c, p.URL, nil, body)
 					if status != http.StatusOK || header.Get("Mcp-Session-Id") == "" {
 						failed.Add(1)
 						continue
@@ -113,12 +116,13 @@ func TestLargeInitializeFloodMemoryIsBounded(t *testing.T) {
 	t.Logf("%d sessions opened by initializes of %d bytes: resident memory %.1f -> %.1f MiB, %.1f KiB a session (bound %d MiB)",
 		opened.Load(), len(body), float64(base)/1024, float64(after)/1024, float64(after-base)/float64(max(opened.Load(), 1)), largeInitRSSBound>>20)
 	if failed.Load() != 0 || opened.Load() != sessions {
-		t.Fatalf("%d of %d initializes opened a session (%d failed): %s", opened.Load(), sessions, failed.Load(), p.stderr())
+		t.Fatalf("%d of %d initializes opened a session (%d failed): %s", opened.Load(), sessions, failed.Load(), p.Stderr())
 	}
 	if after<<10 >= largeInitRSSBound {
 		t.Errorf("resident memory %.1f MiB with %d sessions open, bound %d MiB", float64(after)/1024, sessions, largeInitRSSBound>>20)
 	}
-	if status, data := procPost(t, p.url, procListTools(2)); status != http.StatusOK || !strings.Contains(data, `"name":"deploy"`) {
+	list := procserver.ListTools(2)
+	if status, _, data := httpt.PostWith(t, http.DefaultClient, p.URL, procserver.Headers(list), list); status != http.StatusOK || !strings.Contains(string(data), `"name":"deploy"`) {
 		t.Errorf("a small request after the flood: HTTP %d %.300s", status, data)
 	}
 }

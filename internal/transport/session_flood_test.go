@@ -1,4 +1,4 @@
-package main
+package transport_test
 
 import (
 	"fmt"
@@ -11,12 +11,13 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/elicitgen/elicitgen/runtime/serve"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitgen/elicitgen/internal/tasks"
 	"github.com/elicitgen/elicitgen/internal/testkit/httpt"
+	"github.com/elicitgen/elicitgen/internal/testkit/procserver"
 	"github.com/elicitgen/elicitgen/internal/testkit/rss"
+	"github.com/elicitgen/elicitgen/internal/transport"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
@@ -40,8 +41,9 @@ func sessionMemory() uint64 {
 }
 
 // TestAnonymousSessionFloodMemoryIsBounded: issue 35, finding 2. 10,000
-// initializes without a token, of the 2025-11-25 era, sent to the deploy
-// server (in this process) with default options over HTTP on 127.0.0.1
+// initializes without a token, of the 2025-11-25 era, sent to the handler
+// serving the deploy tool (procserver.Server, in this process) with
+// default options over HTTP on 127.0.0.1
 // from 157 client addresses of 127.0.0.0/8, 64 each on one keep-alive
 // connection, four addresses at a time. Every one is answered (200, or
 // 429 with Retry-After), and afterwards the heap and stacks above their
@@ -57,8 +59,8 @@ func TestAnonymousSessionFloodMemoryIsBounded(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector's instrumentation distorts the heap figures")
 	}
-	server := newServer(&elicitrt.ToolOptions{Keys: keys})
-	srv := httptest.NewServer(serve.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	server := procserver.Server(&elicitrt.ToolOptions{Keys: elicitrt.RandomKeyring()})
+	srv := httptest.NewServer(transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil, transport.Hooks{Listen: tasks.ServeListen}))
 	t.Cleanup(func() {
 		srv.CloseClientConnections()
 		srv.Close()
