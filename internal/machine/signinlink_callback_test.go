@@ -18,19 +18,17 @@ import (
 // before the callback: the callback URL the provider sent the browser to.
 func (s *billingServerSite) callbackOf(t *testing.T, b *http.Client, link string) string {
 	t.Helper()
+	consent, err := billingServerConsent(b, link)
+	if err != nil || consent.code != http.StatusOK {
+		t.Fatalf("the consent page: %+v %v", consent, err)
+	}
 	stop := *b
-	var callback string
-	stop.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if req.URL.Path == "/callback" {
-			callback = req.URL.String()
-			return http.ErrUseLastResponse
-		}
-		return nil
+	stop.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	allowed, err := billingServerAnswer(&stop, consent, "allow")
+	if err != nil || allowed.code != http.StatusSeeOther {
+		t.Fatalf("Allow: %+v %v", allowed, err)
 	}
-	if _, err := billingServerDecide(&stop, link, "allow"); err != nil || callback == "" {
-		t.Fatalf("connect: no redirect to the callback (%v)", err)
-	}
-	return callback
+	return allowed.location
 }
 
 // TestCallbackOnlyInTheBrowserThatConnected: over the real SDK and HTTP,
@@ -43,11 +41,7 @@ func (s *billingServerSite) callbackOf(t *testing.T, b *http.Client, link string
 func TestCallbackOnlyInTheBrowserThatConnected(t *testing.T) {
 	s := billingServerStart(t)
 	cs := s.manual(t, "alice")
-	first, err := billingServerList(cs, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	link := billingServerURLStep(t, first)
+	first, link := s.first(t, cs)
 	connected := s.browser(t, "alice")
 	callback := s.callbackOf(t, connected, link)
 	if !strings.HasPrefix(callback, s.url+"/callback?") || s.providerHits.Load() != 2 { // consent page, Allow
@@ -93,11 +87,7 @@ func TestCallbackOnlyInTheBrowserThatConnected(t *testing.T) {
 func TestDenialDeclines(t *testing.T) {
 	s := billingServerStart(t)
 	cs := s.manual(t, "alice")
-	first, err := billingServerList(cs, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	link := billingServerURLStep(t, first)
+	first, link := s.first(t, cs)
 	p, err := billingServerDecide(s.browser(t, "alice"), link, "deny")
 	if err != nil || p.code != http.StatusForbidden || !strings.Contains(p.body, "<h1>You didn't allow access</h1>") ||
 		!strings.Contains(p.body, "Acme Billing") || !strings.HasPrefix(p.at.String(), s.url+"/callback?done=") {

@@ -215,12 +215,14 @@ func (s *billingServerSite) browser(t *testing.T, user string) *http.Client {
 	return &http.Client{Jar: jar, Timeout: 10 * time.Second}
 }
 
-// billingServerPage is what a request of b ends on: status, final URL and
-// body.
+// billingServerPage is what a request of b ends on: status, final URL,
+// Location and body.
 type billingServerPage struct {
 	code int
 	at   *url.URL
-	body string
+	// location is a redirect's target, when the client did not follow it.
+	location string
+	body     string
 }
 
 func billingServerDo(b *http.Client, req func() (*http.Response, error)) (billingServerPage, error) {
@@ -230,7 +232,7 @@ func billingServerDo(b *http.Client, req func() (*http.Response, error)) (billin
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
-	return billingServerPage{resp.StatusCode, resp.Request.URL, string(body)}, err
+	return billingServerPage{resp.StatusCode, resp.Request.URL, resp.Header.Get("Location"), string(body)}, err
 }
 
 // open is b opening link, following redirects.
@@ -243,19 +245,42 @@ func billingServerOpen(t *testing.T, b *http.Client, link string) billingServerP
 	return p
 }
 
-// decide is b's person opening link, to the provider's consent page, and
-// clicking decision there ("allow" or "deny"): the page it ends on (the
-// callback's, or a refusal before the provider).
-func billingServerDecide(b *http.Client, link, decision string) (billingServerPage, error) {
-	consent, err := billingServerDo(b, func() (*http.Response, error) { return b.Get(link) })
-	if err != nil || consent.code != http.StatusOK || consent.at.Path != "/authorize" {
-		return consent, err
-	}
+// billingServerConsent is b's person opening link, on to the provider's
+// consent page: the page it ends on (the consent page, or a refusal
+// before the provider).
+func billingServerConsent(b *http.Client, link string) (billingServerPage, error) {
+	return billingServerDo(b, func() (*http.Response, error) { return b.Get(link) })
+}
+
+// billingServerAnswer is b's person clicking decision ("allow" or "deny")
+// on the consent page.
+func billingServerAnswer(b *http.Client, consent billingServerPage, decision string) (billingServerPage, error) {
 	form := consent.at.Query()
 	form.Set("decision", decision)
 	post := *consent.at
 	post.RawQuery = ""
 	return billingServerDo(b, func() (*http.Response, error) { return b.PostForm(post.String(), form) })
+}
+
+// billingServerDecide is the consent page of link answered with decision:
+// the page it ends on (the callback's, or a refusal before the provider).
+func billingServerDecide(b *http.Client, link, decision string) (billingServerPage, error) {
+	consent, err := billingServerConsent(b, link)
+	if err != nil || consent.code != http.StatusOK || consent.at.Path != "/authorize" {
+		return consent, err
+	}
+	return billingServerAnswer(b, consent, decision)
+}
+
+// first is user's first call on cs: its result and the link of its URL
+// step.
+func (s *billingServerSite) first(t *testing.T, cs *mcp.ClientSession) (*mcp.CallToolResult, string) {
+	t.Helper()
+	res, err := billingServerList(cs, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, billingServerURLStep(t, res)
 }
 
 // grant is the grant stored for user, if any.
