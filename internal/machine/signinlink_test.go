@@ -54,8 +54,10 @@ type billingServerSite struct {
 	grants *backend.MemoryGrants
 	// providerHits counts the requests of the provider's /authorize.
 	providerHits atomic.Int64
-	// legacyWait is the tool's LegacyURLWait (0: the default).
+	// legacyWait is the tool's LegacyURLWait (0: the default); hooks its
+	// telemetry (nil: none).
 	legacyWait time.Duration
+	hooks      backend.Hooks
 }
 
 // billingServerStart serves the sign-in pages and the provider.
@@ -132,7 +134,7 @@ func billingServerProvider(callback string, hits *atomic.Int64) http.Handler {
 // tool is list_invoices for user, as generated code registers it.
 func (s *billingServerSite) tool(user string) func() *mcp.Server {
 	return func() *mcp.Server {
-		opts := &elicitrt.ToolOptions{Keys: s.keys, Grants: s.grants, LegacyURLWait: s.legacyWait, Logger: billingServerQuiet,
+		opts := &elicitrt.ToolOptions{Keys: s.keys, Grants: s.grants, LegacyURLWait: s.legacyWait, Logger: billingServerQuiet, Hooks: s.hooks,
 			Principal: func(*mcp.CallToolRequest) string { return user }}
 		granted := func(ctx context.Context) (bool, error) {
 			g, ok, err := s.grants.Grant(ctx, elicitrt.PrincipalFrom(ctx), "billing")
