@@ -11,7 +11,7 @@ import (
 
 // TestHostsBilling: what a person of each host of docs/results/hosts.md sees of
 // list_invoices for a user with no grant, emulated on the wire against
-// the billing binary over stdio and the site over HTTP on 127.0.0.1,
+// the billing binary over stdio and its server over HTTP on 127.0.0.1,
 // which agree: a host that can show URL mode shows the sign-in (the person
 // here dismisses it), any other gets the link in the result; the table of
 // docs/results/hosts.md is generated from it.

@@ -387,18 +387,18 @@ func TestSignInPagesInBrowser(t *testing.T) {
 	bare := startSiteWith(t, "", func(c *config) {
 		c.signInPages = func(o *signin.ConnectOptions) { o.LoginURL = "" }
 	})
-	token := sealFlow(keys, signin.ConnectFlow{ID: "flow-signed-out", Subject: "alice", Tool: "list_invoices", Step: "billing"}, time.Now())
+	_, bareLink := urlRequest(t, mustList(t, bare.mcpClient(t, "memory", "alice", hosttest.Options{Capabilities: bothModes, Manual: true})))
 	anonymous := newProfile(t, browser)
-	checkPage(t, anonymous, navigate(t, anonymous, bare.url+"/connect?flow="+url.QueryEscape(token)), pageWant{status: 401,
+	checkPage(t, anonymous, navigate(t, anonymous, bareLink.URL), pageWant{status: 401,
 		title: "Sign in to continue · Billing assistant", h1: "Sign in to continue", texts: []string{service, provider}})
 	screenshots(t, anonymous, "signed-out")
 
 	// The server's own failure: the grant cannot be stored.
 	broken := startSiteWith(t, "", func(c *config) { c.grants = failingGrants{&backend.MemoryGrants{}} })
-	token = sealFlow(keys, signin.ConnectFlow{ID: "flow-error", Subject: "dave", Tool: "list_invoices", Step: "billing"}, time.Now())
+	_, brokenLink := urlRequest(t, mustList(t, broken.mcpClient(t, "memory", "dave", hosttest.Options{Capabilities: bothModes, Manual: true})))
 	dave := newProfile(t, browser)
 	broken.signInWithForm(t, dave, "dave")
-	navigate(t, dave, broken.url+"/connect?flow="+url.QueryEscape(token))
+	navigate(t, dave, brokenLink.URL)
 	checkPage(t, dave, click(t, dave, "allow"), pageWant{status: 500, title: "Something went wrong · Billing assistant",
 		h1: "Something went wrong", texts: []string{service, "dave@example.com"}, link: "Try again", href: "/connect?flow="})
 	screenshots(t, dave, "error")

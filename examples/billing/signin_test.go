@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -9,67 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
-	"github.com/elicitgen/elicitgen/runtime/signin"
 )
-
-// TestCallbackOnlyInTheBrowserThatConnected: over the real SDK and HTTP,
-// with the provider on another site (localhost against 127.0.0.1): the
-// callback the provider sends alice's browser to completes the sign-in
-// only in that browser (another browser of alice's, or mallory's, gets
-// 403 and nothing is stored; the flow token as state is no state: 400);
-// it completes once (a replay gets 409 and the grant is unchanged); and
-// the tool call's retry then completes.
-func TestCallbackOnlyInTheBrowserThatConnected(t *testing.T) {
-	s := startSiteWith(t, "localhost")
-	cs := s.mcpClient(t, "http", "alice", hosttest.Options{User: &hosttest.User{}, Capabilities: bothModes, Manual: true})
-	first, err := list(cs, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, p := urlRequest(t, first)
-
-	connected := s.browser(t, "alice")
-	callback := callbackURL(t, connected, p.URL)
-	if !strings.HasPrefix(callback, s.url+"/callback?") || s.providerHits.Load() != 2 { // consent page, Allow
-		t.Fatalf("callback %q after %d provider requests", callback, s.providerHits.Load())
-	}
-	if code, body := get(t, s.browser(t, "alice"), callback); code != http.StatusForbidden {
-		t.Errorf("alice's other browser: %d %s", code, body)
-	}
-	if code, body := get(t, s.browser(t, "mallory"), callback); code != http.StatusForbidden {
-		t.Errorf("mallory's browser: %d %s", code, body)
-	}
-	token := strings.TrimPrefix(p.URL, s.url+"/connect?flow=")
-	if code, body := get(t, s.browser(t, "alice"), s.url+"/callback?code="+standInCode+"&state="+token); code != http.StatusBadRequest {
-		t.Errorf("the flow token as state: %d %s", code, body)
-	}
-	ctx := context.Background()
-	for _, u := range []string{"alice", "mallory"} {
-		if _, ok, _ := s.grants.Grant(ctx, u, "billing"); ok {
-			t.Fatalf("a grant was stored for %s", u)
-		}
-	}
-	if res, err := list(cs, first.RequestState, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept"}}); err != nil || !res.NeedsInput() {
-		t.Fatalf("completed before the sign-in: %+v %v", res, err)
-	}
-
-	if code, body := get(t, connected, callback); code != http.StatusOK || !strings.Contains(body, "Connected") {
-		t.Fatalf("the browser that connected: %d %s", code, body)
-	}
-	if code, _ := get(t, connected, callback); code != http.StatusConflict {
-		t.Errorf("replay: %d", code)
-	}
-	if g, ok, _ := s.grants.Grant(ctx, "alice", "billing"); !ok || string(g) != "provider-token-for-alice" {
-		t.Fatalf("grant %q %v", g, ok)
-	}
-	again, err := list(cs, first.RequestState, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept"}})
-	if err != nil || again.NeedsInput() || hosttest.Text(again) != "2 open invoices." {
-		t.Fatalf("retry after the sign-in: %+v %v", again, err)
-	}
-}
 
 // TestLoginIsPost: the stand-in login signs in only on a POST from its own
 // origin; GET shows the form.
@@ -187,101 +127,6 @@ func TestLoginReturnsToTheLink(t *testing.T) {
 		if code, body := get(t, noFollow, s.url+"/login?return_to="+url.QueryEscape(target)); code != http.StatusOK || !strings.Contains(body, `name="return_to" value=""`) {
 			t.Errorf("login form with return_to %q: %d %s", target, code, body)
 		}
-	}
-}
-
-// TestDenialDeclines: over the real SDK and HTTP, alice clicks Deny on the
-// provider's consent page: she sees the denied page (403), no grant is
-// stored, and the tool call's retry takes the step's decline path (the
-// billing account isn't connected) instead of asking again; a new call
-// asks again, with a new link.
-func TestDenialDeclines(t *testing.T) {
-	s := startSiteWith(t, "localhost")
-	cs := s.mcpClient(t, "http", "alice", hosttest.Options{User: &hosttest.User{}, Capabilities: bothModes, Manual: true})
-	first, err := list(cs, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, p := urlRequest(t, first)
-	b := s.browser(t, "alice")
-	resp, err := b.Get(p.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	consent := *resp.Request.URL
-	consent.RawQuery = ""
-	form := resp.Request.URL.Query()
-	form.Set("decision", "deny")
-	resp, err = b.PostForm(consent.String(), form)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), "<h1>You didn't allow access</h1>") ||
-		!strings.Contains(string(body), "Acme Billing") || !strings.HasPrefix(resp.Request.URL.String(), s.url+"/callback?done=") {
-		t.Fatalf("after Deny: %d at %s: %s", resp.StatusCode, resp.Request.URL, body)
-	}
-	if _, ok, _ := s.grants.Grant(context.Background(), "alice", "billing"); ok {
-		t.Fatal("a grant was stored")
-	}
-	res, err := list(cs, first.RequestState, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept"}})
-	if err != nil || res.NeedsInput() || res.IsError || hosttest.Text(res) != notConnected {
-		t.Fatalf("the retry after the denial: %+v %v", res, err)
-	}
-	again, err := list(cs, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, p2 := urlRequest(t, again); p2.URL == p.URL {
-		t.Fatal("a new call got the denied link again")
-	}
-}
-
-// TestLongSubjectSignIn: a user id of 4 KiB (the stand-in authentication
-// takes any bearer token as the user id) gets a sign-in link that works.
-// Over the real SDK and HTTP, the tool call hands out a link; its connect
-// page is served (not 400: the flow token carries a digest of the user,
-// not the user, so it stays within MaxFlowTokenLen); another user whose
-// id differs in its last byte only gets 403; the user completes the
-// sign-in, the grant is stored for that user only, and the retry
-// completes. Another user's call is still asked to connect.
-func TestLongSubjectSignIn(t *testing.T) {
-	long := "user-" + strings.Repeat("0123456789abcdef", 256)[:4091]
-	other := long[:len(long)-1] + "X"
-	s := startSite(t)
-	cs := s.mcpClient(t, "http", long, hosttest.Options{User: &hosttest.User{}, Capabilities: bothModes, Manual: true})
-	first, err := list(cs, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, p := urlRequest(t, first)
-	token := strings.TrimPrefix(p.URL, s.url+"/connect?flow=")
-	if len(token) > signin.MaxFlowTokenLen {
-		t.Errorf("a %d-byte user id: a %d-byte flow token, over MaxFlowTokenLen (%d)", len(long), len(token), signin.MaxFlowTokenLen)
-	}
-	if code, body := get(t, s.browser(t, other), p.URL); code != http.StatusForbidden {
-		t.Fatalf("another user's browser: %d %s", code, body)
-	}
-	code, body, err := signIn(s.browser(t, long), p.URL)
-	if err != nil || code != http.StatusOK || !strings.Contains(body, "Connected") {
-		t.Fatalf("the user's browser: %d %v %s", code, err, body)
-	}
-	ctx := context.Background()
-	if g, ok, _ := s.grants.Grant(ctx, long, "billing"); !ok || string(g) != "provider-token-for-"+long {
-		t.Fatalf("grant of the user: %.40q %v", g, ok)
-	}
-	if _, ok, _ := s.grants.Grant(ctx, other, "billing"); ok {
-		t.Fatal("a grant was stored for the other user")
-	}
-	done, err := list(cs, first.RequestState, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept"}})
-	if err != nil || done.NeedsInput() || hosttest.Text(done) != "2 open invoices." {
-		t.Fatalf("retry after the sign-in: %+v %v", done, err)
-	}
-	oc := s.mcpClient(t, "http", other, hosttest.Options{User: &hosttest.User{}, Capabilities: bothModes, Manual: true})
-	if res, err := list(oc, "", nil); err != nil || !res.NeedsInput() {
-		t.Fatalf("the other user's call: %+v %v", res, err)
 	}
 }
 

@@ -9,13 +9,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/syncbuf"
-
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 )
 
 // refusalLines are the Warn records of log about a refused requestState.
-func refusalLines(t *testing.T, log *syncbuf.Buffer) []map[string]any {
+func refusalLines(t *testing.T, log *hosttest.LogBuffer) []map[string]any {
 	t.Helper()
 	var lines []map[string]any
 	for _, line := range strings.Split(strings.TrimSpace(log.String()), "\n") {
@@ -63,7 +62,7 @@ func TestRefusalsSayWhyToTheOperator(t *testing.T) {
 		{"unknown key", func(o *elicitrt.ToolOptions, _ *time.Time) { o.Keys = otherRing }, "unknown_key", "share ELICITGEN_STATE_KEYS"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			log := &syncbuf.Buffer{}
+			log := &hosttest.LogBuffer{}
 			clock := now
 			o := *sealer
 			o.Logger = slog.New(slog.NewJSONHandler(log, nil))

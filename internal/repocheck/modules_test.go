@@ -26,7 +26,6 @@ const rootModule = "github.com/elicitgen/elicitgen"
 // module but the root imports internal/ in what it builds, so that an
 // adapter or an example a user copies builds in their module.
 var internalInTests = map[string][]string{
-	"examples":                     {"internal/machine", "internal/seal", "internal/testkit/syncbuf"},
 	"runtime/otelelicit":           {"internal/testkit/asktest"},
 	"runtime/otelelicit/otelsetup": {"internal/testkit/syncbuf"},
 	"vet/golangcilint":             {"internal/testkit/testmod"},
