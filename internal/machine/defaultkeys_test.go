@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/asktest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/asktest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
 

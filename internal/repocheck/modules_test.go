@@ -26,9 +26,7 @@ const rootModule = "github.com/elicitgen/elicitgen"
 // module but the root imports internal/ in what it builds, so that an
 // adapter or an example a user copies builds in their module.
 var internalInTests = map[string][]string{
-	"runtime/otelelicit":           {"internal/testkit/asktest"},
-	"runtime/otelelicit/otelsetup": {"internal/testkit/syncbuf"},
-	"vet/golangcilint":             {"internal/testkit/testmod"},
+	"vet/golangcilint": {"internal/testkit/testmod"},
 }
 
 // TestNoInternalOutsideRoot: no file of a module other than the root

@@ -78,6 +78,9 @@ var packages = map[string]row{
 	// The kit's raw JSON-RPC client, for what an SDK client would not send;
 	// it imports no elicitgen package, so the runtime's own tests use it too.
 	"runtime/elicittest/rawrpc": {testKit, -1, []string{sdk}},
+	// A server whose prompt and resource template ask, written as
+	// generated code would be: for testing hooks and middleware.
+	"runtime/elicittest/asktest": {testKit, 6, []string{sdk}},
 
 	// The adapters' public test helpers, and the repository's own kit.
 	"runtime/redisstore/redistest":          {testKit, -1, nil},

@@ -3,7 +3,7 @@ package elicittest_test
 import (
 	"testing"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/asktest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/asktest"
 	"github.com/elicitgen/elicitgen/runtime/elicittest"
 )
 

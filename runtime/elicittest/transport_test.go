@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/asktest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/asktest"
 	"github.com/elicitgen/elicitgen/runtime/elicittest"
 )
 

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/syncbuf"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/grpc"
@@ -82,7 +82,7 @@ func call(t *testing.T, hooks backend.Hooks) {
 // Shutdown.
 func TestPrometheus(t *testing.T) {
 	setEnv(t)
-	var out syncbuf.Buffer
+	var out hosttest.LogBuffer
 	tel := start(t, &otelsetup.Config{MetricsAddr: "127.0.0.1:0", Output: &out})
 	if !strings.HasPrefix(tel.MetricsURL, "http://127.0.0.1:") {
 		t.Fatalf("MetricsURL = %q", tel.MetricsURL)
@@ -251,7 +251,7 @@ func TestOTLPFlushedByShutdown(t *testing.T) {
 			setEnv(t, append(env, "OTEL_TRACES_EXPORTER", "otlp",
 				"OTEL_EXPORTER_OTLP_HEADERS", "authorization=Bearer s3cret-token",
 				"OTEL_BSP_SCHEDULE_DELAY", "3600000", "OTEL_SERVICE_NAME", "deploy-test")...)
-			var out syncbuf.Buffer
+			var out hosttest.LogBuffer
 			tel, err := otelsetup.Start(t.Context(), &otelsetup.Config{Output: &out, LogFormat: "text"})
 			if err != nil {
 				t.Fatal(err)
@@ -293,7 +293,7 @@ func TestOTLPFlushedByShutdown(t *testing.T) {
 // Output, flushed by Shutdown.
 func TestConsole(t *testing.T) {
 	setEnv(t, "OTEL_TRACES_EXPORTER", "console", "OTEL_BSP_SCHEDULE_DELAY", "3600000")
-	var out syncbuf.Buffer
+	var out hosttest.LogBuffer
 	tel := start(t, &otelsetup.Config{Output: &out})
 	call(t, tel.Hooks)
 	if strings.Contains(out.String(), "tools/call deploy") {
@@ -370,7 +370,7 @@ func TestJSONLog(t *testing.T) {
 	setEnv(t)
 	before := slog.Default()
 	t.Cleanup(func() { slog.SetDefault(before) })
-	var out syncbuf.Buffer
+	var out hosttest.LogBuffer
 	tel := start(t, &otelsetup.Config{MetricsAddr: "127.0.0.1:0", LogFormat: "json", Output: &out})
 	line, _, _ := strings.Cut(out.String(), "\n")
 	var rec struct{ Level, Msg string }
@@ -400,7 +400,7 @@ func TestRegisterFlags(t *testing.T) {
 // the rest is set up.
 func TestMalformedResourceAttributes(t *testing.T) {
 	setEnv(t, "OTEL_RESOURCE_ATTRIBUTES", "team=payments,secret-without-equals", "OTEL_SERVICE_NAME", "deploy-x")
-	var out syncbuf.Buffer
+	var out hosttest.LogBuffer
 	tel := start(t, &otelsetup.Config{MetricsAddr: "127.0.0.1:0", Output: &out})
 	if !strings.Contains(out.String(), "OTEL_RESOURCE_ATTRIBUTES is malformed") || strings.Contains(out.String(), "secret-without-equals") {
 		t.Errorf("log: %q", out.String())
@@ -449,7 +449,7 @@ func TestMetricsBeyondLoopbackWarns(t *testing.T) {
 	}{{":0", true}, {"127.0.0.1:0", false}, {"localhost:0", false}} {
 		t.Run(c.addr, func(t *testing.T) {
 			setEnv(t)
-			var out syncbuf.Buffer
+			var out hosttest.LogBuffer
 			tel := start(t, &otelsetup.Config{MetricsAddr: c.addr, Output: &out})
 			if tel.MetricsURL == "" {
 				t.Fatal("no metrics served")

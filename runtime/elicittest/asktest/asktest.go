@@ -1,6 +1,8 @@
-// Package asktest is a server fixture of the tests of runtime and
-// runtime/otelelicit: a prompt and a resource template that ask, written
-// by hand as generated code would write them.
+// Package asktest is a known server for tests of what wraps a
+// conversation (hooks, telemetry, middleware): a prompt and a resource
+// template that each ask for a context first, written by hand as
+// generated code would write them. runtime/otelelicit's tests and the
+// runtime's own use it.
 package asktest
 
 import (
