@@ -13,8 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/elicitgen/elicitgen/internal/testkit/httpt"
 	"github.com/elicitgen/elicitgen/internal/testkit/procserver"
+	"github.com/elicitgen/elicitgen/runtime/elicittest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
 )
@@ -239,4 +243,44 @@ func procPadTo(t *testing.T, size int) string {
 		t.Fatalf("padded body is %d bytes, want %d", len(body), size)
 	}
 	return body
+}
+
+// TestStdioNoElicitation: over stdio, to a client that declares no
+// elicitation, on both eras, the deploy command answers from the
+// arguments: without the environment a tool error saying what is missing;
+// with it the deploy; production's confirmation, which nobody can give
+// here, a preview and a token, then the same call with the token, once.
+func TestStdioNoElicitation(t *testing.T) {
+	bin := procserver.Binary(t, "deploy")
+	for _, era := range hosttest.Eras {
+		t.Run(era, func(t *testing.T) {
+			cs := hosttest.Connect(t, nil, "stdio", era, hosttest.Options{Command: func() *exec.Cmd { return exec.Command(bin, "-stdio") }})
+			call := func(args map[string]any) (string, bool) {
+				t.Helper()
+				res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: args})
+				if err != nil {
+					t.Fatalf("deploy %v: %v", args, err)
+				}
+				return hosttest.Text(res), res.IsError
+			}
+			if got, isErr := call(map[string]any{"service": "api"}); !isErr || got != "environment is required: one of dev, staging, prod" {
+				t.Fatalf("no environment: %q (error %v)", got, isErr)
+			}
+			if got, isErr := call(map[string]any{"service": "api", "environment": "staging"}); isErr || got != "Deploying api to staging." {
+				t.Fatalf("staging from the arguments: %q (error %v)", got, isErr)
+			}
+			preview, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "api", "environment": "prod"}})
+			token := (&elicittest.Outcome{Result: preview}).PreviewToken()
+			if err != nil || preview.IsError || token == "" || preview.Content[0].(*mcp.TextContent).Text != "Preview: this deploys api to production." {
+				t.Fatalf("production's preview: %+v %v", preview, err)
+			}
+			confirmed := map[string]any{"service": "api", "environment": "prod", elicitrt.PreviewTokenArgument: token}
+			if got, isErr := call(confirmed); isErr || got != "Deploying api to prod." {
+				t.Fatalf("confirmed with the token: %q (error %v)", got, isErr)
+			}
+			if got, isErr := call(confirmed); !isErr || !strings.Contains(got, "new preview") {
+				t.Fatalf("the token used again: %q (error %v)", got, isErr)
+			}
+		})
+	}
 }

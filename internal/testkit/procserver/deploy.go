@@ -19,15 +19,17 @@ import (
 	"github.com/elicitgen/elicitgen/runtime/elicitimpl"
 )
 
-// The tool "deploy" (argument service) asks one form step, target
-// ({"environment": "dev" | "staging" | "prod", required}), then, for
-// prod only, a confirmation ({"confirm": boolean, required}) that only
-// true answers.
+// The tool "deploy" (arguments service and, optionally, environment)
+// asks one form step, target ({"environment": "dev" | "staging" |
+// "prod", required}), prefilled from the arguments and answered by them
+// for a client that cannot be asked, then, for prod only, a confirmation
+// ({"confirm": boolean, required}) that only true answers, asked once
+// a flow and previewed for a client that cannot be asked.
 
 var (
 	targetSchema  = json.RawMessage(`{"type":"object","properties":{"environment":{"type":"string","enum":["dev","staging","prod"]}},"required":["environment"]}`)
 	confirmSchema = json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]}`)
-	inputSchema   = json.RawMessage(`{"type":"object","properties":{"service":{"type":"string"},"confirmation_token":{"type":"string"}},"required":["service"]}`)
+	inputSchema   = json.RawMessage(`{"type":"object","properties":{"service":{"type":"string"},"environment":{"type":"string","enum":["dev","staging","prod"]},"confirmation_token":{"type":"string"}},"required":["service"]}`)
 )
 
 type target struct{ Environment string }
@@ -69,9 +71,10 @@ func steps() []elicitimpl.Step {
 	return []elicitimpl.Step{{
 		Key: "target", Message: "Which environment should I deploy to?", Mode: elicitimpl.ModeForm,
 		Missing: "environment is required: one of dev, staging, prod", Fallback: elicitimpl.FallbackArguments,
+		Prefill: []string{"environment"}, PrefillNeeds: []string{"environment"},
 		Params: form(targetSchema), Check: elicitimpl.Check[target],
 	}, {
-		Key: "confirm", Message: "Deploy to production now?", Mode: elicitimpl.ModeForm, Confirm: "confirm",
+		Key: "confirm", Message: "Deploy to production now?", Mode: elicitimpl.ModeForm, Confirm: "confirm", Once: true,
 		Missing: "confirm is required", Fallback: elicitimpl.FallbackPreview, Accept: map[string]any{"confirm": true},
 		Params: form(confirmSchema), Check: elicitimpl.Check[confirmation],
 	}}
