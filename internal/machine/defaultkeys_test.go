@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/elicitgen/elicitgen/runtime/elicittest/asktest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/asktest"
 )
 
 // TestOptionsWithoutKeysPanic: a server whose ToolOptions name no Keys

@@ -3,8 +3,8 @@ package elicittest_test
 import (
 	"testing"
 
-	"github.com/elicitgen/elicitgen/runtime/elicittest/asktest"
 	"github.com/elicitgen/elicitgen/runtime/elicittest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/asktest"
 )
 
 // A test of a tool with one form step, user_context, on both eras: the

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitgen/elicitgen/runtime/elicittest/asktest"
 	"github.com/elicitgen/elicitgen/runtime/elicittest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/asktest"
 )
 
 // logRecorder is a testing.TB that keeps what is logged with t.Log.

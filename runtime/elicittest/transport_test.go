@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/elicitgen/elicitgen/runtime/elicittest/asktest"
 	"github.com/elicitgen/elicitgen/runtime/elicittest"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/asktest"
 )
 
 // TestOverHTTP: the same scripts hold over streamable HTTP on 127.0.0.1,

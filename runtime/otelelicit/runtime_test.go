@@ -7,8 +7,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/elicitgen/elicitgen/runtime/elicittest/asktest"
 	elicitrt "github.com/elicitgen/elicitgen/runtime"
+	"github.com/elicitgen/elicitgen/runtime/elicittest/asktest"
 	"github.com/elicitgen/elicitgen/runtime/elicittest/hosttest"
 	"github.com/elicitgen/elicitgen/runtime/otelelicit/oteltest"
 )
