@@ -49,12 +49,6 @@ func wantInvalidState(t *testing.T, what string, err error) {
 	}
 }
 
-// isReplayed reports whether err is the refusal of a requestState used
-// before.
-func isReplayed(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "requestState already used")
-}
-
 // postDeployAs posts one tools/call of deploy through the HTTP handler,
 // from a client declaring caps, with arguments and inputResponses spliced
 // in as they are; it returns the JSON-RPC reply's result or error, or ok
