@@ -28,7 +28,6 @@ const rootModule = "github.com/elicitgen/elicitgen"
 var internalInTests = map[string][]string{
 	"runtime/otelelicit":           {"internal/testkit/asktest"},
 	"runtime/otelelicit/otelsetup": {"internal/testkit/syncbuf"},
-	"vet/golangcilint":             {"internal/testkit/testmod"},
 }
 
 // TestNoInternalOutsideRoot: no file of a module other than the root

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/elicitgen/elicitgen/internal/testkit/testmod"
 )
 
 // golangciVersion is the golangci-lint the plugin is built into: the one
@@ -33,7 +31,7 @@ func TestGolangciLintCustom(t *testing.T) {
 		t.Skip("builds golangci-lint " + golangciVersion + " with the plugin (minutes): " +
 			"ELICITGEN_GOLANGCI=1 go test -count=1 -timeout 30m -run TestGolangciLintCustom -v ./vet/golangcilint/")
 	}
-	root := testmod.Root(t)
+	root := workingTree(t)
 	bin := buildCustom(t, root)
 
 	start := time.Now()
