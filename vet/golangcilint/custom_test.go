@@ -12,8 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/elicitgen/elicitgen/internal/testkit/testmod"
 )
 
 // golangciVersion is the golangci-lint the plugin is built into: the one
@@ -23,8 +21,9 @@ const golangciVersion = "v2.15.0"
 // TestGolangciLintCustom builds a golangci-lint with the plugin in it, as
 // golangci-lint custom does, and runs it: over the analyzer's fixtures it
 // reports exactly vet/testdata/vettool.stderr (what go vet -vettool
-// reports there), over ./examples/... nothing, and with a setting the
-// plugin does not have it stops with the plugin's error. It takes minutes
+// reports there), over the examples (./... in their module) nothing, and
+// with a setting the plugin does not have it stops with the plugin's
+// error. It takes minutes
 // and a few hundred megabytes of modules, so it runs only when asked:
 //
 //	ELICITGEN_GOLANGCI=1 go test -count=1 -timeout 30m -run TestGolangciLintCustom -v ./vet/golangcilint/
@@ -33,7 +32,7 @@ func TestGolangciLintCustom(t *testing.T) {
 		t.Skip("builds golangci-lint " + golangciVersion + " with the plugin (minutes): " +
 			"ELICITGEN_GOLANGCI=1 go test -count=1 -timeout 30m -run TestGolangciLintCustom -v ./vet/golangcilint/")
 	}
-	root := testmod.Root(t)
+	root := workingTree(t)
 	bin := buildCustom(t, root)
 
 	start := time.Now()
@@ -45,7 +44,7 @@ func TestGolangciLintCustom(t *testing.T) {
 	}
 
 	start = time.Now()
-	issues, code = runLint(t, bin, root, config(t, ""), "./examples/...")
+	issues, code = runLint(t, bin, filepath.Join(root, "examples"), config(t, ""), "./...") // a module of its own
 	t.Logf("run over the examples: %v", time.Since(start).Round(100*time.Millisecond))
 	if code != 0 || len(issues) != 0 {
 		t.Errorf("over the examples: exit %d and\n%s\nwant exit 0 and nothing", code, strings.Join(issues, "\n"))
@@ -64,7 +63,9 @@ func TestGolangciLintCustom(t *testing.T) {
 // without git: the module's source from the module proxy instead of a
 // clone, a file importing the plugin in its cmd/golangci-lint (custom
 // rewrites plugins.go there with the same import), elicitgen replaced by
-// the checkout at root (custom's path:), go mod tidy, go build.
+// the checkout at root (custom's path:) and so is the plugin's module,
+// vet/golangcilint, a module of its own there (a replace in its go.mod
+// does not reach golangci-lint's build), go mod tidy, go build.
 func buildCustom(t *testing.T, root string) string {
 	t.Helper()
 	start := time.Now()
@@ -83,7 +84,8 @@ func buildCustom(t *testing.T, root string) string {
 	if err := os.WriteFile(filepath.Join(repo, "cmd", "golangci-lint", "elicitgen_plugin.go"), []byte(plugins), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	goCmd(t, repo, "mod", "edit", "-replace", "github.com/elicitgen/elicitgen="+root)
+	goCmd(t, repo, "mod", "edit", "-replace", "github.com/elicitgen/elicitgen="+root,
+		"-replace", "github.com/elicitgen/elicitgen/vet/golangcilint="+filepath.Join(root, "vet", "golangcilint"))
 	start = time.Now()
 	goCmd(t, repo, "mod", "tidy")
 	t.Logf("go mod tidy (downloads what golangci-lint and the plugin need): %v", time.Since(start).Round(100*time.Millisecond))

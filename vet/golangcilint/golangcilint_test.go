@@ -10,7 +10,6 @@ import (
 	"github.com/golangci/plugin-module-register/register"
 	"golang.org/x/tools/go/analysis/analysistest"
 
-	"github.com/elicitgen/elicitgen/internal/testkit/testmod"
 	"github.com/elicitgen/elicitgen/vet"
 	"github.com/elicitgen/elicitgen/vet/golangcilint"
 )
@@ -47,7 +46,7 @@ func TestRegisteredPlugin(t *testing.T) {
 	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "testdata"))); err != nil {
 		t.Fatal(err)
 	}
-	testmod.New(t, dir, "example.com/golden") // the fixtures' import paths
+	fixtureModule(t, dir, "example.com/golden", workingTree(t)) // the fixtures' import paths
 	for _, a := range analyzers {
 		results := analysistest.Run(t, dir, a, "./...")
 		if len(results) < 6 {
@@ -90,7 +89,7 @@ func TestSettings(t *testing.T) {
 // are linked by a golangci-lint that imports the plugin, not by the
 // elicitgen command nor by any runtime package a server links.
 func TestNotLinkedByCommandOrServers(t *testing.T) {
-	root := testmod.Root(t)
+	root := workingTree(t)
 	cmd := exec.Command("go", "list", "-deps", "./cmd/elicitgen", "./runtime/...")
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
@@ -106,4 +105,37 @@ func TestNotLinkedByCommandOrServers(t *testing.T) {
 			t.Errorf("the command or a runtime package links %s", dep)
 		}
 	}
+}
+
+// workingTree is the directory the go command gives module elicitgen
+// from this module, outside the workspace: go.mod's replace makes it the
+// checkout this module sits in (../..).
+func workingTree(t *testing.T) string {
+	t.Helper()
+	out := goCmd(t, "", "list", "-m", "-f", "{{.Dir}}", "github.com/elicitgen/elicitgen")
+	dir := strings.TrimSpace(string(out))
+	if dir == "" {
+		t.Fatal("go list -m github.com/elicitgen/elicitgen: no directory; go.mod should replace it by the checkout")
+	}
+	return dir
+}
+
+// fixtureModule turns dir into module path on the checkout at root:
+// go mod init, elicitgen required and replaced by root, root's go.sum,
+// then go mod tidy adds what the files in dir import beside elicitgen
+// (the go-sdk, at the version root selects).
+func fixtureModule(t *testing.T, dir, path, root string) {
+	t.Helper()
+	goCmd(t, dir, "mod", "init", path)
+	goCmd(t, dir, "mod", "edit",
+		"-require", "github.com/elicitgen/elicitgen@v0.0.0",
+		"-replace", "github.com/elicitgen/elicitgen="+root)
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	goCmd(t, dir, "mod", "tidy")
 }
