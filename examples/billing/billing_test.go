@@ -99,15 +99,6 @@ func serveFrame(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, `<!doctype html><title>framing</title><iframe id="framed" src="%s" width="600" height="400"></iframe>`, html.EscapeString(r.URL.Query().Get("src")))
 }
 
-// bearer adds the stand-in MCP credential: the user id as bearer token.
-type bearer string
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(b))
-	return http.DefaultTransport.RoundTrip(r)
-}
-
 // mcpClient connects as user over transport, in memory or over HTTP, to
 // a server bound to user that shares the site's keys and grants.
 func (s *site) mcpClient(t *testing.T, transport, user string, o hosttest.Options) *mcp.ClientSession {
@@ -178,28 +169,6 @@ func signIn(b *http.Client, link string) (int, string, error) {
 	body, _ = io.ReadAll(resp.Body)
 	resp.Body.Close()
 	return resp.StatusCode, string(body), nil
-}
-
-// callbackURL is signIn stopped before the callback: it returns the
-// callback URL the provider sent the browser to.
-func callbackURL(t *testing.T, b *http.Client, link string) string {
-	t.Helper()
-	stop := *b
-	var callback string
-	stop.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if req.URL.Path == "/callback" {
-			callback = req.URL.String()
-			return http.ErrUseLastResponse
-		}
-		return nil
-	}
-	if _, _, err := signIn(&stop, link); err != nil {
-		t.Fatal(err)
-	}
-	if callback == "" {
-		t.Fatal("connect: no redirect to the callback")
-	}
-	return callback
 }
 
 func get(t *testing.T, c *http.Client, link string) (int, string) {

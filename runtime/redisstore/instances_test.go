@@ -29,34 +29,45 @@ import (
 // -redis URL and the same ELICITGEN_STATE_KEYS, one redis-server started
 // by the test (redistest), real SDK clients over HTTP.
 
-// fixture is testdata/fixture built once for this test binary (in a
-// directory TestMain removes).
-var fixture struct {
+// built is a main package of testdata built once for this test binary
+// (in a directory TestMain removes).
+type built struct {
 	once     sync.Once
 	dir, bin string
 	err      error
 }
 
+// fixture is testdata/fixture, signinFixture testdata/signinfixture.
+var fixture, signinFixture built
+
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if fixture.dir != "" {
-		os.RemoveAll(fixture.dir)
+	for _, b := range []*built{&fixture, &signinFixture} {
+		if b.dir != "" {
+			os.RemoveAll(b.dir)
+		}
 	}
 	os.Exit(code)
+}
+
+// binary is the path of testdata/name, built on first use.
+func (b *built) binary(t *testing.T, name string) string {
+	t.Helper()
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "redisstore-"+name+"-"); b.err == nil {
+			b.bin, b.err = hosttest.BuildBinary("./testdata/"+name, filepath.Join(b.dir, name))
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.bin
 }
 
 // fixtureBinary is the path of the built fixture.
 func fixtureBinary(t *testing.T) string {
 	t.Helper()
-	fixture.once.Do(func() {
-		if fixture.dir, fixture.err = os.MkdirTemp("", "redisstore-fixture-"); fixture.err == nil {
-			fixture.bin, fixture.err = hosttest.BuildBinary("./testdata/fixture", filepath.Join(fixture.dir, "fixture"))
-		}
-	})
-	if fixture.err != nil {
-		t.Fatal(fixture.err)
-	}
-	return fixture.bin
+	return fixture.binary(t, "fixture")
 }
 
 // stateKey is the requestState key every instance of a test shares.
@@ -78,6 +89,12 @@ func (p *instance) alive() bool { return !p.gone.Load() }
 // fixture says on its first line of output the address it listens on.
 func startInstance(t *testing.T, keys, redisURL string, viaEnv bool, flags ...string) *instance {
 	t.Helper()
+	return startProcess(t, fixtureBinary(t), keys, redisURL, viaEnv, flags...)
+}
+
+// startProcess is startInstance for the fixture binary bin.
+func startProcess(t *testing.T, bin, keys, redisURL string, viaEnv bool, flags ...string) *instance {
+	t.Helper()
 	args := append([]string{"-http", "127.0.0.1:0"}, flags...)
 	env := append(os.Environ(), "ELICITGEN_STATE_KEYS="+keys)
 	if viaEnv {
@@ -86,7 +103,7 @@ func startInstance(t *testing.T, keys, redisURL string, viaEnv bool, flags ...st
 		env = append(env, "ELICITGEN_REDIS_URL=") // none inherited from the test's environment
 		args = append(args, "-redis", redisURL)
 	}
-	p := &instance{cmd: exec.Command(fixtureBinary(t), args...), exited: make(chan struct{})}
+	p := &instance{cmd: exec.Command(bin, args...), exited: make(chan struct{})}
 	p.cmd.Env = env
 	r, w, err := os.Pipe()
 	if err != nil {
